@@ -1,0 +1,11 @@
+"""DELETE /api/v1/websites/{id}: stop tracking a website."""
+
+from sitelens import websites
+from sitelens.http import Request, Response, api_handler, deleted
+
+
+@api_handler
+def handler(request: Request) -> Response:
+    website_id = request.record_id()
+    websites.delete(request.account.id, website_id)
+    return deleted(website_id, "website")

@@ -1,0 +1,1 @@
+"""Sitelens: the shared layer of every Sitelens Lambda handler."""

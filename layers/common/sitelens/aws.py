@@ -1,0 +1,19 @@
+"""AWS clients, created once per container and only when an operation first needs one."""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+
+@cache
+def client(service: str) -> Any:
+    """A boto3 client; `AWS_ENDPOINT_URL_<SERVICE>` points it elsewhere (moto, DynamoDB Local)."""
+    import boto3
+
+    return boto3.client(service)
+
+
+def reset() -> None:
+    """Forget the clients (tests start moto afresh for each test)."""
+    client.cache_clear()

@@ -1,0 +1,63 @@
+"""What can go wrong in a request, each mapped to its HTTP status once."""
+
+from __future__ import annotations
+
+
+class ApiError(Exception):
+    """An error a caller sees: a status and the contract's message."""
+
+    status = 500
+    message: object = "Server error."
+    headers: dict[str, str] = {}  # noqa: RUF012 - read-only class default
+
+    def body(self) -> dict[str, object]:
+        return {"message": self.message, "status": self.status}
+
+
+class Unauthenticated(ApiError):
+    status = 401
+    message = "Unauthenticated."
+    headers = {"WWW-Authenticate": "Bearer"}  # noqa: RUF012
+
+
+class Forbidden(ApiError):
+    status = 403
+    message = "Forbidden."
+
+
+class NotFound(ApiError):
+    status = 404
+    message = "Resource not found."
+
+
+class MethodNotAllowed(ApiError):
+    status = 405
+    message = "Method not allowed."
+
+    def __init__(self, allowed: list[str]) -> None:
+        super().__init__()
+        self.headers = {"Allow": ", ".join(allowed)}
+
+
+class PayloadTooLarge(ApiError):
+    status = 413
+    message = "Payload too large."
+
+
+class UnsupportedMediaType(ApiError):
+    status = 415
+    message = "Unsupported media type."
+
+
+class Invalid(ApiError):
+    """422: `errors` maps each field to the sentences that explain what is wrong with it."""
+
+    status = 422
+
+    def __init__(self, errors: dict[str, list[str]]) -> None:
+        super().__init__(errors)
+        self.message = errors
+
+    @classmethod
+    def field(cls, name: str, sentence: str) -> Invalid:
+        return cls({name: [sentence]})

@@ -1,0 +1,192 @@
+"""The HTTP edge: API Gateway proxy events in, JSON responses out."""
+
+from __future__ import annotations
+
+import base64
+import functools
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl, urlencode
+
+from sitelens import errors
+from sitelens.log import logger
+
+MAX_BODY_BYTES = 64 * 1024
+FORM_TYPE = "application/x-www-form-urlencoded"
+JSON_TYPE = "application/json"
+
+Form = dict[str, Any]
+
+
+@dataclass
+class Request:
+    """One API Gateway proxy request, with the account its key belongs to."""
+
+    method: str
+    path: str
+    resource: str
+    path_params: dict[str, str]
+    query: dict[str, str]
+    headers: dict[str, str]  # lower-cased names
+    body: bytes
+    source_ip: str
+    base_url: str  # scheme://host[/stage], what links are built on
+    account: Any = None  # sitelens.accounts.Account once authorized
+
+    @classmethod
+    def from_event(cls, event: dict[str, Any]) -> Request:
+        headers = {k.lower(): v for k, v in (event.get("headers") or {}).items() if v is not None}
+        raw = event.get("body") or ""
+        body = base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode()
+        context = event.get("requestContext") or {}
+        multi = event.get("multiValueQueryStringParameters") or {}
+        query = {k: v[-1] for k, v in multi.items() if v} or dict(
+            event.get("queryStringParameters") or {}
+        )
+        return cls(
+            method=(event.get("httpMethod") or "GET").upper(),
+            path=event.get("path") or "/",
+            resource=event.get("resource") or "",
+            path_params=dict(event.get("pathParameters") or {}),
+            query=query,
+            headers=headers,
+            body=body,
+            source_ip=(context.get("identity") or {}).get("sourceIp") or "",
+            base_url=_base_url(event, headers, context),
+        )
+
+    def record_id(self) -> int:
+        """The `{id}` of the path; anything but a positive integer names no record."""
+        raw = self.path_params.get("id", "")
+        if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
+            raise errors.NotFound()
+        return int(raw)
+
+    def form(self) -> Form:
+        """The body as fields: form-urlencoded or JSON; `name[]` repeated gives a list."""
+        if len(self.body) > MAX_BODY_BYTES:
+            raise errors.PayloadTooLarge()
+        if not self.body.strip():
+            return {}
+        media_type = self.headers.get("content-type", FORM_TYPE).split(";")[0].strip().lower()
+        if media_type == FORM_TYPE:
+            return parse_form(self.body)
+        if media_type == JSON_TYPE or media_type.endswith("+json"):
+            return _parse_json(self.body)
+        raise errors.UnsupportedMediaType()
+
+
+def parse_form(body: bytes) -> Form:
+    try:
+        pairs = parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False)
+    except UnicodeDecodeError:
+        raise errors.Invalid.field("body", "The body must be UTF-8 encoded.") from None
+    fields: Form = {}
+    for name, value in pairs:
+        if name.endswith("[]"):
+            fields.setdefault(name[:-2], []).append(value)
+        else:
+            fields[name] = value
+    return fields
+
+
+def _parse_json(body: bytes) -> Form:
+    try:
+        fields = json.loads(body)
+    except ValueError:
+        raise errors.Invalid.field("body", "The body is not valid JSON.") from None
+    if not isinstance(fields, dict):
+        raise errors.Invalid.field("body", "The body must be a JSON object.")
+    return fields
+
+
+def _base_url(event: dict[str, Any], headers: dict[str, str], context: dict[str, Any]) -> str:
+    host = headers.get("host") or context.get("domainName") or "localhost"
+    scheme = headers.get("x-forwarded-proto", "https")
+    # requestContext.path carries the stage (or base path mapping) in front of the route.
+    full_path = context.get("path") or event.get("path") or ""
+    path = event.get("path") or ""
+    prefix = full_path[: -len(path)] if path and full_path.endswith(path) else ""
+    return f"{scheme}://{host}{prefix}"
+
+
+@dataclass
+class Response:
+    status: int
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    content_type: str = JSON_TYPE
+
+    def to_event(self) -> dict[str, Any]:
+        body = self.body if isinstance(self.body, str) else _dumps(self.body)
+        return {
+            "statusCode": self.status,
+            "headers": {"Content-Type": self.content_type, **self.headers},
+            "body": body,
+            "isBase64Encoded": False,
+        }
+
+
+def _dumps(body: Any) -> str:
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def ok(data: Any, status: int = 200) -> Response:
+    """`{"data": ..., "status": ...}`, the envelope of show, create and update."""
+    return Response(status, {"data": data, "status": status})
+
+
+def deleted(record_id: int, kind: str) -> Response:
+    return Response(200, {"id": record_id, "object": kind, "deleted": True, "status": 200})
+
+
+def error(err: errors.ApiError) -> Response:
+    return Response(err.status, err.body(), dict(err.headers))
+
+
+def url_with(base: str, params: dict[str, Any]) -> str:
+    present = {k: v for k, v in params.items() if v is not None}
+    return f"{base}?{urlencode(present)}" if present else base
+
+
+Handler = Callable[[Request], Response]
+
+
+def api_handler(fn: Handler | None = None, *, public: bool = False) -> Any:
+    """Wrap an operation: parse the event, authorize the key, map every error to JSON.
+
+    Logs one line per request (method, resource, status); never headers, keys or bodies.
+    """
+
+    def wrap(operation: Handler) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        @functools.wraps(operation)
+        def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+            context_ids = event.get("requestContext") or {}
+            logger.set_correlation_id(context_ids.get("requestId"))
+            try:
+                request = Request.from_event(event)
+                if not public:
+                    from sitelens import auth
+
+                    request.account = auth.authorize(request.headers)
+                response = operation(request)
+            except errors.ApiError as err:
+                response = error(err)
+            except Exception:
+                logger.exception("Unhandled error")
+                response = error(errors.ApiError())
+            logger.info(
+                "request",
+                extra={
+                    "method": event.get("httpMethod"),
+                    "resource": event.get("resource"),
+                    "status": response.status,
+                },
+            )
+            return response.to_event()
+
+        return handler
+
+    return wrap(fn) if fn is not None else wrap

@@ -1,0 +1,164 @@
+"""An API Gateway stand-in: routes from the template, proxy events, handler calls."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import re
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+from urllib.parse import parse_qsl
+
+from sitelens import template
+
+ROOT = template.DEFAULT_PATH.parent
+_TEXT_TYPES = ("text/", "application/json", "application/x-www-form-urlencoded", "+json", "+xml")
+
+
+def proxy_event(
+    method: str,
+    path: str,
+    resource: str,
+    path_params: dict[str, str] | None = None,
+    query: str = "",
+    headers: dict[str, str] | None = None,
+    body: bytes = b"",
+    source_ip: str = "127.0.0.1",
+    stage: str = "local",
+) -> dict[str, Any]:
+    """The REST API (v1) proxy event API Gateway delivers for this request."""
+    headers = dict(headers or {})
+    pairs = parse_qsl(query, keep_blank_values=True)
+    multi: dict[str, list[str]] = {}
+    for name, value in pairs:
+        multi.setdefault(name, []).append(value)
+    content_type = next((v for k, v in headers.items() if k.lower() == "content-type"), "")
+    binary = bool(body) and not any(t in content_type.lower() for t in _TEXT_TYPES)
+    if binary:
+        encoded_body: str | None = base64.b64encode(body).decode()
+    else:
+        encoded_body = body.decode("utf-8", "replace") if body else None
+    multi_headers: dict[str, list[str]] = {k: [v] for k, v in headers.items()}
+    now = datetime.now(UTC)
+    return {
+        "resource": resource,
+        "path": path,
+        "httpMethod": method.upper(),
+        "headers": headers or None,
+        "multiValueHeaders": multi_headers or None,
+        "queryStringParameters": {k: v[-1] for k, v in multi.items()} or None,
+        "multiValueQueryStringParameters": multi or None,
+        "pathParameters": path_params or None,
+        "stageVariables": None,
+        "requestContext": {
+            "resourcePath": resource,
+            "httpMethod": method.upper(),
+            "path": path,
+            "stage": stage,
+            "requestId": str(uuid.uuid4()),
+            "requestTimeEpoch": int(now.timestamp() * 1000),
+            "identity": {"sourceIp": source_ip, "userAgent": headers.get("User-Agent")},
+            "protocol": "HTTP/1.1",
+        },
+        "body": encoded_body,
+        "isBase64Encoded": binary,
+    }
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    route: template.Route
+    pattern: re.Pattern[str]
+    params: tuple[str, ...]
+    specificity: tuple[int, int]  # literal segments first, greedy proxies last
+
+
+def _compile(path: str) -> tuple[re.Pattern[str], tuple[str, ...], tuple[int, int]]:
+    regex, params, literals, greedy = "", [], 0, 0
+    for segment in path.strip("/").split("/"):
+        if not segment:
+            continue
+        if segment.startswith("{") and segment.endswith("+}"):
+            params.append(segment[1:-2])
+            regex += f"/(?P<{segment[1:-2]}>.+)"
+            greedy += 1
+        elif segment.startswith("{"):
+            params.append(segment[1:-1])
+            regex += f"/(?P<{segment[1:-1]}>[^/]+)"
+        else:
+            regex += "/" + re.escape(segment)
+            literals += 1
+    return re.compile(f"^{regex or '/'}/?$"), tuple(params), (-greedy, literals)
+
+
+class Gateway:
+    """One REST API of the template: finds the route of a request as API Gateway would."""
+
+    def __init__(self, api: str, routes: list[template.Route]) -> None:
+        self.api = api
+        self.endpoints = []
+        for route in routes:
+            if route.api == api:
+                pattern, params, specificity = _compile(route.path)
+                self.endpoints.append(Endpoint(route, pattern, params, specificity))
+        # More literal segments win; a method beats ANY on the same path.
+        self.endpoints.sort(key=lambda e: (e.specificity, e.route.method != "ANY"), reverse=True)
+        self._modules: dict[str, ModuleType] = {}
+
+    def match(self, method: str, path: str) -> tuple[template.Route, dict[str, str]] | None:
+        for endpoint in self.endpoints:
+            found = endpoint.pattern.match(path)
+            if found and endpoint.route.method in (method.upper(), "ANY"):
+                return endpoint.route, found.groupdict()
+        return None
+
+    def handle(self, event: dict[str, Any]) -> dict[str, Any]:
+        """Run the event through the route's handler, as Lambda would."""
+        found = self.match(event["httpMethod"], event["path"])
+        if found is None:
+            return {
+                "statusCode": 404,
+                "headers": {"Content-Type": "application/json"},
+                "body": '{"message":"Resource not found.","status":404}',
+            }
+        route, params = found
+        event = {**event, "resource": route.path, "pathParameters": params or None}
+        event["requestContext"] = {**event["requestContext"], "resourcePath": route.path}
+        return self.handler(route)(event, LambdaContext(route.function))
+
+    def handler(self, route: template.Route) -> Any:
+        module_name, _, function = route.handler.rpartition(".")
+        key = f"{route.code_uri}:{module_name}"
+        if key not in self._modules:
+            self._modules[key] = load_module(ROOT / route.code_uri / f"{module_name}.py")
+        return getattr(self._modules[key], function)
+
+
+def load_module(path: Path) -> ModuleType:
+    """Import a handler file under a unique name (every handler is an `app.py`)."""
+    name = "handler_" + re.sub(r"\W", "_", str(path.relative_to(ROOT).with_suffix("")))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class LambdaContext:
+    """What handlers read of Lambda's context object."""
+
+    def __init__(self, function_name: str) -> None:
+        self.function_name = function_name
+        self.function_version = "$LATEST"
+        self.invoked_function_arn = f"arn:aws:lambda:local:000000000000:function:{function_name}"
+        self.memory_limit_in_mb = 512
+        self.aws_request_id = str(uuid.uuid4())
+        self.log_group_name = f"/aws/lambda/{function_name}"
+        self.log_stream_name = "local"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 10_000

@@ -1,0 +1,74 @@
+"""The template's tables (and queues) created on any DynamoDB/SQS endpoint, with the
+environment that points the handlers at them. Names are the template's logical ids."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from sitelens import template
+
+# Create-time properties the local services do not take.
+_TABLE_PROPERTIES = (
+    "AttributeDefinitions",
+    "KeySchema",
+    "GlobalSecondaryIndexes",
+    "LocalSecondaryIndexes",
+    "BillingMode",
+)
+
+
+def create_tables(spec: dict[str, Any], dynamodb: Any) -> list[str]:
+    """Create every table of the template that does not exist yet; returns their names."""
+    existing = set(dynamodb.list_tables()["TableNames"])
+    names = []
+    for name, props in template.tables(spec).items():
+        names.append(name)
+        if name in existing:
+            continue
+        args = {k: props[k] for k in _TABLE_PROPERTIES if k in props}
+        dynamodb.create_table(TableName=name, **args)
+        ttl = props.get("TimeToLiveSpecification")
+        if ttl and ttl.get("Enabled"):
+            dynamodb.update_time_to_live(
+                TableName=name,
+                TimeToLiveSpecification={"Enabled": True, "AttributeName": ttl["AttributeName"]},
+            )
+    return names
+
+
+def create_queues(spec: dict[str, Any], sqs: Any) -> dict[str, str]:
+    """Create every SQS queue of the template; returns queue URLs by logical id."""
+    urls = {}
+    for name, resource in spec["Resources"].items():
+        if resource.get("Type") == "AWS::SQS::Queue":
+            urls[name] = sqs.create_queue(QueueName=name)["QueueUrl"]
+    return urls
+
+
+def function_environment(
+    spec: dict[str, Any], values: dict[str, str], function: dict[str, Any] | None = None
+) -> dict[str, str]:
+    """The Globals (and a function's own) environment, with `!Ref X` as `values[X]`
+    (default: the logical id, the local name of a table). Other intrinsics are left out."""
+    merged = dict(
+        ((spec.get("Globals") or {}).get("Function") or {}).get("Environment", {}).get("Variables")
+        or {}
+    )
+    if function:
+        merged.update(
+            ((function.get("Properties") or {}).get("Environment") or {}).get("Variables") or {}
+        )
+    env = {}
+    for key, value in merged.items():
+        if isinstance(value, str):
+            env[key] = value
+        elif isinstance(value, dict) and "Ref" in value:
+            env[key] = values.get(value["Ref"], value["Ref"])
+    return env
+
+
+def apply_environment(env: dict[str, str]) -> None:
+    """Put the handlers' environment in place, keeping what the user set already."""
+    for key, value in env.items():
+        os.environ.setdefault(key, value)

@@ -1,0 +1,137 @@
+"""Input models: what a request may carry, with the contract's 422 sentences.
+
+Form fields arrive as strings, JSON fields as their own types; both are accepted.
+Every sentence names the field and, for a choice, the allowed values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated, Any, ClassVar, Self, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
+
+from sitelens import errors
+
+Model = TypeVar("Model", bound=BaseModel)
+
+
+def label(field: str) -> str:
+    return field.replace("_", " ")
+
+
+class FieldError(ValueError):
+    """A sentence for the field being validated (pydantic keeps it in the error's ctx)."""
+
+
+def choice(*allowed: Any) -> BeforeValidator:
+    """A value from `allowed`; form strings are compared to the allowed values' text."""
+    texts = {str(value): value for value in allowed}
+    names = ", ".join(texts)
+
+    def pick(value: Any, info: ValidationInfo) -> Any:
+        if isinstance(value, bool):
+            value = int(value)
+        if isinstance(value, str | int) and str(value).strip() in texts:
+            return texts[str(value).strip()]
+        raise FieldError(f"The {label(info.field_name or '')} field must be one of: {names}.")
+
+    return BeforeValidator(pick)
+
+
+def text(max_length: int, min_length: int = 0) -> BeforeValidator:
+    def check(value: Any, info: ValidationInfo) -> str:
+        name = label(info.field_name or "")
+        if not isinstance(value, str):
+            raise FieldError(f"The {name} field must be a string.")
+        if len(value) > max_length:
+            raise FieldError(f"The {name} field must not be greater than {max_length} characters.")
+        if len(value) < min_length:
+            raise FieldError(f"The {name} field must be at least {min_length} characters.")
+        return value
+
+    return BeforeValidator(check)
+
+
+def lines(check_line: Callable[[str], str | None], max_lines: int = 1000) -> BeforeValidator:
+    """A list given as one entry per line (or as repeated `name[]` fields / a JSON array),
+    normalized to trimmed, non-empty, `\\n`-joined lines. `check_line` returns an error
+    sentence for a bad line, or None."""
+
+    def check(value: Any, info: ValidationInfo) -> str:
+        name = label(info.field_name or "")
+        if isinstance(value, list):
+            if not all(isinstance(v, str) for v in value):
+                raise FieldError(f"The {name} field must be a list of strings.")
+            value = "\n".join(value)
+        if not isinstance(value, str):
+            raise FieldError(f"The {name} field must be a string.")
+        entries = [line.strip() for line in value.replace("\r", "\n").split("\n")]
+        entries = [line for line in entries if line]
+        if len(entries) > max_lines:
+            raise FieldError(f"The {name} field must not have more than {max_lines} lines.")
+        for line in entries:
+            problem = check_line(line)
+            if problem:
+                raise FieldError(problem)
+        return "\n".join(entries)
+
+    return BeforeValidator(check)
+
+
+Flag = Annotated[int, choice(0, 1)]
+Privacy = Annotated[int, choice(0, 1, 2)]
+Sort = Annotated[str, choice("desc", "asc")]
+PerPage = Annotated[int, choice(10, 25, 50, 100)]
+Password = Annotated[str, text(128, min_length=1)]
+SearchText = Annotated[str, text(255)]
+
+
+class Input(BaseModel):
+    """Base of every input model: unknown fields are ignored, never stored."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Self:
+        """The model of `data`, or 422 with every field's sentences."""
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise errors.Invalid(_messages(exc)) from None
+
+
+def _messages(exc: ValidationError) -> dict[str, list[str]]:
+    messages: dict[str, list[str]] = {}
+    for problem in exc.errors():
+        field = str(problem["loc"][0]) if problem["loc"] else "body"
+        cause = (problem.get("ctx") or {}).get("error")
+        if problem["type"] == "missing":
+            sentence = f"The {label(field)} field is required."
+        elif isinstance(cause, FieldError):
+            sentence = str(cause)
+        else:
+            sentence = f"The {label(field)} field is invalid."
+        messages.setdefault(field, []).append(sentence)
+    return messages
+
+
+class ListQuery(Input):
+    """What every list accepts: search, order, page size and cursor."""
+
+    search: SearchText | None = None
+    sort: Sort = "desc"
+    per_page: PerPage = 10
+    cursor: Annotated[str, text(4096)] | None = None
+
+    # Filters that select an index, in the order they are preferred.
+    filter_fields: ClassVar[tuple[str, ...]] = ()
+
+    def filters(self) -> dict[str, str]:
+        """The filters in use, as the values the indexes are keyed on."""
+        values = {name: getattr(self, name) for name in self.filter_fields}
+        return {name: str(value) for name, value in values.items() if value is not None}
+
+    def params(self) -> dict[str, Any]:
+        """Every list parameter the caller set or defaulted, except the cursor."""
+        return self.model_dump(exclude={"cursor"}, exclude_none=True)

@@ -1,0 +1,39 @@
+"""Which methods each route path answers: the `Allow` of a 405.
+
+`routes.json` is generated from template.yaml by `make routes` (a test fails when it is
+stale), so the deployed fallback needs no YAML and the template stays the only list.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+
+PACKAGED = Path(__file__).with_name("routes.json")
+
+
+def from_template() -> dict[str, list[str]]:
+    """Methods by route path, read from template.yaml (PATCH wherever PUT is routed)."""
+    from sitelens import template
+
+    table: dict[str, set[str]] = {}
+    for route in template.routes(template.load()):
+        if route.method != "ANY":
+            table.setdefault(route.path, set()).add(route.method)
+    return {path: sorted(methods) for path, methods in sorted(table.items())}
+
+
+@cache
+def _packaged() -> dict[str, list[str]]:
+    loaded: dict[str, list[str]] = json.loads(PACKAGED.read_text())
+    return loaded
+
+
+def allowed_methods(path: str) -> list[str]:
+    """The methods of a route path; empty for unknown paths."""
+    return _packaged().get(path, [])
+
+
+if __name__ == "__main__":
+    PACKAGED.write_text(json.dumps(from_template(), indent=2) + "\n")

@@ -1,0 +1,1 @@
+"""SEO reports: fetching a page safely and analysing it."""

@@ -1,0 +1,343 @@
+"""Data access: the only module that knows table names, key shapes and indexes.
+
+Records of a collection live in the account's partition (`account`, `id`). Every list
+order is the table or a GSI whose sort key is that order; every filter has GSIs whose
+partition key is `<account>#<value>`, so a page never reads items it does not return.
+Sort keys other than `id` end in the zero-padded id, which keeps every order total.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sitelens.aws import client
+from sitelens.config import settings
+
+Item = dict[str, Any]
+
+# Items that are not records share the table under reserved partitions.
+COUNTER_PARTITION = "#counter"
+CLAIM_PARTITION_PREFIX = "#claim:"
+# GSI sort keys are limited to 1,024 bytes; longer values sort by their prefix, then id.
+SORT_PREFIX_CHARS = 900
+
+
+class Conflict(Exception):
+    """A conditional write found its claim taken."""
+
+
+@dataclass(frozen=True)
+class Collection:
+    """A collection's table and the indexes that serve its list orders and filters."""
+
+    name: str
+    table: Callable[[], str]
+    # sort_by -> how the sort key is made from a record (`id` is the table's own sort key)
+    orders: dict[str, Callable[[Item], str]]
+    # filter -> how the filter's value is read from a record
+    filters: dict[str, Callable[[Item], str]]
+
+    def index(self, order: str, filter_name: str | None) -> tuple[str | None, str, str]:
+        """(GSI name or None for the table, partition attribute, sort attribute)."""
+        sort_attr = "id" if order == "id" else f"{order}_sort"
+        if filter_name is None:
+            return (None if order == "id" else f"by_{order}", "account", sort_attr)
+        return (f"{filter_name}_by_{order}", f"{filter_name}_key", sort_attr)
+
+    def with_index_keys(self, item: Item) -> Item:
+        """The record plus the attributes its GSIs are keyed on."""
+        keyed = dict(item)
+        for order, make in self.orders.items():
+            keyed[f"{order}_sort"] = make(item)
+        for name, value in self.filters.items():
+            keyed[f"{name}_key"] = f"{item['account']}#{value(item)}"
+        return keyed
+
+
+def id_suffixed(value: str, item: Item) -> str:
+    return f"{value[:SORT_PREFIX_CHARS]}#{item['id']:012d}"
+
+
+# -- attribute values -------------------------------------------------------------------
+
+
+def _to_attr(value: Any) -> dict[str, Any]:
+    if value is None:
+        return {"NULL": True}
+    if isinstance(value, bool):
+        return {"BOOL": value}
+    if isinstance(value, int | float):
+        return {"N": str(value)}
+    return {"S": str(value)}
+
+
+def _from_attr(attr: dict[str, Any]) -> Any:
+    if "S" in attr:
+        return attr["S"]
+    if "N" in attr:
+        number = attr["N"]
+        return float(number) if "." in number or "e" in number.lower() else int(number)
+    if "BOOL" in attr:
+        return attr["BOOL"]
+    return None
+
+
+def to_item(values: Item) -> dict[str, Any]:
+    return {k: _to_attr(v) for k, v in values.items()}
+
+
+def from_item(item: dict[str, Any]) -> Item:
+    return {k: _from_attr(v) for k, v in item.items()}
+
+
+def _key(account: str, record_id: int) -> dict[str, Any]:
+    return {"account": {"S": account}, "id": {"N": str(record_id)}}
+
+
+def _is_condition_failure(err: Exception) -> bool:
+    code = getattr(err, "response", {}).get("Error", {}).get("Code", "")
+    return code in {"ConditionalCheckFailedException", "TransactionCanceledException"}
+
+
+def _cancel_reasons(err: Exception) -> list[str]:
+    reasons = getattr(err, "response", {}).get("CancellationReasons") or []
+    return [r.get("Code", "None") for r in reasons]
+
+
+# -- records ----------------------------------------------------------------------------
+
+
+def allocate_id(collection: Collection) -> int:
+    """The next id of the collection, from an atomic counter."""
+    answer = client("dynamodb").update_item(
+        TableName=collection.table(),
+        Key=_key(COUNTER_PARTITION, 0),
+        UpdateExpression="ADD last_id :one",
+        ExpressionAttributeValues={":one": {"N": "1"}},
+        ReturnValues="UPDATED_NEW",
+    )
+    return int(answer["Attributes"]["last_id"]["N"])
+
+
+def get(collection: Collection, account: str, record_id: int) -> Item | None:
+    answer = client("dynamodb").get_item(
+        TableName=collection.table(), Key=_key(account, record_id), ConsistentRead=True
+    )
+    return from_item(answer["Item"]) if "Item" in answer else None
+
+
+def claim_key(collection: Collection, name: str) -> dict[str, Any]:
+    return _key(f"{CLAIM_PARTITION_PREFIX}{name}", 0)
+
+
+def get_claim(collection: Collection, name: str) -> Item | None:
+    """The owner of a unique name: `{"owner": account, "record_id": id}` or None."""
+    answer = client("dynamodb").get_item(
+        TableName=collection.table(), Key=claim_key(collection, name)
+    )
+    return from_item(answer["Item"]) if "Item" in answer else None
+
+
+def create(collection: Collection, record: Item, claim: str | None = None) -> None:
+    """Write a new record, and its unique-name claim in the same transaction.
+
+    Raises Conflict when the claim belongs to another record already.
+    """
+    table = collection.table()
+    put = {
+        "Put": {
+            "TableName": table,
+            "Item": to_item(collection.with_index_keys(record)),
+            "ConditionExpression": "attribute_not_exists(id)",
+        }
+    }
+    if claim is None:
+        client("dynamodb").put_item(**put["Put"])
+        return
+    claim_item = {
+        **claim_key(collection, claim),
+        "owner": {"S": record["account"]},
+        "record_id": {"N": str(record["id"])},
+    }
+    try:
+        client("dynamodb").transact_write_items(
+            TransactItems=[
+                {
+                    "Put": {
+                        "TableName": table,
+                        "Item": claim_item,
+                        "ConditionExpression": "attribute_not_exists(id)",
+                    }
+                },
+                put,
+            ]
+        )
+    except Exception as err:
+        if _is_condition_failure(err) and _cancel_reasons(err)[:1] == ["ConditionalCheckFailed"]:
+            raise Conflict(claim) from None
+        raise
+
+
+def update(
+    collection: Collection, current: Item, changes: Item, removed: tuple[str, ...] = ()
+) -> Item | None:
+    """Apply changes to a stored record; None when it no longer exists."""
+    record = {**{k: v for k, v in current.items() if k not in removed}, **changes}
+    keyed = collection.with_index_keys(record)
+    # Index attributes follow the record, so they are rewritten with it.
+    sets = {k: v for k, v in keyed.items() if k not in ("account", "id") and current.get(k) != v}
+    names: dict[str, str] = {}
+    values: dict[str, Any] = {}
+    clauses = []
+    for n, (attr, value) in enumerate(sets.items()):
+        names[f"#s{n}"] = attr
+        values[f":s{n}"] = _to_attr(value)
+        clauses.append(f"#s{n} = :s{n}")
+    expression = "SET " + ", ".join(clauses) if clauses else ""
+    gone = [attr for attr in removed if attr in current]
+    if gone:
+        for n, attr in enumerate(gone):
+            names[f"#r{n}"] = attr
+        expression += " REMOVE " + ", ".join(f"#r{n}" for n in range(len(gone)))
+    if not expression:
+        return record
+    try:
+        client("dynamodb").update_item(
+            TableName=collection.table(),
+            Key=_key(current["account"], current["id"]),
+            UpdateExpression=expression.strip(),
+            ConditionExpression="attribute_exists(id)",
+            ExpressionAttributeNames=names,
+            **({"ExpressionAttributeValues": values} if values else {}),
+        )
+    except Exception as err:
+        if _is_condition_failure(err):
+            return None
+        raise
+    return record
+
+
+def delete(collection: Collection, account: str, record_id: int, claim: str | None = None) -> bool:
+    """Delete a record and its claim together; False when there was no such record."""
+    table = collection.table()
+    delete_record = {
+        "TableName": table,
+        "Key": _key(account, record_id),
+        "ConditionExpression": "attribute_exists(id)",
+    }
+    try:
+        if claim is None:
+            client("dynamodb").delete_item(**delete_record)
+        else:
+            client("dynamodb").transact_write_items(
+                TransactItems=[
+                    {"Delete": delete_record},
+                    {
+                        "Delete": {
+                            "TableName": table,
+                            "Key": claim_key(collection, claim),
+                            "ConditionExpression": "#owner = :owner AND record_id = :id",
+                            "ExpressionAttributeNames": {"#owner": "owner"},
+                            "ExpressionAttributeValues": {
+                                ":owner": {"S": account},
+                                ":id": {"N": str(record_id)},
+                            },
+                        }
+                    },
+                ]
+            )
+    except Exception as err:
+        if _is_condition_failure(err):
+            return False
+        raise
+    return True
+
+
+# -- lists ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Which records a list shows, in which order."""
+
+    order: str
+    ascending: bool
+    filters: dict[str, str]  # filter name -> value, as stored in `<name>_key`
+    search: str | None = None  # lower-cased substring of the `search` attribute
+
+
+def position(collection: Collection, listing: Listing, record: Item) -> dict[str, Any]:
+    """Where a record stands in a listing: what a cursor needs to continue after it."""
+    keyed = collection.with_index_keys(record)
+    _, _, sort_attr = collection.index(listing.order, _index_filter(listing))
+    return {"id": record["id"], "sort": keyed[sort_attr]}
+
+
+def _index_filter(listing: Listing) -> str | None:
+    return next(iter(listing.filters), None)
+
+
+def page(
+    collection: Collection,
+    account: str,
+    listing: Listing,
+    after: dict[str, Any] | None,
+    count: int,
+) -> tuple[list[Item], dict[str, int]]:
+    """Up to `count` records strictly after `after` (a `position`), and what it cost.
+
+    The first filter picks the index; other filters and `search` are filter expressions,
+    so only then can a page read more items than it returns.
+    """
+    index_filter = _index_filter(listing)
+    index, part_attr, sort_attr = collection.index(listing.order, index_filter)
+    part_value = account if index_filter is None else f"{account}#{listing.filters[index_filter]}"
+    query: dict[str, Any] = {
+        "TableName": collection.table(),
+        "KeyConditionExpression": "#p = :p",
+        "ExpressionAttributeNames": {"#p": part_attr},
+        "ExpressionAttributeValues": {":p": {"S": part_value}},
+        "ScanIndexForward": listing.ascending,
+    }
+    if index:
+        query["IndexName"] = index
+    conditions = []
+    for n, (name, value) in enumerate(listing.filters.items()):
+        if name != index_filter:
+            query["ExpressionAttributeNames"][f"#f{n}"] = f"{name}_key"
+            query["ExpressionAttributeValues"][f":f{n}"] = {"S": f"{account}#{value}"}
+            conditions.append(f"#f{n} = :f{n}")
+    if listing.search:
+        query["ExpressionAttributeNames"]["#q"] = "search"
+        query["ExpressionAttributeValues"][":q"] = {"S": listing.search}
+        conditions.append("contains(#q, :q)")
+    if conditions:
+        query["FilterExpression"] = " AND ".join(conditions)
+    if after is not None:
+        start = _key(account, after["id"])
+        if index:
+            start[part_attr] = {"S": part_value}
+            start[sort_attr] = _to_attr(after["sort"])
+        query["ExclusiveStartKey"] = start
+    found: list[Item] = []
+    cost = {"requests": 0, "items_read": 0}
+    for answer in _query_pages(query, count, filtered=bool(conditions)):
+        cost["requests"] += 1
+        cost["items_read"] += answer.get("ScannedCount", 0)
+        found.extend(from_item(item) for item in answer.get("Items", []))
+        if len(found) >= count:
+            break
+    return found[:count], cost
+
+
+def _query_pages(query: dict[str, Any], count: int, filtered: bool) -> Iterator[dict[str, Any]]:
+    # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
+    query = {**query, "Limit": max(count, 100) if filtered else count}
+    while True:
+        answer = client("dynamodb").query(**query)
+        yield answer
+        if "LastEvaluatedKey" not in answer:
+            return
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
