@@ -80,7 +80,7 @@ class Request:
 
 def parse_form(body: bytes) -> Form:
     try:
-        pairs = parse_qsl(body.decode(), keep_blank_values=True, strict_parsing=False)
+        pairs = parse_qsl(body.decode(), keep_blank_values=True, errors="strict")
     except UnicodeDecodeError:
         raise errors.Invalid.field("body", "The body must be UTF-8 encoded.") from None
     fields: Form = {}

@@ -1,0 +1,62 @@
+# Sitelens: `make serve` runs both APIs locally; `make test` runs every test.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+SAM_VENV := .venv-sam
+SAM := $(SAM_VENV)/bin/sam
+# sam build for python3.13 needs a python3.13 on PATH; use pyenv's when there is one.
+PY313_DIR := $(shell pyenv prefix 3.13 2>/dev/null || pyenv prefix 3.13.0 2>/dev/null)
+SAM_PATH := $(if $(PY313_DIR),$(PY313_DIR)/bin:,)$(PATH)
+
+.PHONY: serve test lint format build deploy bench routes browser clean
+
+$(STAMP): pyproject.toml layers/common/requirements.txt
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
+		|| { echo "Sitelens needs Python 3.11 or newer as $(PYTHON)"; exit 1; }
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
+	@touch $(STAMP)
+
+serve: $(STAMP)
+	$(BIN)/python -m sitelens.local.server
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
+browser:
+	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+lint: $(STAMP) $(SAM)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/cfn-lint template.yaml
+	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --template template.yaml
+
+format: $(STAMP)
+	$(BIN)/ruff format .
+	$(BIN)/ruff check --fix .
+
+# aws-sam-cli pins its own boto3 and pydantic, so it lives in a virtualenv of its own.
+$(SAM):
+	$(PYTHON) -m venv $(SAM_VENV)
+	$(SAM_VENV)/bin/python -m pip install --quiet aws-sam-cli
+
+build: $(SAM)
+	PATH="$(SAM_PATH)" $(SAM) build
+
+deploy: build
+	$(SAM) deploy --guided
+
+# Regenerate the layer's routes.json (the 405 Allow lists) from template.yaml.
+routes: $(STAMP)
+	$(BIN)/python -m sitelens.routes
+
+bench: $(STAMP)
+	$(BIN)/python -m pytest tests/bench -q -p no:randomly --override-ini addopts= -s
+
+clean:
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache

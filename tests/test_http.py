@@ -1,0 +1,101 @@
+"""The HTTP edge: bodies, their types and sizes."""
+
+from __future__ import annotations
+
+import base64
+
+import pytest
+
+from sitelens import errors
+from sitelens.http import Request, parse_form
+from sitelens.local.gateway import proxy_event
+
+
+def test_body_over_64_kib_is_413(analytics):
+    body = b"domain=example.com&exclude_params=" + b"a" * (64 * 1024)
+    reply = analytics.request("POST", "/api/v1/websites", body=body,
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status == 413
+    assert reply.body == {"message": "Payload too large.", "status": 413}
+    assert analytics.get("/api/v1/websites").data == []
+
+
+def test_body_of_exactly_64_kib_is_accepted(analytics):
+    prefix = b"domain=example.com&x="
+    body = prefix + b"a" * (64 * 1024 - len(prefix))
+    reply = analytics.request("POST", "/api/v1/websites", body=body,
+                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status == 201
+
+
+@pytest.mark.parametrize("content_type", ["text/plain", "multipart/form-data; boundary=x",
+                                          "application/xml"])
+def test_other_body_types_are_415(analytics, content_type):
+    reply = analytics.request("POST", "/api/v1/websites", body=b"domain=example.com",
+                              headers={"Content-Type": content_type})
+    assert reply.status == 415
+    assert reply.body == {"message": "Unsupported media type.", "status": 415}
+
+
+def test_form_with_charset_parameter(analytics):
+    reply = analytics.request(
+        "POST", "/api/v1/websites", body=b"domain=example.com",
+        headers={"Content-Type": "application/x-www-form-urlencoded; charset=UTF-8"},
+    )
+    assert reply.status == 201
+
+
+@pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b'"text"'])
+def test_invalid_json_is_422(analytics, body):
+    reply = analytics.request("POST", "/api/v1/websites", body=body,
+                              headers={"Content-Type": "application/json"})
+    assert reply.status == 422
+    assert "body" in reply.body["message"]
+
+
+def test_base64_encoded_body():
+    event = proxy_event("POST", "/api/v1/websites", "/api/v1/websites",
+                        headers={"Content-Type": "application/x-www-form-urlencoded"},
+                        body=b"domain=example.com")
+    event["body"] = base64.b64encode(b"domain=b64.example").decode()
+    event["isBase64Encoded"] = True
+    assert Request.from_event(event).form() == {"domain": "b64.example"}
+
+
+def test_repeated_fields_and_plain_repeats():
+    fields = parse_form(b"a[]=1&a[]=2&b=1&b=2&event%5Bname%5D=signup&empty=")
+    assert fields == {"a": ["1", "2"], "b": "2", "event[name]": "signup", "empty": ""}
+
+
+def test_non_utf8_form_is_422():
+    with pytest.raises(errors.Invalid):
+        parse_form(b"domain=%ff%fe")
+
+
+def test_base_url_keeps_the_stage():
+    event = proxy_event("GET", "/api/v1/websites", "/api/v1/websites",
+                        headers={"Host": "abc.execute-api.eu-west-1.amazonaws.com"})
+    event["requestContext"]["path"] = "/v1/api/v1/websites"
+    assert Request.from_event(event).base_url == "https://abc.execute-api.eu-west-1.amazonaws.com/v1"
+
+
+def test_unexpected_errors_are_500_without_internals(analytics, monkeypatch):
+    from sitelens import websites
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("table xyz exploded at line 3")
+
+    monkeypatch.setattr(websites, "list_page", broken)
+    reply = analytics.get("/api/v1/websites")
+    assert reply.status == 500
+    assert reply.body == {"message": "Server error.", "status": 500}
+
+
+def test_logs_never_carry_keys_or_bodies(analytics, account, capsys):
+    analytics.post("/api/v1/websites", {"domain": "example.com", "privacy": "2",
+                                        "password": "hunter2-secret"})
+    analytics.get("/api/v1/websites")
+    out = capsys.readouterr()
+    logged = out.out + out.err
+    assert account.key not in logged
+    assert "hunter2-secret" not in logged

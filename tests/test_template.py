@@ -1,0 +1,49 @@
+"""template.yaml is the single source: routes, indexes and permissions agree with the code."""
+
+from __future__ import annotations
+
+import json
+
+from sitelens import routes, template, websites
+
+TEMPLATE = template.load()
+# Each collection with the table that holds it.
+COLLECTIONS = {"WebsitesTable": websites.COLLECTION}
+
+
+def test_routes_json_is_generated_from_the_template():
+    assert json.loads(routes.PACKAGED.read_text()) == routes.from_template(), "run `make routes`"
+
+
+def test_every_list_order_and_filter_has_its_index():
+    tables = template.tables(TEMPLATE)
+    for logical_id, collection in COLLECTIONS.items():
+        props = tables[logical_id]
+        indexes = {
+            index["IndexName"]: [k["AttributeName"] for k in index["KeySchema"]]
+            for index in props.get("GlobalSecondaryIndexes", [])
+        }
+        orders = ["id", *collection.orders]
+        for filter_name in (None, *collection.filters):
+            for order in orders:
+                name, part, sort = collection.index(order, filter_name)
+                if name is None:
+                    keys = [k["AttributeName"] for k in props["KeySchema"]]
+                    assert keys == [part, sort]
+                else:
+                    assert indexes.get(name) == [part, sort], (logical_id, name)
+
+
+def test_no_function_may_scan():
+    text = (template.DEFAULT_PATH).read_text()
+    assert "dynamodb:Scan" not in text and "dynamodb:*" not in text
+
+
+def test_both_apis_and_outputs():
+    resources = TEMPLATE["Resources"]
+    for api in ("AnalyticsApi", "SeoApi"):
+        assert resources[api]["Type"] == "AWS::Serverless::Api"
+        responses = resources[api]["Properties"]["GatewayResponses"]
+        for kind in ("UNAUTHORIZED", "MISSING_AUTHENTICATION_TOKEN", "THROTTLED", "DEFAULT_5XX"):
+            assert kind in responses
+    assert {"AnalyticsBaseUrl", "SeoBaseUrl"} <= set(TEMPLATE["Outputs"])

@@ -1,0 +1,207 @@
+"""Listing websites: filters, orders, validation and cursor pagination."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from sitelens import cursor
+
+
+def create(client, domain, **fields):
+    reply = client.post("/api/v1/websites", {"domain": domain, **fields})
+    assert reply.status == 201, reply.body
+    return reply.data
+
+
+def query_of(link):
+    return {k: v[-1] for k, v in parse_qs(urlsplit(link).query).items()}
+
+
+def walk(client, query, direction="next"):
+    """Follow links.next (or prev) to the end; returns the pages' id lists."""
+    pages = []
+    reply = client.get("/api/v1/websites", query=query)
+    while True:
+        assert reply.status == 200, reply.body
+        pages.append([r["id"] for r in reply.data])
+        link = reply.body["links"][direction]
+        if link is None:
+            return pages, reply
+        reply = client.get("/api/v1/websites", query=query_of(link))
+
+
+@pytest.fixture
+def sites(analytics):
+    domains = ["delta.com", "alpha.com", "echo.org", "charlie.net", "bravo.io"]
+    made = [create(analytics, d) for d in domains]
+    for record in made[1::2]:
+        analytics.put(f"/api/v1/websites/{record['id']}", {"favorite": "1"})
+    return made
+
+
+def ids(reply):
+    return [r["id"] for r in reply.data]
+
+
+def test_default_list_is_newest_first(analytics, sites):
+    reply = analytics.get("/api/v1/websites")
+    assert reply.status == 200
+    assert ids(reply) == [r["id"] for r in reversed(sites)]
+    assert reply.body["status"] == 200
+    assert reply.body["links"] == {"first": None, "last": None, "prev": None, "next": None}
+    assert reply.body["meta"] == {
+        "path": "https://api.test/api/v1/websites",
+        "per_page": 10,
+        "next_cursor": None,
+        "prev_cursor": None,
+    }
+
+
+@pytest.mark.parametrize(
+    ("sort_by", "sort", "expected"),
+    [
+        ("id", "asc", ["delta.com", "alpha.com", "echo.org", "charlie.net", "bravo.io"]),
+        ("id", "desc", ["bravo.io", "charlie.net", "echo.org", "alpha.com", "delta.com"]),
+        ("domain", "asc", ["alpha.com", "bravo.io", "charlie.net", "delta.com", "echo.org"]),
+        ("domain", "desc", ["echo.org", "delta.com", "charlie.net", "bravo.io", "alpha.com"]),
+    ],
+)
+def test_sort_orders(analytics, sites, sort_by, sort, expected):
+    reply = analytics.get("/api/v1/websites", query={"sort_by": sort_by, "sort": sort})
+    assert [r["domain"] for r in reply.data] == expected
+
+
+def test_favorite_filter(analytics, sites):
+    favorites = analytics.get("/api/v1/websites", query={"favorite": "1", "sort": "asc"})
+    assert [r["domain"] for r in favorites.data] == ["alpha.com", "charlie.net"]
+    others = analytics.get(
+        "/api/v1/websites", query={"favorite": "0", "sort_by": "domain", "sort": "asc"}
+    )
+    assert [r["domain"] for r in others.data] == ["bravo.io", "delta.com", "echo.org"]
+
+
+def test_search_is_a_case_insensitive_substring_of_the_domain(analytics, sites):
+    reply = analytics.get("/api/v1/websites", query={"search": "A.C", "sort": "asc"})
+    assert [r["domain"] for r in reply.data] == ["delta.com", "alpha.com"]
+    reply = analytics.get("/api/v1/websites", query={"search": "o", "search_by": "domain",
+                                                     "favorite": "1"})
+    assert [r["domain"] for r in reply.data] == ["alpha.com"]
+    assert analytics.get("/api/v1/websites", query={"search": "zzz"}).data == []
+
+
+@pytest.mark.parametrize(
+    ("param", "value", "sentence"),
+    [
+        ("sort_by", "name", "The sort by field must be one of: id, domain."),
+        ("sort", "up", "The sort field must be one of: desc, asc."),
+        ("per_page", "20", "The per page field must be one of: 10, 25, 50, 100."),
+        ("per_page", "abc", "The per page field must be one of: 10, 25, 50, 100."),
+        ("search_by", "url", "The search by field must be one of: domain."),
+        ("favorite", "yes", "The favorite field must be one of: 0, 1."),
+        ("cursor", "garbage", "The cursor is invalid."),
+    ],
+)
+def test_invalid_list_parameters_are_422(analytics, param, value, sentence):
+    reply = analytics.get("/api/v1/websites", query={param: value})
+    assert reply.status == 422
+    assert reply.body == {"message": {param: [sentence]}, "status": 422}
+
+
+@pytest.mark.parametrize("per_page", [10, 25, 50, 100])
+def test_per_page_values(analytics, per_page):
+    reply = analytics.get("/api/v1/websites", query={"per_page": per_page})
+    assert reply.status == 200 and reply.body["meta"]["per_page"] == per_page
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        {},
+        {"sort": "asc"},
+        {"sort_by": "domain"},
+        {"sort_by": "domain", "sort": "asc"},
+        {"favorite": "0"},
+        {"favorite": "0", "sort_by": "domain", "sort": "asc"},
+        {"search": "site"},
+        {"search": "1", "sort_by": "domain"},
+    ],
+)
+def test_cursor_walk_visits_everything_once_both_ways(analytics, query):
+    for n in range(23):
+        create(analytics, f"site{n:02d}.example")
+    expected_all = analytics.get(
+        "/api/v1/websites", query={**query, "per_page": 100}
+    ).data
+    expected = [r["id"] for r in expected_all]
+    pages, last = walk(analytics, {**query, "per_page": 10})
+    assert [len(p) for p in pages][:-1] == [10] * (len(pages) - 1)
+    assert [i for p in pages for i in p] == expected
+    # Back again from the last page with links.prev.
+    back = [[r["id"] for r in last.data]]
+    reply = last
+    while reply.body["links"]["prev"]:
+        reply = analytics.get("/api/v1/websites", query=query_of(reply.body["links"]["prev"]))
+        back.append([r["id"] for r in reply.data])
+    assert list(reversed(back)) == pages
+    assert reply.body["meta"]["prev_cursor"] is None
+
+
+def test_links_repeat_every_list_parameter(analytics):
+    for n in range(12):
+        create(analytics, f"site{n:02d}.example")
+    query = {"search": "site", "sort_by": "domain", "sort": "asc", "per_page": "10",
+             "favorite": "0"}
+    reply = analytics.get("/api/v1/websites", query=query)
+    link = reply.body["links"]["next"]
+    assert link.startswith("https://api.test/api/v1/websites?")
+    params = query_of(link)
+    assert params.pop("cursor") == reply.body["meta"]["next_cursor"]
+    assert params == {**query, "search_by": "domain"}
+    second = analytics.get("/api/v1/websites", query=query_of(link))
+    assert second.body["links"]["prev"] is not None
+    assert second.body["links"]["next"] is None
+
+
+def test_records_added_between_pages_are_neither_lost_nor_repeated(analytics):
+    for n in range(15):
+        create(analytics, f"old{n:02d}.example")
+    first = analytics.get("/api/v1/websites", query={"sort": "asc"})
+    # New records sort after everything seen so far (ids grow): they show up later, once.
+    added = [create(analytics, f"new{n}.example")["id"] for n in range(7)]
+    pages, _ = walk(analytics, query_of(first.body["links"]["next"]))
+    seen = [r["id"] for r in first.data] + [i for p in pages for i in p]
+    assert len(seen) == len(set(seen)) == 22
+    assert seen[-7:] == added
+    # Descending, records added meanwhile are newer than the walk: not repeated, none lost.
+    top = analytics.get("/api/v1/websites")
+    create(analytics, "newest.example")
+    rest, _ = walk(analytics, query_of(top.body["links"]["next"]))
+    walked = [r["id"] for r in top.data] + [i for p in rest for i in p]
+    assert len(walked) == len(set(walked)) == 22
+
+
+def test_tampered_cursor_is_422(analytics):
+    for n in range(12):
+        create(analytics, f"site{n:02d}.example")
+    token = analytics.get("/api/v1/websites").body["meta"]["next_cursor"]
+    payload, signature = token.split(".")
+    forged = cursor._b64(cursor._unb64(payload).replace(b'"id":3', b'"id":9')) + "." + signature
+    for bad in (forged, token[:-2], token + "x", "a.b", ""):
+        reply = analytics.get("/api/v1/websites", query={"cursor": bad})
+        if bad == "":
+            continue  # an empty cursor is no cursor
+        assert reply.status == 422, bad
+        assert reply.body["message"] == {"cursor": ["The cursor is invalid."]}
+
+
+def test_cursor_is_bound_to_the_parameters_and_the_account(analytics, other_analytics):
+    for n in range(12):
+        create(analytics, f"site{n:02d}.example")
+    token = analytics.get("/api/v1/websites").body["meta"]["next_cursor"]
+    for query in ({"sort": "asc"}, {"sort_by": "domain"}, {"per_page": 25}, {"search": "x"}):
+        reply = analytics.get("/api/v1/websites", query={**query, "cursor": token})
+        assert reply.status == 422, query
+    assert other_analytics.get("/api/v1/websites", query={"cursor": token}).status == 422
+    assert analytics.get("/api/v1/websites", query={"cursor": token}).status == 200
