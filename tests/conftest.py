@@ -24,7 +24,6 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
     os.environ.pop(name, None)
 
 from moto import mock_aws  # noqa: E402
-
 from sitelens import accounts, auth, aws, config, template  # noqa: E402
 from sitelens.local import gateway, resources  # noqa: E402
 
@@ -129,7 +128,12 @@ class Client:
         sent.update(headers or {})
         query_text = query if isinstance(query, str) else urlencode(query or {}, doseq=True)
         event = gateway.proxy_event(
-            method, path, "", query=query_text, headers=sent, body=body or b"",
+            method,
+            path,
+            "",
+            query=query_text,
+            headers=sent,
+            body=body or b"",
             source_ip=source_ip,
         )
         answer = self.gateway.handle(event)

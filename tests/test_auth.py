@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from sitelens import accounts, auth
 
 UNAUTHENTICATED = {"message": "Unauthenticated.", "status": 401}
@@ -11,14 +10,28 @@ UNAUTHENTICATED = {"message": "Unauthenticated.", "status": 401}
 
 @pytest.mark.parametrize(
     "header",
-    [None, "", "Bearer", "Bearer ", "Basic dXNlcjpwYXNz", "Token abc", "Bearer a b",
-     "Bearer sl_unknown", "Bearer " + "x" * 500],
+    [
+        None,
+        "",
+        "Bearer",
+        "Bearer ",
+        "Basic dXNlcjpwYXNz",
+        "Token abc",
+        "Bearer a b",
+        "Bearer sl_unknown",
+        "Bearer " + "x" * 500,
+    ],
 )
 def test_missing_malformed_or_unknown_key_is_401(analytics, header):
     headers = {} if header is None else {"Authorization": header}
-    for method, path in (("GET", "/api/v1/websites"), ("POST", "/api/v1/websites"),
-                         ("GET", "/api/v1/websites/1"), ("PUT", "/api/v1/websites/1"),
-                         ("DELETE", "/api/v1/websites/1"), ("GET", "/api/v1/account")):
+    for method, path in (
+        ("GET", "/api/v1/websites"),
+        ("POST", "/api/v1/websites"),
+        ("GET", "/api/v1/websites/1"),
+        ("PUT", "/api/v1/websites/1"),
+        ("DELETE", "/api/v1/websites/1"),
+        ("GET", "/api/v1/account"),
+    ):
         reply = analytics.request(method, path, key=None, headers=headers)
         assert reply.status == 401
         assert reply.body == UNAUTHENTICATED
@@ -26,8 +39,9 @@ def test_missing_malformed_or_unknown_key_is_401(analytics, header):
 
 
 def test_scheme_is_case_insensitive(analytics, account):
-    reply = analytics.get("/api/v1/account", key=None,
-                          headers={"authorization": f"bearer {account.key}"})
+    reply = analytics.get(
+        "/api/v1/account", key=None, headers={"authorization": f"bearer {account.key}"}
+    )
     assert reply.status == 200
 
 
@@ -46,7 +60,8 @@ def test_keys_are_stored_only_as_hashes(aws_env):
     account = accounts.create_account("Hashy")
     _, key = accounts.add_key(account, "k")
     items = boto3.client("dynamodb").query(
-        TableName="AccountsTable", KeyConditionExpression="pk = :p",
+        TableName="AccountsTable",
+        KeyConditionExpression="pk = :p",
         ExpressionAttributeValues={":p": {"S": "KEYS"}},
     )["Items"]
     assert key not in str(items)

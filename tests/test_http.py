@@ -5,7 +5,6 @@ from __future__ import annotations
 import base64
 
 import pytest
-
 from sitelens import errors
 from sitelens.http import Request, parse_form
 from sitelens.local.gateway import proxy_event
@@ -13,8 +12,12 @@ from sitelens.local.gateway import proxy_event
 
 def test_body_over_64_kib_is_413(analytics):
     body = b"domain=example.com&exclude_params=" + b"a" * (64 * 1024)
-    reply = analytics.request("POST", "/api/v1/websites", body=body,
-                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    reply = analytics.request(
+        "POST",
+        "/api/v1/websites",
+        body=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert reply.status == 413
     assert reply.body == {"message": "Payload too large.", "status": 413}
     assert analytics.get("/api/v1/websites").data == []
@@ -23,23 +26,34 @@ def test_body_over_64_kib_is_413(analytics):
 def test_body_of_exactly_64_kib_is_accepted(analytics):
     prefix = b"domain=example.com&x="
     body = prefix + b"a" * (64 * 1024 - len(prefix))
-    reply = analytics.request("POST", "/api/v1/websites", body=body,
-                              headers={"Content-Type": "application/x-www-form-urlencoded"})
+    reply = analytics.request(
+        "POST",
+        "/api/v1/websites",
+        body=body,
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
     assert reply.status == 201
 
 
-@pytest.mark.parametrize("content_type", ["text/plain", "multipart/form-data; boundary=x",
-                                          "application/xml"])
+@pytest.mark.parametrize(
+    "content_type", ["text/plain", "multipart/form-data; boundary=x", "application/xml"]
+)
 def test_other_body_types_are_415(analytics, content_type):
-    reply = analytics.request("POST", "/api/v1/websites", body=b"domain=example.com",
-                              headers={"Content-Type": content_type})
+    reply = analytics.request(
+        "POST",
+        "/api/v1/websites",
+        body=b"domain=example.com",
+        headers={"Content-Type": content_type},
+    )
     assert reply.status == 415
     assert reply.body == {"message": "Unsupported media type.", "status": 415}
 
 
 def test_form_with_charset_parameter(analytics):
     reply = analytics.request(
-        "POST", "/api/v1/websites", body=b"domain=example.com",
+        "POST",
+        "/api/v1/websites",
+        body=b"domain=example.com",
         headers={"Content-Type": "application/x-www-form-urlencoded; charset=UTF-8"},
     )
     assert reply.status == 201
@@ -47,16 +61,21 @@ def test_form_with_charset_parameter(analytics):
 
 @pytest.mark.parametrize("body", [b"{not json", b"[1, 2]", b'"text"'])
 def test_invalid_json_is_422(analytics, body):
-    reply = analytics.request("POST", "/api/v1/websites", body=body,
-                              headers={"Content-Type": "application/json"})
+    reply = analytics.request(
+        "POST", "/api/v1/websites", body=body, headers={"Content-Type": "application/json"}
+    )
     assert reply.status == 422
     assert "body" in reply.body["message"]
 
 
 def test_base64_encoded_body():
-    event = proxy_event("POST", "/api/v1/websites", "/api/v1/websites",
-                        headers={"Content-Type": "application/x-www-form-urlencoded"},
-                        body=b"domain=example.com")
+    event = proxy_event(
+        "POST",
+        "/api/v1/websites",
+        "/api/v1/websites",
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+        body=b"domain=example.com",
+    )
     event["body"] = base64.b64encode(b"domain=b64.example").decode()
     event["isBase64Encoded"] = True
     assert Request.from_event(event).form() == {"domain": "b64.example"}
@@ -73,10 +92,16 @@ def test_non_utf8_form_is_422():
 
 
 def test_base_url_keeps_the_stage():
-    event = proxy_event("GET", "/api/v1/websites", "/api/v1/websites",
-                        headers={"Host": "abc.execute-api.eu-west-1.amazonaws.com"})
+    event = proxy_event(
+        "GET",
+        "/api/v1/websites",
+        "/api/v1/websites",
+        headers={"Host": "abc.execute-api.eu-west-1.amazonaws.com"},
+    )
     event["requestContext"]["path"] = "/v1/api/v1/websites"
-    assert Request.from_event(event).base_url == "https://abc.execute-api.eu-west-1.amazonaws.com/v1"
+    assert (
+        Request.from_event(event).base_url == "https://abc.execute-api.eu-west-1.amazonaws.com/v1"
+    )
 
 
 def test_unexpected_errors_are_500_without_internals(analytics, monkeypatch):
@@ -92,8 +117,9 @@ def test_unexpected_errors_are_500_without_internals(analytics, monkeypatch):
 
 
 def test_logs_never_carry_keys_or_bodies(analytics, account, capsys):
-    analytics.post("/api/v1/websites", {"domain": "example.com", "privacy": "2",
-                                        "password": "hunter2-secret"})
+    analytics.post(
+        "/api/v1/websites", {"domain": "example.com", "privacy": "2", "password": "hunter2-secret"}
+    )
     analytics.get("/api/v1/websites")
     out = capsys.readouterr()
     logged = out.out + out.err

@@ -5,7 +5,6 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-
 from sitelens import cursor
 
 
@@ -85,8 +84,9 @@ def test_favorite_filter(analytics, sites):
 def test_search_is_a_case_insensitive_substring_of_the_domain(analytics, sites):
     reply = analytics.get("/api/v1/websites", query={"search": "A.C", "sort": "asc"})
     assert [r["domain"] for r in reply.data] == ["delta.com", "alpha.com"]
-    reply = analytics.get("/api/v1/websites", query={"search": "o", "search_by": "domain",
-                                                     "favorite": "1"})
+    reply = analytics.get(
+        "/api/v1/websites", query={"search": "o", "search_by": "domain", "favorite": "1"}
+    )
     assert [r["domain"] for r in reply.data] == ["alpha.com"]
     assert analytics.get("/api/v1/websites", query={"search": "zzz"}).data == []
 
@@ -131,9 +131,7 @@ def test_per_page_values(analytics, per_page):
 def test_cursor_walk_visits_everything_once_both_ways(analytics, query):
     for n in range(23):
         create(analytics, f"site{n:02d}.example")
-    expected_all = analytics.get(
-        "/api/v1/websites", query={**query, "per_page": 100}
-    ).data
+    expected_all = analytics.get("/api/v1/websites", query={**query, "per_page": 100}).data
     expected = [r["id"] for r in expected_all]
     pages, last = walk(analytics, {**query, "per_page": 10})
     assert [len(p) for p in pages][:-1] == [10] * (len(pages) - 1)
@@ -151,8 +149,13 @@ def test_cursor_walk_visits_everything_once_both_ways(analytics, query):
 def test_links_repeat_every_list_parameter(analytics):
     for n in range(12):
         create(analytics, f"site{n:02d}.example")
-    query = {"search": "site", "sort_by": "domain", "sort": "asc", "per_page": "10",
-             "favorite": "0"}
+    query = {
+        "search": "site",
+        "sort_by": "domain",
+        "sort": "asc",
+        "per_page": "10",
+        "favorite": "0",
+    }
     reply = analytics.get("/api/v1/websites", query=query)
     link = reply.body["links"]["next"]
     assert link.startswith("https://api.test/api/v1/websites?")

@@ -5,13 +5,22 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from sitelens import store, websites
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 RECORD_FIELDS = {
-    "id", "domain", "privacy", "password", "email", "exclude_bots", "exclude_params",
-    "exclude_ips", "favorite", "favorited_at", "created_at", "updated_at",
+    "id",
+    "domain",
+    "privacy",
+    "password",
+    "email",
+    "exclude_bots",
+    "exclude_params",
+    "exclude_ips",
+    "favorite",
+    "favorited_at",
+    "created_at",
+    "updated_at",
 }
 
 
@@ -72,15 +81,28 @@ def test_domain_is_normalized(analytics, sent, kept):
 
 @pytest.mark.parametrize(
     "domain",
-    ["", "   ", "not a domain", "example", "exa mple.com", "-bad.com", "bad-.com",
-     "example.com/path", "http://", "a" * 250 + ".com", "exam_ple.com", "example.123"],
+    [
+        "",
+        "   ",
+        "not a domain",
+        "example",
+        "exa mple.com",
+        "-bad.com",
+        "bad-.com",
+        "example.com/path",
+        "http://",
+        "a" * 250 + ".com",
+        "exam_ple.com",
+        "example.123",
+    ],
 )
 def test_invalid_domains_are_refused(analytics, domain):
     reply = analytics.post("/api/v1/websites", {"domain": domain})
     assert reply.status == 422
     assert reply.body["status"] == 422
     assert reply.body["message"]["domain"] in (
-        ["Invalid domain name."], ["The domain field is required."]
+        ["Invalid domain name."],
+        ["The domain field is required."],
     )
     assert analytics.get("/api/v1/websites").data == []
 
@@ -177,9 +199,13 @@ def test_password_ignored_unless_privacy_is_2(analytics, account):
 def test_exclude_lists_accept_repeated_fields(analytics):
     reply = analytics.post(
         "/api/v1/websites",
-        [("domain", "example.com"), ("exclude_ips[]", "203.0.113.7"),
-         ("exclude_ips[]", "10.0.0.0/8"), ("exclude_params[]", "ref"),
-         ("exclude_params[]", "&")],
+        [
+            ("domain", "example.com"),
+            ("exclude_ips[]", "203.0.113.7"),
+            ("exclude_ips[]", "10.0.0.0/8"),
+            ("exclude_params[]", "ref"),
+            ("exclude_params[]", "&"),
+        ],
     )
     assert reply.status == 201
     assert reply.data["exclude_ips"] == "203.0.113.7\n10.0.0.0/8"
@@ -208,7 +234,8 @@ def test_several_invalid_fields_are_reported_together(analytics):
 
 def test_json_body_is_accepted(analytics):
     reply = analytics.request(
-        "POST", "/api/v1/websites",
+        "POST",
+        "/api/v1/websites",
         json_body={"domain": "example.com", "privacy": 1, "exclude_ips": ["203.0.113.7"]},
     )
     assert reply.status == 201
@@ -239,7 +266,8 @@ def test_get_unknown_id_is_404(analytics, website_id):
 def test_update_changes_only_sent_fields(analytics, method):
     record = create(analytics, domain="example.com", email="1", exclude_ips="203.0.113.7")
     reply = analytics.request(
-        method, f"/api/v1/websites/{record['id']}",
+        method,
+        f"/api/v1/websites/{record['id']}",
         form={"exclude_bots": "0", "domain": "changed.com", "created_at": "x"},
     )
     assert reply.status == 200 and reply.body["status"] == 200
@@ -354,8 +382,9 @@ def test_wrong_method_is_405_with_allow(analytics, method, path, allow):
     assert reply.body == {"message": "Method not allowed.", "status": 405}
 
 
-@pytest.mark.parametrize("path", ["/", "/api/v1", "/api/v1/nothing", "/api/v1/websites/1/x",
-                                  "/api/v1/reports"])
+@pytest.mark.parametrize(
+    "path", ["/", "/api/v1", "/api/v1/nothing", "/api/v1/websites/1/x", "/api/v1/reports"]
+)
 def test_unknown_route_is_404(analytics, path):
     reply = analytics.get(path)
     assert reply.status == 404

@@ -93,7 +93,12 @@ def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, s
                 "Put": {
                     "TableName": _table(),
                     "Item": to_item(
-                        {"pk": f"KEY#{hashed}", "sk": "KEY", "account": account.id, "key_id": key_id}
+                        {
+                            "pk": f"KEY#{hashed}",
+                            "sk": "KEY",
+                            "account": account.id,
+                            "key_id": key_id,
+                        }
                     ),
                     "ConditionExpression": "attribute_not_exists(pk)",
                 }
@@ -131,7 +136,9 @@ def list_keys() -> list[dict[str, Any]]:
         answer = client("dynamodb").query(**query)
         for raw in answer["Items"]:
             item = from_item(raw)
-            keys.append({k: item.get(k) for k in ("sk", "name", "account", "created_at", "revoked_at")})
+            keys.append(
+                {k: item.get(k) for k in ("sk", "name", "account", "created_at", "revoked_at")}
+            )
         if "LastEvaluatedKey" not in answer:
             break
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
@@ -150,7 +157,12 @@ def revoke_key(key_id: str) -> bool:
     item = from_item(answer["Item"])
     client("dynamodb").transact_write_items(
         TransactItems=[
-            {"Delete": {"TableName": _table(), "Key": {"pk": {"S": f"KEY#{item['hash']}"}, "sk": {"S": "KEY"}}}},
+            {
+                "Delete": {
+                    "TableName": _table(),
+                    "Key": {"pk": {"S": f"KEY#{item['hash']}"}, "sk": {"S": "KEY"}},
+                }
+            },
             {
                 "Update": {
                     "TableName": _table(),

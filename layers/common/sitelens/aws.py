@@ -11,7 +11,7 @@ def client(service: str) -> Any:
     """A boto3 client; `AWS_ENDPOINT_URL_<SERVICE>` points it elsewhere (moto, DynamoDB Local)."""
     import boto3
 
-    return boto3.client(service)
+    return boto3.client(service)  # type: ignore[call-overload]
 
 
 def reset() -> None:

@@ -27,9 +27,7 @@ def _configure(args: argparse.Namespace) -> None:
         answer = boto3.client("cloudformation").describe_stack_resource(
             StackName=args.stack, LogicalResourceId="AccountsTable"
         )
-        os.environ["SITELENS_ACCOUNTS_TABLE"] = answer["StackResourceDetail"][
-            "PhysicalResourceId"
-        ]
+        os.environ["SITELENS_ACCOUNTS_TABLE"] = answer["StackResourceDetail"]["PhysicalResourceId"]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -23,7 +23,11 @@ def verify_password(password: str, stored: str) -> bool:
         _, n, r, p, salt, digest = stored.split("$")
         expected = base64.b64decode(digest)
         actual = hashlib.scrypt(
-            password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p),
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
             dklen=len(expected),
         )
     except (ValueError, TypeError):

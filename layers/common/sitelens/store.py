@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitelens.aws import client
-from sitelens.config import settings
 
 Item = dict[str, Any]
 

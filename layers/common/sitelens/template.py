@@ -23,7 +23,7 @@ def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:
         elif isinstance(node, yaml.SequenceNode):
             value = loader.construct_sequence(node, deep=True)
         else:
-            value = loader.construct_mapping(node, deep=True)  # type: ignore[arg-type]
+            value = loader.construct_mapping(node, deep=True)
         if suffix == "Ref":
             return {"Ref": value}
         if suffix == "GetAtt" and isinstance(value, str):

@@ -64,7 +64,7 @@ def function_environment(
         if isinstance(value, str):
             env[key] = value
         elif isinstance(value, dict) and "Ref" in value:
-            env[key] = values.get(value["Ref"], value["Ref"])
+            env[key] = str(values.get(value["Ref"], value["Ref"]))
     return env
 
 

@@ -34,8 +34,11 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             path, _, query = self.path.partition("?")
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_REQUEST_BYTES:
-                self._reply(413, {"Content-Type": "application/json"},
-                            b'{"message":"Payload too large.","status":413}')
+                self._reply(
+                    413,
+                    {"Content-Type": "application/json"},
+                    b'{"message":"Payload too large.","status":413}',
+                )
                 self.close_connection = True
                 return
             body = self.rfile.read(length) if length else b""
@@ -43,7 +46,12 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             for name, value in self.headers.items():
                 headers[name] = f"{headers[name]},{value}" if name in headers else value
             event = gateway.proxy_event(
-                self.command, path, "", query=query, headers=headers, body=body,
+                self.command,
+                path,
+                "",
+                query=query,
+                headers=headers,
+                body=body,
                 source_ip=self.client_address[0],
             )
             answer = api.handle(event)
@@ -65,7 +73,7 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
 
         do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler
@@ -81,7 +89,8 @@ class LocalStack:
     def start(self) -> None:
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
         if not os.environ.get("AWS_ACCESS_KEY_ID"):
-            os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"
+            # Any credentials do for the embedded services.
+            os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"  # noqa: S105
         if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") or not os.environ.get(
             "AWS_ENDPOINT_URL_SQS"
         ):

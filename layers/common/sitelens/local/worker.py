@@ -13,9 +13,7 @@ class QueueWorker:
         self.function = function
         self.queue = queue
         self.batch = batch
-        self.handler = gateway.load_module(
-            gateway.ROOT / props["CodeUri"] / "app.py"
-        ).handler
+        self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, name=f"worker-{function}", daemon=True)
 
@@ -26,7 +24,9 @@ class QueueWorker:
         url = sqs.get_queue_url(QueueName=self.queue)["QueueUrl"]
         while not self.stopping.is_set():
             answer = sqs.receive_message(
-                QueueUrl=url, MaxNumberOfMessages=min(self.batch, 10), WaitTimeSeconds=1,
+                QueueUrl=url,
+                MaxNumberOfMessages=min(self.batch, 10),
+                WaitTimeSeconds=1,
                 AttributeNames=["All"],
             )
             messages = answer.get("Messages") or []
