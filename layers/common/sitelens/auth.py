@@ -32,5 +32,5 @@ def authorize(headers: dict[str, str]) -> accounts.Account:
 
 
 def forget() -> None:
-    """Drop cached keys (tests, and the CLI after a revoke)."""
+    """Drop this container's cached keys (tests)."""
     _cache.clear()

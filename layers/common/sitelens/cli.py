@@ -34,7 +34,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sitelens", description=__doc__)
     where = parser.add_mutually_exclusive_group()
     where.add_argument("--stack", help="name of a deployed Sitelens stack")
-    where.add_argument("--local", action="store_true", help="the tables of `make serve`")
+    where.add_argument(
+        "--local",
+        action="store_true",
+        help="the tables of a running `make serve` (its SITELENS_AWS_PORT, default 3002)",
+    )
     commands = parser.add_subparsers(dest="area", required=True)
     keys = commands.add_parser("keys", help="manage API keys").add_subparsers(
         dest="command", required=True
@@ -48,6 +52,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _configure(args)
 
+    from botocore.exceptions import EndpointConnectionError
+
+    try:
+        return _run(args)
+    except EndpointConnectionError:
+        print("Cannot reach DynamoDB; is `make serve` running?", file=sys.stderr)
+        return 1
+
+
+def _run(args: argparse.Namespace) -> int:
     from sitelens import accounts
 
     if args.command == "create":

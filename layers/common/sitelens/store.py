@@ -9,7 +9,7 @@ Sort keys other than `id` end in the zero-padded id, which keeps every order tot
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sitelens.aws import client
@@ -33,17 +33,21 @@ class Collection:
 
     name: str
     table: Callable[[], str]
-    # sort_by -> how the sort key is made from a record (`id` is the table's own sort key)
+    # sort_by -> how the sort key is made from a record (the table's own sort key aside)
     orders: dict[str, Callable[[Item], str]]
     # filter -> how the filter's value is read from a record
-    filters: dict[str, Callable[[Item], str]]
+    filters: dict[str, Callable[[Item], str]] = field(default_factory=dict)
+    key: str = "id"  # the table's sort key within the account's partition (a number for id)
 
     def index(self, order: str, filter_name: str | None) -> tuple[str | None, str, str]:
         """(GSI name or None for the table, partition attribute, sort attribute)."""
-        sort_attr = "id" if order == "id" else f"{order}_sort"
+        sort_attr = self.key if order == self.key else f"{order}_sort"
         if filter_name is None:
-            return (None if order == "id" else f"by_{order}", "account", sort_attr)
+            return (None if order == self.key else f"by_{order}", "account", sort_attr)
         return (f"{filter_name}_by_{order}", f"{filter_name}_key", sort_attr)
+
+    def record_key(self, account: str, value: Any) -> dict[str, Any]:
+        return {"account": {"S": account}, self.key: _to_attr(value)}
 
     def with_index_keys(self, item: Item) -> Item:
         """The record plus the attributes its GSIs are keyed on."""
@@ -56,6 +60,7 @@ class Collection:
 
 
 def id_suffixed(value: str, item: Item) -> str:
+    """A sort key that orders by `value`, then by id (ties broken, order total)."""
     return f"{value[:SORT_PREFIX_CHARS]}#{item['id']:012d}"
 
 
@@ -93,6 +98,9 @@ def from_item(item: dict[str, Any]) -> Item:
 
 def _key(account: str, record_id: int) -> dict[str, Any]:
     return {"account": {"S": account}, "id": {"N": str(record_id)}}
+
+
+Write = dict[str, Any]  # one TransactWriteItems entry
 
 
 def _is_condition_failure(err: Exception) -> bool:
@@ -139,50 +147,67 @@ def get_claim(collection: Collection, name: str) -> Item | None:
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
-def create(collection: Collection, record: Item, claim: str | None = None) -> None:
-    """Write a new record, and its unique-name claim in the same transaction.
+def _transact(writes: list[Write]) -> None:
+    if len(writes) == 1:
+        [(kind, args)] = writes[0].items()
+        call = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}[kind]
+        getattr(client("dynamodb"), call)(**args)
+    else:
+        client("dynamodb").transact_write_items(TransactItems=writes)
+
+
+def create(
+    collection: Collection, record: Item, claim: str | None = None, also: tuple[Write, ...] = ()
+) -> None:
+    """Write a new record with its unique-name claim and `also` in one transaction.
 
     Raises Conflict when the claim belongs to another record already.
     """
     table = collection.table()
-    put = {
-        "Put": {
-            "TableName": table,
-            "Item": to_item(collection.with_index_keys(record)),
-            "ConditionExpression": "attribute_not_exists(id)",
+    writes: list[Write] = []
+    if claim is not None:
+        claim_item = {
+            **claim_key(collection, claim),
+            "owner": {"S": record["account"]},
+            "record_id": {"N": str(record["id"])},
         }
-    }
-    if claim is None:
-        client("dynamodb").put_item(**put["Put"])
-        return
-    claim_item = {
-        **claim_key(collection, claim),
-        "owner": {"S": record["account"]},
-        "record_id": {"N": str(record["id"])},
-    }
-    try:
-        client("dynamodb").transact_write_items(
-            TransactItems=[
-                {
-                    "Put": {
-                        "TableName": table,
-                        "Item": claim_item,
-                        "ConditionExpression": "attribute_not_exists(id)",
-                    }
-                },
-                put,
-            ]
+        writes.append(
+            {
+                "Put": {
+                    "TableName": table,
+                    "Item": claim_item,
+                    "ConditionExpression": "attribute_not_exists(id)",
+                }
+            }
         )
+    writes.append(
+        {
+            "Put": {
+                "TableName": table,
+                "Item": to_item(collection.with_index_keys(record)),
+                "ConditionExpression": f"attribute_not_exists({collection.key})",
+            }
+        }
+    )
+    try:
+        _transact([*writes, *also])
     except Exception as err:
-        if _is_condition_failure(err) and _cancel_reasons(err)[:1] == ["ConditionalCheckFailed"]:
+        if claim is not None and _cancel_reasons(err)[:1] == ["ConditionalCheckFailed"]:
             raise Conflict(claim) from None
         raise
 
 
 def update(
-    collection: Collection, current: Item, changes: Item, removed: tuple[str, ...] = ()
+    collection: Collection,
+    current: Item,
+    changes: Item,
+    removed: tuple[str, ...] = (),
+    also: tuple[Write, ...] = (),
 ) -> Item | None:
-    """Apply changes to a stored record; None when it no longer exists."""
+    """Apply changes to a stored record, with `also` in the same transaction.
+
+    None when the record no longer exists, or (with `also`) changed since it was read.
+    """
     record = {**{k: v for k, v in current.items() if k not in removed}, **changes}
     keyed = collection.with_index_keys(record)
     # Index attributes follow the record, so they are rewritten with it.
@@ -202,15 +227,24 @@ def update(
         expression += " REMOVE " + ", ".join(f"#r{n}" for n in range(len(gone)))
     if not expression:
         return record
-    try:
-        client("dynamodb").update_item(
-            TableName=collection.table(),
-            Key=_key(current["account"], current["id"]),
-            UpdateExpression=expression.strip(),
-            ConditionExpression="attribute_exists(id)",
-            ExpressionAttributeNames=names,
+    condition = "attribute_exists(id)"
+    if also:
+        # Whatever `also` adjusts was computed from `current`: it must still be current.
+        names["#u"] = "updated_at"
+        values[":u"] = _to_attr(current["updated_at"])
+        condition += " AND #u = :u"
+    write = {
+        "Update": {
+            "TableName": collection.table(),
+            "Key": _key(current["account"], current["id"]),
+            "UpdateExpression": expression.strip(),
+            "ConditionExpression": condition,
+            "ExpressionAttributeNames": names,
             **({"ExpressionAttributeValues": values} if values else {}),
-        )
+        }
+    }
+    try:
+        _transact([write, *also])
     except Exception as err:
         if _is_condition_failure(err):
             return None
@@ -218,35 +252,41 @@ def update(
     return record
 
 
-def delete(collection: Collection, account: str, record_id: int, claim: str | None = None) -> bool:
-    """Delete a record and its claim together; False when there was no such record."""
+def delete(
+    collection: Collection,
+    account: str,
+    record_id: int,
+    claim: str | None = None,
+    also: tuple[Write, ...] = (),
+) -> bool:
+    """Delete a record with its claim and `also` together; False when there was no record."""
     table = collection.table()
-    delete_record = {
-        "TableName": table,
-        "Key": _key(account, record_id),
-        "ConditionExpression": "attribute_exists(id)",
-    }
-    try:
-        if claim is None:
-            client("dynamodb").delete_item(**delete_record)
-        else:
-            client("dynamodb").transact_write_items(
-                TransactItems=[
-                    {"Delete": delete_record},
-                    {
-                        "Delete": {
-                            "TableName": table,
-                            "Key": claim_key(collection, claim),
-                            "ConditionExpression": "#owner = :owner AND record_id = :id",
-                            "ExpressionAttributeNames": {"#owner": "owner"},
-                            "ExpressionAttributeValues": {
-                                ":owner": {"S": account},
-                                ":id": {"N": str(record_id)},
-                            },
-                        }
+    writes: list[Write] = [
+        {
+            "Delete": {
+                "TableName": table,
+                "Key": _key(account, record_id),
+                "ConditionExpression": "attribute_exists(id)",
+            }
+        }
+    ]
+    if claim is not None:
+        writes.append(
+            {
+                "Delete": {
+                    "TableName": table,
+                    "Key": claim_key(collection, claim),
+                    "ConditionExpression": "#owner = :owner AND record_id = :id",
+                    "ExpressionAttributeNames": {"#owner": "owner"},
+                    "ExpressionAttributeValues": {
+                        ":owner": {"S": account},
+                        ":id": {"N": str(record_id)},
                     },
-                ]
-            )
+                }
+            }
+        )
+    try:
+        _transact([*writes, *also])
     except Exception as err:
         if _is_condition_failure(err):
             return False
@@ -271,7 +311,7 @@ def position(collection: Collection, listing: Listing, record: Item) -> dict[str
     """Where a record stands in a listing: what a cursor needs to continue after it."""
     keyed = collection.with_index_keys(record)
     _, _, sort_attr = collection.index(listing.order, _index_filter(listing))
-    return {"id": record["id"], "sort": keyed[sort_attr]}
+    return {"key": record[collection.key], "sort": keyed[sort_attr]}
 
 
 def _index_filter(listing: Listing) -> str | None:
@@ -315,7 +355,7 @@ def page(
     if conditions:
         query["FilterExpression"] = " AND ".join(conditions)
     if after is not None:
-        start = _key(account, after["id"])
+        start = collection.record_key(account, after["key"])
         if index:
             start[part_attr] = {"S": part_value}
             start[sort_attr] = _to_attr(after["sort"])

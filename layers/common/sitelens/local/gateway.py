@@ -28,9 +28,13 @@ def proxy_event(
     headers: dict[str, str] | None = None,
     body: bytes = b"",
     source_ip: str = "127.0.0.1",
-    stage: str = "local",
+    stage: str | None = None,
 ) -> dict[str, Any]:
-    """The REST API (v1) proxy event API Gateway delivers for this request."""
+    """The REST API (v1) proxy event API Gateway delivers for this request.
+
+    With a `stage`, the request came through the stage's URL (`/<stage>/api/...`), as
+    on execute-api hosts; without, through a host of its own (like `make serve`).
+    """
     headers = dict(headers or {})
     pairs = parse_qsl(query, keep_blank_values=True)
     multi: dict[str, list[str]] = {}
@@ -57,8 +61,8 @@ def proxy_event(
         "requestContext": {
             "resourcePath": resource,
             "httpMethod": method.upper(),
-            "path": path,
-            "stage": stage,
+            "path": f"/{stage}{path}" if stage else path,
+            "stage": stage or "local",
             "requestId": str(uuid.uuid4()),
             "requestTimeEpoch": int(now.timestamp() * 1000),
             "identity": {"sourceIp": source_ip, "userAgent": headers.get("User-Agent")},

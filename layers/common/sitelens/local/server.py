@@ -45,6 +45,8 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             headers: dict[str, str] = {}
             for name, value in self.headers.items():
                 headers[name] = f"{headers[name]},{value}" if name in headers else value
+            # API Gateway tells the handler the scheme; links must point back at plain http.
+            headers.setdefault("X-Forwarded-Proto", "http")
             event = gateway.proxy_event(
                 self.command,
                 path,
@@ -132,6 +134,9 @@ def dev_accounts(keys_setting: str) -> list[tuple[str, str]]:
 
 
 def serve() -> None:
+    stopping = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stopping.set())
     stack = LocalStack()
     stack.start()
     keys = dev_accounts(os.environ.get("SITELENS_DEV_API_KEY", ""))
@@ -156,14 +161,12 @@ def serve() -> None:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
 
-    stopping = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stopping.set())
     stopping.wait()
     for worker in workers:
         worker.stop()
     for http in servers:
-        http.shutdown()
+        threading.Thread(target=http.shutdown).start()
+    for http in servers:
         http.server_close()
     stack.stop()
     print("Stopped.", flush=True)

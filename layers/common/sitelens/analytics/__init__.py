@@ -1,0 +1,1 @@
+"""Analytics collection: turning a tracking request into counted stats."""

@@ -1,0 +1,261 @@
+"""Hits: one tracking request, validated, filtered and enriched, and what it counts.
+
+`build_hit` runs in the collecting function; the resulting `Hit` travels through SQS as
+JSON (never with the visitor's IP address) and the aggregator turns it into `counts`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import ipaddress
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
+
+from sitelens.analytics import visitors
+
+STAT_NAMES = (
+    "pageviews",
+    "pageviews_hour",
+    "visitors",
+    "visitors_hour",
+    "page",
+    "landing_page",
+    "referrer",
+    "browser",
+    "os",
+    "device",
+    "language",
+    "resolution",
+    "country",
+    "continent",
+    "city",
+    "campaign",
+    "event",
+)
+
+# Values a visit counts under the name of the same Hit attribute, besides the visitor counts.
+_VISIT_NAMES = (
+    "referrer",
+    "browser",
+    "os",
+    "device",
+    "language",
+    "resolution",
+    "country",
+    "continent",
+    "city",
+    "campaign",
+)
+
+MAX_URL_LENGTH = 2048
+MAX_EVENT_PART_LENGTH = 100  # each of name, value and unit: keeps stat keys small
+
+
+class InvalidHit(Exception):
+    """The request's `page` is missing or not a usable URL (422); the message is for users."""
+
+
+class ExcludedHit(Exception):
+    """The website excludes this hit (403); `why` is "bot" or "ip"."""
+
+    def __init__(self, why: Literal["bot", "ip"]) -> None:
+        super().__init__(f"Excluded: {why}.")
+        self.why = why
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A pageview or custom event ready to be counted; `event` is "" for a pageview."""
+
+    website_id: int
+    at: datetime  # UTC
+    page: str  # path plus the remaining query: /pricing?id=3
+    visit: bool
+    referrer: str = ""
+    browser: str = ""
+    os: str = ""
+    device: str = ""
+    language: str = ""
+    resolution: str = ""
+    country: str = ""
+    continent: str = ""
+    city: str = ""
+    campaign: str = ""
+    event: str = ""  # name:value:unit
+
+    def to_json(self) -> str:
+        """Compact JSON for the queue; empty values are left out."""
+        data = {key: value for key, value in asdict(self).items() if value != ""}
+        data["at"] = self.at.isoformat()
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Hit:
+        """The hit `to_json` wrote; keys this version does not know are ignored."""
+        data = json.loads(text)
+        known = {field.name for field in dataclasses.fields(cls)}
+        values: dict[str, Any] = {key: value for key, value in data.items() if key in known}
+        values["at"] = datetime.fromisoformat(values["at"]).astimezone(UTC)
+        return cls(**values)
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        parts = urlsplit(url.strip())
+        _ = parts.port  # raises ValueError on a malformed port
+    except ValueError:
+        return None
+    return parts
+
+
+def _normal_host(host: str) -> str:
+    """Lower-case ASCII (punycode) host without a trailing dot or a leading `www.`."""
+    host = host.rstrip(".").lower()
+    if ":" in host:  # an IPv6 literal, bracketed as in URLs and stored domains
+        return f"[{host}]"
+    if not host.isascii():
+        import idna
+
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except idna.IDNAError:
+            return ""
+    if any(c.isspace() or c in '"<>\\^`{|}%' for c in host):
+        return ""
+    return host.removeprefix("www.")
+
+
+def page_host(page: str) -> str:
+    """The page URL's host, lower-case punycode without `www.`; InvalidHit if unusable."""
+    if not page or not page.strip():
+        raise InvalidHit("The page field is required.")
+    parts = _split(page) if len(page) <= MAX_URL_LENGTH else None
+    host = _normal_host(parts.hostname or "") if parts else ""
+    if not parts or parts.scheme not in ("http", "https") or not host:
+        raise InvalidHit("The page must be a valid http or https URL.")
+    return host
+
+
+def _referrer_host(referrer: str) -> str:
+    # Any scheme with a host counts, so app referrers (android-app://...) are kept.
+    parts = _split(referrer) if referrer and len(referrer) <= MAX_URL_LENGTH else None
+    return _normal_host(parts.hostname or "") if parts else ""
+
+
+def _lines(text: str | None) -> list[str]:
+    return [line.strip() for line in (text or "").splitlines() if line.strip()]
+
+
+def _ip_excluded(source_ip: str, exclude_ips: str | None) -> bool:
+    address = visitors.client_address(source_ip)
+    if address is None:
+        return False
+    for line in _lines(exclude_ips):
+        try:
+            network = ipaddress.ip_network(line, strict=False)
+        except ValueError:
+            continue  # a stored typo must not stop counting
+        if address in network:
+            return True
+    return False
+
+
+def _strip_params(query: str, exclude_params: str | None) -> str:
+    names = set(_lines(exclude_params))
+    if "&" in names:
+        return ""
+    # Work on the raw pairs so the kept ones stay exactly as the page sent them.
+    kept = [
+        pair
+        for pair in query.split("&")
+        if pair and unquote_plus(pair.split("=", 1)[0]) not in names
+    ]
+    return "&".join(kept)
+
+
+def _resolution(value: str) -> str:
+    width, x, height = value.strip().partition("x")
+    ok = x and all(
+        part.isascii() and part.isdigit() and 2 <= len(part) <= 5 for part in (width, height)
+    )
+    return f"{width}x{height}" if ok else ""
+
+
+def _event(fields: Mapping[str, str]) -> str:
+    parts = (fields.get(f"event[{key}]", "") for key in ("name", "value", "unit"))
+    return ":".join(part.strip()[:MAX_EVENT_PART_LENGTH] for part in parts)
+
+
+def build_hit(
+    website: Mapping[str, Any],
+    fields: Mapping[str, str],
+    headers: Mapping[str, str],
+    source_ip: str,
+    now: datetime,
+) -> Hit:
+    """The hit a tracking request makes for a stored website record.
+
+    Raises InvalidHit for a missing or invalid `page`, ExcludedHit("ip") when the
+    source address is in `exclude_ips`, ExcludedHit("bot") for a bot when
+    `exclude_bots` is 1. `headers` have lower-case names.
+    """
+    page = fields.get("page", "")
+    host = page_host(page)
+    if _ip_excluded(source_ip, website.get("exclude_ips")):
+        raise ExcludedHit("ip")
+    user_agent = headers.get("user-agent", "")
+    agent = visitors.classify(user_agent)
+    if agent.is_bot and int(website.get("exclude_bots") or 0) == 1:
+        raise ExcludedHit("bot")
+
+    url = urlsplit(page.strip())
+    campaign = next((v for k, v in parse_qsl(url.query) if k == "utm_campaign"), "").strip()
+    query = _strip_params(url.query, website.get("exclude_params"))
+    path = (url.path or "/") + (f"?{query}" if query else "")
+    at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+
+    if fields.get("event[name]", "").strip():
+        return Hit(
+            website_id=int(website["id"]), at=at, page=path, visit=False, event=_event(fields)
+        )
+
+    referrer = _referrer_host(fields.get("referrer", ""))
+    visit = referrer != host  # the website was found by the page's host: that is "itself"
+    where = visitors.location(source_ip, headers)
+    return Hit(
+        website_id=int(website["id"]),
+        at=at,
+        page=path,
+        visit=visit,
+        referrer=referrer if visit else "",
+        browser=agent.browser,
+        os=agent.os,
+        device=agent.device,
+        language=visitors.language(headers.get("accept-language", "")),
+        resolution=_resolution(fields.get("screen_resolution", "")),
+        country=where.country,
+        continent=where.continent,
+        city=where.city,
+        campaign=campaign,
+    )
+
+
+def counts(hit: Hit) -> list[tuple[str, str, str]]:
+    """The (name, value, day) stats this hit adds 1 to; the day is `YYYY-MM-DD`, UTC."""
+    day = hit.at.strftime("%Y-%m-%d")
+    if hit.event:
+        return [("event", hit.event, day)]
+    hour = hit.at.strftime("%H")
+    found = [("pageviews", day, day), ("pageviews_hour", hour, day), ("page", hit.page, day)]
+    if hit.visit:
+        found += [
+            ("visitors", day, day),
+            ("visitors_hour", hour, day),
+            ("landing_page", hit.page, day),
+        ]
+        found += [(name, value, day) for name in _VISIT_NAMES if (value := getattr(hit, name))]
+    return found

@@ -1,0 +1,1138 @@
+"""The SEO checks: one small pure function per check, all sharing one parsed page.
+
+Each check takes a `Context` and returns an `Outcome` (`passed`, `value`, `errors`).
+`@check(key, importance, category)` registers it in `CHECKS`, in definition order,
+which is the order of a report's `results`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Literal, NamedTuple, TypeAlias
+from urllib.parse import SplitResult, unquote, urljoin, urlsplit
+from urllib.robotparser import RobotFileParser
+
+from selectolax.lexbor import LexborHTMLParser, LexborNode
+
+from sitelens.seo.page import Site
+
+Importance: TypeAlias = Literal["high", "medium", "low"]
+Category: TypeAlias = Literal["seo", "performance", "security", "miscellaneous"]
+JSON: TypeAlias = str | int | float | bool | Sequence["JSON"] | Mapping[str, "JSON"] | None
+Errors: TypeAlias = dict[str, str]
+
+USER_AGENT = "Sitelens"  # our token in robots.txt
+MAX_LISTED = 20  # values list at most this many items, so a stored report stays small
+
+MAX_TITLE_LENGTH = 60
+MAX_LINKS = 150
+MAX_LOAD_TIME = 2.0  # seconds
+MAX_PAGE_SIZE = 330_000  # bytes
+MAX_REQUESTS = 50
+MAX_ELEMENTS = 1_500
+MIN_WORDS = 500
+MIN_TEXT_RATIO = 10.0  # percent
+MAX_URL_LENGTH = 100  # characters of path and query
+MAX_QUERY_PARAMETERS = 2
+
+
+class Outcome(NamedTuple):
+    """What one check found: whether it passed, what it saw and why it failed."""
+
+    passed: bool
+    value: JSON
+    errors: Errors | None
+
+
+def verdict(value: JSON, errors: Errors) -> Outcome:
+    """An outcome that passes exactly when there are no errors."""
+    return Outcome(not errors, value, errors or None)
+
+
+@dataclass(frozen=True)
+class Check:
+    """A registered check."""
+
+    key: str
+    importance: Importance
+    category: Category
+    run: Callable[[Context], Outcome]
+
+
+CHECKS: dict[str, Check] = {}
+
+
+def check(
+    key: str, importance: Importance, category: Category
+) -> Callable[[Callable[[Context], Outcome]], Callable[[Context], Outcome]]:
+    """Register the decorated function in `CHECKS` under `key`."""
+
+    def register(run: Callable[[Context], Outcome]) -> Callable[[Context], Outcome]:
+        if key in CHECKS:
+            raise ValueError(f"duplicate check {key!r}")
+        CHECKS[key] = Check(key, importance, category, run)
+        return run
+
+    return register
+
+
+# --- Decoding ---------------------------------------------------------------------------
+
+_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
+# WHATWG decodes these labels as windows-1252; Python's latin-1 would make 0x80-0x9F controls
+_AS_WINDOWS_1252 = frozenset({"iso8859-1", "ascii", "latin-1"})
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8-sig"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_SNIFF_BYTES = 1024  # where the HTML standard stops looking for a <meta> charset
+
+
+def charset_in(text: str) -> str | None:
+    """The `charset=` parameter of a Content-Type value or `<meta>` content, lower-cased."""
+    match = _CHARSET.search(text)
+    return match.group(1).lower() if match else None
+
+
+def _codec(label: str | None) -> str | None:
+    if not label:
+        return None
+    try:
+        name = codecs.lookup(label).name
+    except LookupError:
+        return None
+    return "cp1252" if name in _AS_WINDOWS_1252 else name
+
+
+def decode(body: bytes, content_type: str = "") -> tuple[str, str]:
+    """Decode a page body; return the text and the codec used.
+
+    A byte-order mark wins, then the Content-Type charset, then a `charset=` declared
+    in the first 1024 bytes (`<meta charset>` or `http-equiv`), then UTF-8. Bytes
+    that are invalid in that encoding become U+FFFD.
+    """
+    for bom, name in _BOMS:
+        if body.startswith(bom):
+            return body.decode(name, "replace"), name
+    sniffed = _codec(charset_in(body[:_SNIFF_BYTES].decode("ascii", "replace")))
+    if sniffed and sniffed.startswith("utf-16"):
+        sniffed = "utf-8"  # an ASCII-readable declaration cannot be true of UTF-16 bytes
+    for candidate in (_codec(charset_in(content_type)), sniffed):
+        if candidate:
+            try:
+                return body.decode(candidate, "replace"), candidate
+            except LookupError:  # a codec that is not a text encoding, e.g. rot13
+                continue
+    return body.decode("utf-8", "replace"), "utf-8"
+
+
+# --- The shared context -----------------------------------------------------------------
+
+_DEPRECATED_TAGS = (
+    "acronym",
+    "applet",
+    "basefont",
+    "big",
+    "blink",
+    "center",
+    "dir",
+    "font",
+    "frame",
+    "frameset",
+    "marquee",
+    "noframes",
+    "strike",
+    "tt",
+)
+# every tag a check reads; one traversal of the tree collects them all
+_COLLECTED = (
+    "html",
+    "title",
+    "meta",
+    "link",
+    "a",
+    "area",
+    "img",
+    "input",
+    "script",
+    "iframe",
+    "video",
+    "audio",
+    "source",
+    "track",
+    "embed",
+    "object",
+    "h1",
+    *_DEPRECATED_TAGS,
+)
+# the outermost of these only: decomposing a node frees its descendants
+_HIDDEN = ":is(script, style, noscript, template):not(:is(script, style, noscript, template) *)"
+# (kind, tags, attribute holding the URL, required (attribute, token)) of what a browser
+# fetches to show the page
+_RESOURCES: tuple[tuple[str, tuple[str, ...], str, tuple[str, str] | None], ...] = (
+    ("scripts", ("script",), "src", None),
+    ("stylesheets", ("link",), "href", ("rel", "stylesheet")),
+    ("images", ("img",), "src", None),
+    ("images", ("input",), "src", ("type", "image")),
+    ("frames", ("iframe", "frame"), "src", None),
+    ("media", ("video", "audio", "source", "track"), "src", None),
+    ("media", ("video",), "poster", None),
+    ("objects", ("embed",), "src", None),
+    ("objects", ("object",), "data", None),
+)
+_RESOURCE_KINDS = tuple(dict.fromkeys(kind for kind, *_ in _RESOURCES))
+
+
+class Link(NamedTuple):
+    """An `<a href>`: the node and its href as written, stripped."""
+
+    node: LexborNode
+    href: str
+
+
+def _text(node: LexborNode) -> str:
+    # a separator keeps "<br>"-split words apart; split/join collapses the whitespace
+    return " ".join(node.text(separator=" ").split())
+
+
+def _attr(node: LexborNode, name: str) -> str:
+    """The attribute's value, stripped ("" when absent or valueless)."""
+    return node.attrs.sget(name).strip()
+
+
+def _has_token(node: LexborNode, attribute: str, token: str) -> bool:
+    """Whether a space-separated attribute (rel, type, ...) holds `token`, ignoring case."""
+    return token in node.attrs.sget(attribute).lower().split()
+
+
+def _in_svg(node: LexborNode) -> bool:
+    parent = node.parent
+    while parent is not None:
+        if parent.tag == "svg":
+            return True
+        parent = parent.parent
+    return False
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return None
+    return parts
+
+
+def _origin(url: str) -> tuple[str, str, int] | None:
+    parts = _split(url)
+    if parts is None or parts.scheme not in ("http", "https"):
+        return None
+    default = 443 if parts.scheme == "https" else 80
+    return parts.scheme, (parts.hostname or ""), parts.port or default
+
+
+def _is_http(url: str) -> bool:
+    return url[:8].lower().startswith(("http://", "https://"))
+
+
+def _listed(items: Iterable[str]) -> list[str]:
+    """Distinct items in order, at most `MAX_LISTED` of them."""
+    return list(dict.fromkeys(items))[:MAX_LISTED]
+
+
+def _shown(url: str) -> str:
+    # a data: URI can be megabytes of base64; its media type is what a reader needs
+    return url.split(",", 1)[0] + ",…" if url[:5].lower() == "data:" else url[:300]
+
+
+class Context:
+    """One page decoded and parsed once, with the facts several checks share.
+
+    Derived facts are computed on first use and cached, so a check that is not run
+    costs nothing and no fact is computed twice.
+    """
+
+    def __init__(self, site: Site) -> None:
+        self.site = site
+        self.page = site.page
+        self.url = site.page.url
+        self.headers = site.page.headers
+        content_type = self.headers.get("content-type", "")
+        self.header_charset = charset_in(content_type)
+        self.html, self.encoding = decode(site.page.body, content_type)
+        # scripting on: <noscript> is parsed as a browser running scripts does
+        self.tree = LexborHTMLParser(self.html, scripting=True)
+
+    def css(self, selector: str) -> list[LexborNode]:
+        """The nodes matching a CSS selector, in document order."""
+        return self.tree.css(selector)
+
+    def tags(self, *names: str) -> list[LexborNode]:
+        """The elements with these tag names (collected ones only), in document order per tag."""
+        if len(names) == 1:
+            return self._collected[0][names[0]]
+        return [node for name in names for node in self._collected[0][name]]
+
+    @property
+    def element_count(self) -> int:
+        """How many elements the document has."""
+        return self._collected[1]
+
+    @cached_property
+    def _collected(self) -> tuple[dict[str, list[LexborNode]], int]:
+        # one walk in document order: cheaper than a selector pass per tag
+        by_tag: dict[str, list[LexborNode]] = {name: [] for name in _COLLECTED}
+        count = 0
+        root = self.tree.root
+        for node in root.traverse() if root is not None else ():
+            tag = node.tag or "-"
+            if tag in by_tag:
+                by_tag[tag].append(node)
+            if tag[0] != "-":  # "-comment" and the like are not elements
+                count += 1
+        return by_tag, count
+
+    def meta(self, name: str) -> list[LexborNode]:
+        """The `<meta name=...>` elements with this name, ignoring case."""
+        return [node for node in self.tags("meta") if _attr(node, "name").lower() == name]
+
+    def link_rel(self, token: str) -> list[LexborNode]:
+        """The `<link>` elements whose rel holds `token`."""
+        return [node for node in self.tags("link") if _has_token(node, "rel", token)]
+
+    def resolve(self, href: str) -> str | None:
+        """`href` made absolute against the page URL; None when it cannot be parsed."""
+        href = href.strip()
+        # fast paths for the usual cases: urljoin costs microseconds, pages have thousands
+        if _is_http(href):
+            return href
+        if self._root and href.startswith("/") and not href.startswith("//"):
+            return self._root + href
+        try:
+            url = urljoin(self.url, href)
+        except ValueError:
+            return None
+        return url if _split(url) is not None else None
+
+    @cached_property
+    def _root(self) -> str | None:
+        parts = _split(self.url)
+        return f"{parts.scheme}://{parts.netloc}" if parts and parts.netloc else None
+
+    @cached_property
+    def scheme(self) -> str:
+        """The page URL's scheme, lower-cased ("" when the URL cannot be parsed)."""
+        parts = _split(self.url)
+        return parts.scheme.lower() if parts else ""
+
+    @cached_property
+    def titles(self) -> list[str]:
+        """The text of every document `<title>` (an SVG's titles are tooltips)."""
+        return [_text(node) for node in self.tags("title") if not _in_svg(node)]
+
+    @cached_property
+    def title(self) -> str | None:
+        """The first title's text, or None."""
+        return self.titles[0] if self.titles else None
+
+    @cached_property
+    def links(self) -> list[Link]:
+        """Every `<a href>` in document order."""
+        return [Link(node, _attr(node, "href")) for node in self.tags("a") if "href" in node.attrs]
+
+    @cached_property
+    def resources(self) -> dict[str, list[str]]:
+        """Absolute http(s) URLs the page loads, by kind; each URL counted once."""
+        found: dict[str, list[str]] = {kind: [] for kind in _RESOURCE_KINDS}
+        seen: set[str] = set()
+        for kind, tags, attribute, required in _RESOURCES:
+            for node in self.tags(*tags):
+                if required and not _has_token(node, *required):
+                    continue
+                value = _attr(node, attribute)
+                url = self.resolve(value) if value else None
+                if url and url not in seen and _is_http(url):
+                    seen.add(url)
+                    found[kind].append(url)
+        return found
+
+    @cached_property
+    def text(self) -> str:
+        """The visible body text (no script, style, ...), whitespace collapsed."""
+        visible = self.tree.clone()  # a copy, so the shared tree keeps its scripts
+        for node in visible.css(_HIDDEN):
+            node.decompose()
+        body = visible.body
+        return " ".join(body.text(separator=" ").split()) if body else ""
+
+    @cached_property
+    def folded_text(self) -> str:
+        """The visible body text, case-folded for matching."""
+        return self.text.casefold()
+
+    @cached_property
+    def robots(self) -> RobotFileParser | None:
+        """The parsed robots.txt, or None unless it answered 2xx."""
+        response = self.site.robots_txt
+        if response is None or not 200 <= response.status < 300:
+            return None
+        parser = RobotFileParser()
+        parser.parse(response.body.decode("utf-8", "replace").splitlines())
+        return parser
+
+
+# --- seo --------------------------------------------------------------------------------
+
+
+@check("title", "high", "seo")
+def title(ctx: Context) -> Outcome:
+    """A single `<title>` of 1 to 60 characters. Value: the (first) title."""
+    errors: Errors = {}
+    if not ctx.titles:
+        errors["missing"] = "The page has no <title>."
+    elif not ctx.title:
+        errors["empty"] = "The <title> is empty."
+    elif len(ctx.title) > MAX_TITLE_LENGTH:
+        errors["too_long"] = (
+            f"The title has {len(ctx.title)} characters; keep it to {MAX_TITLE_LENGTH}."
+        )
+    if len(ctx.titles) > 1:
+        errors["multiple"] = f"The page has {len(ctx.titles)} <title> elements; keep one."
+    return verdict(ctx.title, errors)
+
+
+@check("meta_description", "high", "seo")
+def meta_description(ctx: Context) -> Outcome:
+    """A non-empty `<meta name=description>`. Value: its content."""
+    nodes = ctx.meta("description")
+    content = " ".join(nodes[0].attrs.sget("content").split()) if nodes else None
+    errors: Errors = {}
+    if not nodes:
+        errors["missing"] = 'The page has no <meta name="description">.'
+    elif not content:
+        errors["empty"] = "The meta description is empty."
+    return verdict(content, errors)
+
+
+@check("headings", "high", "seo")
+def headings(ctx: Context) -> Outcome:
+    """Exactly one `<h1>`, and not the same text as the title. Value: the h1 texts."""
+    h1s = [_text(node) for node in ctx.tags("h1")]
+    errors: Errors = {}
+    if not h1s:
+        errors["missing"] = "The page has no <h1>."
+    elif len(h1s) > 1:
+        errors["multiple"] = f"The page has {len(h1s)} <h1> headings; keep one."
+    if ctx.title and any(h1.casefold() == ctx.title.casefold() for h1 in h1s):
+        errors["same_as_title"] = "The <h1> repeats the title; make it describe the content."
+    return verdict(h1s[:MAX_LISTED], errors)
+
+
+_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # letters and digits; keeps "don't" whole
+# English function words; words under three letters are skipped anyway
+_STOP_WORDS = frozenset(
+    {
+        "the",
+        "and",
+        "for",
+        "with",
+        "from",
+        "into",
+        "about",
+        "your",
+        "you",
+        "our",
+        "are",
+        "was",
+        "were",
+        "this",
+        "that",
+        "these",
+        "those",
+        "how",
+        "what",
+        "why",
+        "when",
+        "where",
+        "who",
+        "which",
+        "not",
+        "all",
+        "any",
+        "can",
+        "has",
+        "have",
+        "its",
+        "will",
+        "more",
+        "most",
+        "than",
+        "then",
+        "there",
+        "their",
+        "they",
+        "but",
+        "out",
+        "over",
+        "some",
+        "such",
+        "only",
+        "very",
+        "also",
+        "home",
+        "page",
+        "welcome",
+        "official",
+    }
+)
+_MIN_KEYWORD_LENGTH = 3
+
+
+def keywords(text: str) -> list[str]:
+    """The distinct words of `text` worth finding on a page, case-folded.
+
+    Words shorter than three characters and common English stop words are skipped.
+    """
+    return _listed(
+        word
+        for word in _WORD.findall(text.casefold())
+        if len(word) >= _MIN_KEYWORD_LENGTH and word not in _STOP_WORDS
+    )
+
+
+def has_word(text: str, word: str) -> bool:
+    """Whether `word` occurs in `text` as a whole word, not inside a longer one."""
+    if word not in text:  # substring search is fast; most misses end here
+        return False
+    # the literal leads the pattern so the regex engine can skip ahead to it
+    for match in re.finditer(re.escape(word) + r"(?![^\W_])", text):
+        start = match.start()
+        if start == 0 or not text[start - 1].isalnum():
+            return True
+    return False
+
+
+@check("content_keywords", "high", "seo")
+def content_keywords(ctx: Context) -> Outcome:
+    """Every keyword of the title appears in the visible body text. Value: the keywords."""
+    wanted = keywords(ctx.title or "")
+    errors: Errors = {}
+    if not wanted:
+        errors["no_keywords"] = "The title has no keywords to look for in the page."
+    else:
+        missing = [word for word in wanted if not has_word(ctx.folded_text, word)]
+        if missing:
+            errors["missing"] = "Title words not in the page text: " + ", ".join(missing) + "."
+    return verdict(wanted, errors)
+
+
+@check("image_keywords", "high", "seo")
+def image_keywords(ctx: Context) -> Outcome:
+    """Every `<img>` has a non-empty alt text. Value: the images without one."""
+    bare = [_attr(node, "src") for node in ctx.tags("img") if not _attr(node, "alt")]
+    errors: Errors = {}
+    if bare:
+        errors["missing_alt"] = f"Images without alt text: {len(bare)}."
+    return verdict(_listed(_shown(ctx.resolve(src) or src) for src in bare), errors)
+
+
+_URL_SEGMENT = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
+
+
+@check("seo_friendly_url", "high", "seo")
+def seo_friendly_url(ctx: Context) -> Outcome:
+    """The page URL is short and readable. Value: the URL.
+
+    Rules, on the percent-decoded path: no upper-case letters, no underscores, no
+    spaces (or `+`); every path segment is words of letters and digits joined by
+    single hyphens (a dot is allowed, for a file extension; an empty segment only as a
+    trailing slash); at most two query parameters; path and query at most 100
+    characters together.
+    """
+    parts = _split(ctx.url)
+    if parts is None:
+        return verdict(ctx.url, {"invalid": "The URL cannot be parsed."})
+    path = unquote(parts.path)
+    errors: Errors = {}
+    if any(char.isupper() for char in path):
+        errors["uppercase"] = "The path has upper-case letters."
+    if "_" in path:
+        errors["underscores"] = "The path uses underscores; separate words with hyphens."
+    if "+" in path or any(char.isspace() for char in path):
+        errors["spaces"] = "The path has spaces; separate words with hyphens."
+    segments = path.strip("/").split("/") if path.strip("/") else []
+    if not errors and not all(_URL_SEGMENT.fullmatch(segment) for segment in segments):
+        errors["characters"] = "Path segments should be words joined by hyphens."
+    if len([pair for pair in parts.query.split("&") if pair]) > MAX_QUERY_PARAMETERS:
+        errors["query"] = f"The URL has more than {MAX_QUERY_PARAMETERS} query parameters."
+    length = len(parts.path) + len(parts.query)
+    if length > MAX_URL_LENGTH:
+        errors["too_long"] = f"Path and query have {length} characters; keep to {MAX_URL_LENGTH}."
+    return verdict(ctx.url, errors)
+
+
+@check("404_page", "high", "seo")
+def missing_page(ctx: Context) -> Outcome:
+    """A path that does not exist answers 404. Value: the status it answered."""
+    status = ctx.site.missing_page_status
+    errors: Errors = {}
+    if status is None:
+        errors["unchecked"] = "A missing page could not be requested."
+    elif status != 404:
+        errors["status"] = f"A missing page answers {status}, not 404."
+    return verdict(status, errors)
+
+
+@check("robots", "high", "seo")
+def robots(ctx: Context) -> Outcome:
+    """robots.txt lets `*` and `Sitelens` fetch the page. Value: agent -> allowed.
+
+    No robots.txt (none fetched, or 4xx) allows everything; a 5xx answer means
+    "disallow all" to crawlers (RFC 9309).
+    """
+    response = ctx.site.robots_txt
+    agents = ("*", USER_AGENT)
+    if response is not None and response.status >= 500:
+        errors = {"unavailable": f"robots.txt answers {response.status}; crawlers stay away."}
+        return verdict(dict.fromkeys(agents, False), errors)
+    parser = ctx.robots
+    allowed = {agent: parser is None or parser.can_fetch(agent, ctx.url) for agent in agents}
+    blocked = [agent for agent, ok in allowed.items() if not ok]
+    errors = {"disallowed": "robots.txt disallows this page for: " + ", ".join(blocked)}
+    return verdict(allowed, errors if blocked else {})
+
+
+_NOINDEX = frozenset({"noindex", "none"})  # "none" means noindex, nofollow
+# splits "noindex, nofollow" and the header's "googlebot: noindex" into directives
+_DIRECTIVE_SEPARATORS = re.compile(r"[\s,:]+")
+
+
+@check("noindex", "high", "seo")
+def noindex(ctx: Context) -> Outcome:
+    """No `noindex` (or `none`) in a robots/googlebot meta tag or `X-Robots-Tag`.
+
+    Value: where a noindex was found.
+    """
+    found = [
+        f'<meta name="{name}">'
+        for name in ("robots", "googlebot")
+        for node in ctx.meta(name)
+        if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(node.attrs.sget("content").lower()))
+    ]
+    header = ctx.headers.get("x-robots-tag", "")
+    if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(header.lower())):
+        found.append("X-Robots-Tag")
+    errors = {"noindex": "The page asks search engines not to index it."} if found else {}
+    return verdict(found, errors)
+
+
+@check("in_page_links", "medium", "seo")
+def in_page_links(ctx: Context) -> Outcome:
+    """At most 150 `<a href>` links. Value: how many."""
+    count = len(ctx.links)
+    errors: Errors = {}
+    if count > MAX_LINKS:
+        errors["too_many"] = f"The page has {count} links; keep it to {MAX_LINKS}."
+    return verdict(count, errors)
+
+
+@check("language", "medium", "seo")
+def language(ctx: Context) -> Outcome:
+    """`<html lang>` is declared. Value: the language."""
+    roots = ctx.tags("html")
+    lang = _attr(roots[0], "lang") if roots else ""
+    errors = {} if lang else {"missing": "The <html> element has no lang attribute."}
+    return verdict(lang or None, errors)
+
+
+@check("favicon", "medium", "seo")
+def favicon(ctx: Context) -> Outcome:
+    """A `<link rel="icon">` (or "shortcut icon") with an href. Value: its URL."""
+    hrefs = [_attr(node, "href") for node in ctx.link_rel("icon")]
+    url = next((ctx.resolve(href) for href in hrefs if href), None)
+    errors = {} if url else {"missing": 'The page declares no <link rel="icon">.'}
+    return verdict(url, errors)
+
+
+def _absolute_http(url: str) -> bool:
+    parts = _split(url)
+    return bool(
+        parts
+        and parts.scheme in ("http", "https")
+        and parts.hostname
+        and not any(char.isspace() for char in url)
+    )
+
+
+@check("canonical", "medium", "seo")
+def canonical(ctx: Context) -> Outcome:
+    """One canonical URL, absolute http(s). Value: the canonical href."""
+    hrefs = _listed(_attr(node, "href") for node in ctx.link_rel("canonical"))
+    errors: Errors = {}
+    if not hrefs:
+        errors["missing"] = 'The page has no <link rel="canonical">.'
+    elif not _absolute_http(hrefs[0]):
+        errors["invalid"] = "The canonical URL must be an absolute http(s) URL."
+    if len(hrefs) > 1:
+        errors["multiple"] = "The page declares several different canonical URLs."
+    return verdict(hrefs[0] if hrefs else None, errors)
+
+
+_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?", re.IGNORECASE)
+
+
+@check("hreflang", "low", "seo")
+def hreflang(ctx: Context) -> Outcome:
+    """Every `hreflang` is `x-default` or language[-Script][-REGION]. Value: the codes.
+
+    Passes when the page declares none.
+    """
+    alternates = ctx.link_rel("alternate")
+    codes = _listed(_attr(node, "hreflang") for node in alternates if "hreflang" in node.attrs)
+    invalid = [c for c in codes if c.lower() != "x-default" and not _LANGUAGE_TAG.fullmatch(c)]
+    errors = {"invalid": "Invalid hreflang codes: " + ", ".join(invalid)} if invalid else {}
+    return verdict(codes, errors)
+
+
+_GENERIC_LINK_TEXTS = frozenset(
+    {
+        "click here",
+        "click this",
+        "click",
+        "here",
+        "right here",
+        "read more",
+        "more",
+        "learn more",
+        "see more",
+        "more info",
+        "more information",
+        "information",
+        "link",
+        "this link",
+        "this",
+        "this page",
+        "go",
+        "start",
+        "continue",
+    }
+)
+# punctuation and arrows that decorate "Read more »" style texts
+_LINK_TEXT_DECORATION = " .,:;!?()[]<>|-\u2013\u2014\u2026\u00ab\u00bb\u2039\u203a\u2190\u2192"
+
+
+def _is_generic(text: str) -> bool:
+    return " ".join(text.casefold().split()).strip(_LINK_TEXT_DECORATION) in _GENERIC_LINK_TEXTS
+
+
+@check("link_text", "low", "seo")
+def link_text(ctx: Context) -> Outcome:
+    """No link says only "click here", "read more" and the like. Value: such texts."""
+    generic = [text for text in (_text(link.node) for link in ctx.links) if _is_generic(text)]
+    errors = {"generic": f"Links with generic texts: {len(generic)}."} if generic else {}
+    return verdict(_listed(generic), errors)
+
+
+@check("crawlable_anchors", "low", "seo")
+def crawlable_anchors(ctx: Context) -> Outcome:
+    """Every href is a real URL: not empty, not `#`, not `javascript:`. Value: bad hrefs."""
+    bad = [
+        link.href
+        for link in ctx.links
+        if link.href in ("", "#") or link.href[:11].lower() == "javascript:"
+    ]
+    errors = {"uncrawlable": f"Links without a crawlable URL: {len(bad)}."} if bad else {}
+    return verdict(_listed(bad), errors)
+
+
+@check("http_status_code", "high", "seo")
+def http_status_code(ctx: Context) -> Outcome:
+    """The page answers 2xx. Value: the status."""
+    status = ctx.page.status
+    errors = {} if 200 <= status < 300 else {"status": f"The page answers {status}."}
+    return verdict(status, errors)
+
+
+# --- performance ------------------------------------------------------------------------
+
+_COMPRESSIONS = frozenset({"gzip", "br", "zstd", "deflate"})
+
+
+@check("text_compression", "high", "performance")
+def text_compression(ctx: Context) -> Outcome:
+    """The HTML is sent compressed (gzip, br, zstd or deflate). Value: the encoding."""
+    encoding = ctx.page.content_encoding.strip().lower()
+    used = {token.strip() for token in encoding.split(",")}
+    errors = {} if used & _COMPRESSIONS else {"uncompressed": "The HTML is sent uncompressed."}
+    return verdict(encoding or None, errors)
+
+
+@check("load_time", "medium", "performance")
+def load_time(ctx: Context) -> Outcome:
+    """The page loads in under 2 seconds. Value: seconds, to 2 decimals."""
+    seconds = ctx.page.elapsed
+    errors: Errors = {}
+    if seconds >= MAX_LOAD_TIME:
+        errors["too_slow"] = f"The page took {seconds:.2f} s; aim for under {MAX_LOAD_TIME:g} s."
+    return verdict(round(seconds, 2), errors)
+
+
+@check("page_size", "medium", "performance")
+def page_size(ctx: Context) -> Outcome:
+    """The HTML is under 330,000 bytes. Value: its size in bytes."""
+    size = len(ctx.page.body)
+    errors: Errors = {}
+    if size >= MAX_PAGE_SIZE:
+        errors["too_large"] = f"The HTML is {size:,} bytes; keep it under {MAX_PAGE_SIZE:,}."
+    return verdict(size, errors)
+
+
+@check("http_requests", "medium", "performance")
+def http_requests(ctx: Context) -> Outcome:
+    """At most 50 distinct resources (scripts, stylesheets, images, frames, media, objects).
+
+    Value: how many of each kind.
+    """
+    counts = {kind: len(urls) for kind, urls in ctx.resources.items()}
+    total = sum(counts.values())
+    errors: Errors = {}
+    if total > MAX_REQUESTS:
+        errors["too_many"] = f"The page loads {total} resources; keep it to {MAX_REQUESTS}."
+    return verdict(counts, errors)
+
+
+_MODERN_EXTENSIONS = frozenset({"avif", "webp", "svg"})
+_MODERN_TYPES = ("image/avif", "image/webp", "image/svg+xml")
+_PICTURE_TYPES = frozenset({"image/avif", "image/webp"})
+
+
+def _modern_image(url: str) -> bool:
+    if url[:5].lower() == "data:":
+        return url[5:].lower().startswith(_MODERN_TYPES)
+    name = url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in _MODERN_EXTENSIONS
+
+
+def _in_modern_picture(img: LexborNode) -> bool:
+    # a <picture> offering AVIF or WebP serves those where supported; the <img> is a fallback
+    parent = img.parent
+    return (
+        parent is not None
+        and parent.tag == "picture"
+        and any(
+            child.tag == "source" and _attr(child, "type").lower() in _PICTURE_TYPES
+            for child in parent.iter()
+        )
+    )
+
+
+@check("image_format", "medium", "performance")
+def image_format(ctx: Context) -> Outcome:
+    """Images are AVIF, WebP or SVG, judged by extension. Value: the other images.
+
+    An `<img>` in a `<picture>` that offers an AVIF or WebP `<source>` counts as modern.
+    """
+    legacy = []
+    for node in ctx.tags("img"):
+        src = _attr(node, "src")
+        url = ctx.resolve(src) if src else None
+        if url and not _modern_image(url) and not _in_modern_picture(node):
+            legacy.append(url)
+    errors: Errors = {}
+    if legacy:
+        errors["legacy"] = f"Images not in AVIF, WebP or SVG: {len(legacy)}."
+    return verdict(_listed(_shown(url) for url in legacy), errors)
+
+
+_JS_TYPES = frozenset(
+    {
+        "",
+        "text/javascript",
+        "application/javascript",
+        "application/x-javascript",
+        "text/ecmascript",
+        "application/ecmascript",
+        "text/jscript",
+    }
+)
+
+
+@check("defer_javascript", "low", "performance")
+def defer_javascript(ctx: Context) -> Outcome:
+    """Every external script is `defer`, `async` or a module. Value: the blocking ones."""
+    blocking = [
+        ctx.resolve(_attr(node, "src")) or _attr(node, "src")
+        for node in ctx.tags("script")
+        if "src" in node.attrs
+        and "defer" not in node.attrs
+        and "async" not in node.attrs
+        # modules defer by default; other types (JSON, templates) never run
+        and _attr(node, "type").lower() in _JS_TYPES
+    ]
+    errors: Errors = {}
+    if blocking:
+        errors["blocking"] = f"Scripts without defer or async: {len(blocking)}."
+    return verdict(_listed(blocking), errors)
+
+
+@check("dom_size", "low", "performance")
+def dom_size(ctx: Context) -> Outcome:
+    """At most 1,500 elements. Value: how many."""
+    count = ctx.element_count
+    errors: Errors = {}
+    if count > MAX_ELEMENTS:
+        errors["too_large"] = f"The page has {count:,} elements; keep it to {MAX_ELEMENTS:,}."
+    return verdict(count, errors)
+
+
+# --- security ---------------------------------------------------------------------------
+
+
+@check("https_encryption", "high", "security")
+def https_encryption(ctx: Context) -> Outcome:
+    """The page is served over HTTPS. Value: the scheme."""
+    errors = {} if ctx.scheme == "https" else {"insecure": "The page is not served over HTTPS."}
+    return verdict(ctx.scheme or None, errors)
+
+
+@check("mixed_content", "medium", "security")
+def mixed_content(ctx: Context) -> Outcome:
+    """An HTTPS page loads nothing over plain HTTP. Value: the http:// resources."""
+    insecure = []
+    if ctx.scheme == "https":
+        insecure = [
+            url for urls in ctx.resources.values() for url in urls if url[:5].lower() == "http:"
+        ]
+    errors: Errors = {}
+    if insecure:
+        errors["insecure"] = f"Resources loaded over plain HTTP: {len(insecure)}."
+    return verdict(_listed(insecure), errors)
+
+
+# a dotted version ("nginx/1.18.0", "PHP 8.1") or a number after a slash ("Apache/2")
+_VERSION = re.compile(r"\bv?\d+(?:\.\d+)+\b|/\s*v?\d+\b")
+_SIGNATURE_HEADERS = ("server", "x-powered-by")
+
+
+@check("server_signature", "medium", "security")
+def server_signature(ctx: Context) -> Outcome:
+    """`Server` and `X-Powered-By` reveal no version number. Value: those headers."""
+    found = {name: ctx.headers[name] for name in _SIGNATURE_HEADERS if name in ctx.headers}
+    errors = {
+        name: f"The {name} header reveals a version: {value}"
+        for name, value in found.items()
+        if _VERSION.search(value)
+    }
+    return verdict(found, errors)
+
+
+def _new_tab_links(ctx: Context) -> Iterator[LexborNode]:
+    for node in ctx.tags("a", "area"):
+        if "href" in node.attrs and _attr(node, "target").lower() == "_blank":
+            yield node
+
+
+@check("unsafe_cross_origin_links", "medium", "security")
+def unsafe_cross_origin_links(ctx: Context) -> Outcome:
+    """`target=_blank` links to other origins carry `rel=noopener` or `noreferrer`.
+
+    Value: the unsafe link URLs.
+    """
+    own = _origin(ctx.url)
+    unsafe = []
+    for node in _new_tab_links(ctx):
+        if _has_token(node, "rel", "noopener") or _has_token(node, "rel", "noreferrer"):
+            continue
+        url = ctx.resolve(_attr(node, "href"))
+        origin = _origin(url) if url else None
+        if url and origin is not None and origin != own:
+            unsafe.append(url)
+    errors: Errors = {}
+    if unsafe:
+        errors["unsafe"] = (
+            f'Links to other sites in a new tab without rel="noopener": {len(unsafe)}.'
+        )
+    return verdict(_listed(unsafe), errors)
+
+
+_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+
+
+@check("plaintext_email", "low", "security")
+def plaintext_email(ctx: Context) -> Outcome:
+    """No email address in the visible text or in `mailto:` links. Value: the addresses."""
+    found = _EMAIL.findall(ctx.text) if "@" in ctx.text else []
+    for link in ctx.links:
+        if link.href[:7].lower() == "mailto:":
+            address = unquote(link.href[7:].split("?", 1)[0]).strip()
+            if address:
+                found.append(address)
+    errors: Errors = {}
+    if found:
+        errors["exposed"] = f"Email addresses readable by spam bots: {len(set(found))}."
+    return verdict(_listed(found), errors)
+
+
+# --- miscellaneous ----------------------------------------------------------------------
+
+
+def _meta_key(node: LexborNode) -> str:
+    # Open Graph uses property=, Twitter cards name=; many sites mix them up
+    return (_attr(node, "property") or _attr(node, "name")).lower()
+
+
+@check("structured_data", "medium", "miscellaneous")
+def structured_data(ctx: Context) -> Outcome:
+    """Open Graph, Twitter card or JSON-LD data. Value: which of them the page has."""
+    keys = [_meta_key(node) for node in ctx.tags("meta")]
+    types = [_attr(node, "type").lower() for node in ctx.tags("script")]
+    present = {
+        "open_graph": any(key.startswith("og:") for key in keys),
+        "twitter_card": any(key.startswith("twitter:") for key in keys),
+        "json_ld": "application/ld+json" in types,
+    }
+    found = [name for name, yes in present.items() if yes]
+    errors = {} if found else {"missing": "No Open Graph, Twitter card or JSON-LD data."}
+    return verdict(found, errors)
+
+
+@check("meta_viewport", "medium", "miscellaneous")
+def meta_viewport(ctx: Context) -> Outcome:
+    """A `<meta name=viewport>` setting `width` or `initial-scale`. Value: its content."""
+    nodes = ctx.meta("viewport")
+    content = _attr(nodes[0], "content") if nodes else None
+    errors: Errors = {}
+    if content is None:
+        errors["missing"] = 'The page has no <meta name="viewport">.'
+    elif "width" not in content.lower() and "initial-scale" not in content.lower():
+        errors["invalid"] = "The viewport sets neither width nor initial-scale."
+    return verdict(content, errors)
+
+
+def _meta_charset(node: LexborNode) -> str | None:
+    if "charset" in node.attrs:
+        return _attr(node, "charset").lower() or None
+    if _attr(node, "http-equiv").lower() == "content-type":
+        return charset_in(node.attrs.sget("content"))
+    return None
+
+
+@check("charset", "medium", "miscellaneous")
+def charset(ctx: Context) -> Outcome:
+    """A charset declared in Content-Type or a `<meta>`. Value: the declared charset."""
+    declared = ctx.header_charset or next(
+        (found for node in ctx.tags("meta") if (found := _meta_charset(node))), None
+    )
+    errors = {} if declared else {"missing": "No charset in Content-Type or a <meta>."}
+    return verdict(declared or None, errors)
+
+
+@check("sitemap", "low", "miscellaneous")
+def sitemap(ctx: Context) -> Outcome:
+    """robots.txt declares a `Sitemap:`. Value: the sitemap URLs."""
+    sitemaps = (ctx.robots.site_maps() if ctx.robots else None) or []
+    errors = {} if sitemaps else {"missing": "robots.txt declares no Sitemap."}
+    return verdict(_listed(sitemaps), errors)
+
+
+_SOCIAL_NETWORKS = {
+    "facebook.com": "facebook",
+    "fb.com": "facebook",
+    "x.com": "x",
+    "twitter.com": "x",
+    "instagram.com": "instagram",
+    "linkedin.com": "linkedin",
+    "youtube.com": "youtube",
+    "youtu.be": "youtube",
+    "tiktok.com": "tiktok",
+    "pinterest.com": "pinterest",
+    "github.com": "github",
+    "mastodon.social": "mastodon",
+    "mastodon.online": "mastodon",
+    "threads.net": "threads",
+    "bsky.app": "bluesky",
+    "reddit.com": "reddit",
+    "discord.gg": "discord",
+    "discord.com": "discord",
+    "t.me": "telegram",
+    "whatsapp.com": "whatsapp",
+    "wa.me": "whatsapp",
+    "snapchat.com": "snapchat",
+    "tumblr.com": "tumblr",
+    "twitch.tv": "twitch",
+    "vk.com": "vk",
+    "dribbble.com": "dribbble",
+    "behance.net": "behance",
+}
+
+
+def social_network(url: str) -> str | None:
+    """The social network a URL belongs to (by its host or a parent domain), or None."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return None
+    labels = host.split(".")
+    if labels[0] == "mastodon" and len(labels) > 2:  # self-hosted: mastodon.<domain>
+        return "mastodon"
+    for start in range(len(labels) - 1):
+        network = _SOCIAL_NETWORKS.get(".".join(labels[start:]))
+        if network:
+            return network
+    return None
+
+
+@check("social", "low", "miscellaneous")
+def social(ctx: Context) -> Outcome:
+    """Links to social networks. Value: the networks linked to."""
+    # a relative href stays on this site; only absolute and //host links can leave it
+    networks = _listed(
+        network
+        for link in ctx.links
+        if "//" in link.href and (network := social_network(link.href))
+    )
+    errors = {} if networks else {"missing": "The page links to no social network."}
+    return verdict(networks, errors)
+
+
+@check("content_length", "low", "miscellaneous")
+def content_length(ctx: Context) -> Outcome:
+    """At least 500 whitespace-separated words of visible body text. Value: the count."""
+    count = len(ctx.text.split())
+    errors: Errors = {}
+    if count < MIN_WORDS:
+        errors["too_short"] = f"The page has {count} words; aim for at least {MIN_WORDS}."
+    return verdict(count, errors)
+
+
+@check("text_html_ratio", "low", "miscellaneous")
+def text_html_ratio(ctx: Context) -> Outcome:
+    """Visible text is at least 10% of the HTML, in characters. Value: the percentage."""
+    ratio = round(100 * len(ctx.text) / len(ctx.html), 2) if ctx.html else 0.0
+    errors: Errors = {}
+    if ratio < MIN_TEXT_RATIO:
+        errors["too_low"] = f"Text is {ratio}% of the HTML; aim for {MIN_TEXT_RATIO:g}%."
+    return verdict(ratio, errors)
+
+
+@check("inline_css", "low", "miscellaneous")
+def inline_css(ctx: Context) -> Outcome:
+    """No `style=` attributes. Value: the tags that carry one."""
+    styled = [node.tag or "" for node in ctx.css("[style]") if _attr(node, "style")]
+    errors: Errors = {}
+    if styled:
+        errors["inline"] = f"Elements with a style attribute: {len(styled)}."
+    return verdict(_listed(styled), errors)
+
+
+@check("deprecated_html_tags", "low", "miscellaneous")
+def deprecated_html_tags(ctx: Context) -> Outcome:
+    """No obsolete tags such as `<font>`, `<center>` or `<marquee>`. Value: those used."""
+    used = [tag for tag in _DEPRECATED_TAGS if ctx.tags(tag)]
+    errors = {"deprecated": "Obsolete tags: " + ", ".join(used)} if used else {}
+    return verdict(used, errors)

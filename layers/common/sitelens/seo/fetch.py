@@ -1,0 +1,361 @@
+"""Fetching a page for an SEO report, safely.
+
+Every request, including the robots.txt and missing-page probes, follows the same rules:
+only http and https, at most `MAX_REDIRECTS` redirects, `CONNECT_TIMEOUT`/`READ_TIMEOUT` per
+socket operation and `DEADLINE` for the whole fetch, at most `MAX_BODY` decoded bytes, and
+never a non-public address (OWASP API7, server-side request forgery) unless the operator
+sets `SITELENS_ALLOW_PRIVATE_URLS=1`. The deadline is checked after DNS, before each hop and
+before each body read; headers trickled in byte by byte are bounded per socket read only.
+
+URLs with credentials (`user:pass@host`) are refused: we never send them, and they mostly
+serve to disguise the real host. A page without a Content-Type counts as HTML when its body
+starts like an HTML document (`_looks_like_html`).
+
+DNS pinning: each hop's host is resolved once by `resolve`, every address is checked with
+`is_public`, and the connection is opened to a checked address itself (with the original
+host for the `Host` header, TLS SNI and certificate verification), so a second DNS answer
+cannot swap in a private address between the check and the connect (DNS rebinding).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import ipaddress
+import re
+import secrets
+import socket
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from urllib.parse import urljoin, urlsplit
+
+import idna
+from urllib3 import BaseHTTPResponse, PoolManager, Timeout
+from urllib3.connection import HTTPConnection
+from urllib3.exceptions import (
+    DecodeError,
+    HTTPError,
+    NewConnectionError,
+    SSLError,
+)
+from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
+from urllib3.util import make_headers
+
+from sitelens.config import settings
+from sitelens.seo.page import Response, Site
+
+USER_AGENT = "Sitelens/1.0 (+https://sitelens.dev/bot)"
+ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
+MAX_REDIRECTS = 10
+MAX_BODY = 5 * 1024 * 1024  # decoded bytes
+CONNECT_TIMEOUT = 5.0  # seconds, per connection attempt
+READ_TIMEOUT = 5.0  # seconds, per socket read
+DEADLINE = 10.0  # seconds for a whole fetch: every hop, redirect and the body
+CHUNK_SIZE = 64 * 1024
+
+INVALID_URL = "The URL is not valid."
+UNSUPPORTED_SCHEME = "Only http and https URLs can be analysed."
+CREDENTIALS = "URLs with a user name or password cannot be analysed."
+HOST_NOT_FOUND = "The host could not be found."
+BLOCKED_ADDRESS = "The URL points to a private or reserved address."
+CONNECTION_REFUSED = "The connection was refused."
+UNREACHABLE = "The host could not be reached."
+TIMED_OUT = "The page took too long to answer."
+TLS_FAILED = "The secure connection failed: the site's TLS certificate is not valid or trusted."
+NOT_HTML = "The URL does not point to an HTML page."
+TOO_MANY_REDIRECTS = "The page redirects too many times."
+UNDECODABLE = "The page's compressed content could not be decoded."
+NETWORK_ERROR = "The page could not be fetched because of a network error."
+
+_HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+_REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_BOM = b"\xef\xbb\xbf"
+# Roughly the WHATWG MIME-sniffing HTML signatures, also allowing any whitespace after the tag.
+_HTML_START = re.compile(
+    rb"<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p)"
+    rb"[\s>]|<!--"
+)
+# Ranges `is_global` misses or that differ between Python versions.
+_NOT_PUBLIC = tuple(
+    ipaddress.ip_network(network)
+    for network in (
+        "192.0.0.0/24",  # IETF protocol assignments
+        "192.88.99.0/24",  # 6to4 relay anycast
+        "2001::/23",  # IETF protocol assignments, including Teredo (2001::/32)
+        "3fff::/20",  # documentation (RFC 9637)
+        "fec0::/10",  # deprecated site-local
+    )
+)
+_NAT64 = ipaddress.ip_network("64:ff9b::/96")
+
+
+class FetchError(Exception):
+    """A page could not be fetched; `str(err)` is one sentence to show the user."""
+
+
+@dataclass(frozen=True)
+class _Target:
+    """One request's destination, parsed and checked for scheme and credentials."""
+
+    scheme: str
+    host: str  # ASCII (IDNA), without IPv6 brackets
+    port: int
+    authority: str  # host[:port], as sent in the Host header
+    path: str  # request target: path and query
+
+
+def fetch(url: str) -> Response:
+    """GET an HTML page, following redirects; raise `FetchError` when that fails."""
+    return _fetch(url, html_only=True, read_body=True)
+
+
+def fetch_site(url: str) -> Site:
+    """Fetch the page, its origin's /robots.txt and a random missing path concurrently.
+
+    robots.txt and the missing path are fetched at the origin of the *requested* URL, since
+    the final one is only known once the page has answered. A failure of the page raises
+    `FetchError`; a failure of either probe gives None.
+    """
+    target = _target(url)
+    origin = f"{target.scheme}://{target.authority}"
+    missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
+    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="sitelens-fetch") as pool:
+        page = pool.submit(fetch, url)
+        robots = pool.submit(_fetch, f"{origin}/robots.txt", html_only=False, read_body=True)
+        probe = pool.submit(_fetch, missing, html_only=False, read_body=False)
+        robots_txt = _or_none(robots)
+        missing_page = _or_none(probe)
+        return Site(
+            page=page.result(),
+            robots_txt=robots_txt,
+            missing_page_status=missing_page.status if missing_page else None,
+        )
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """The addresses `host` resolves to, in the resolver's order of preference.
+
+    Raises `socket.gaierror` when the name does not resolve.
+    """
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+def is_public(address: str) -> bool:
+    """Whether `address` is a globally reachable unicast address we may connect to."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return False  # a v4 address in disguise; never needed for a public site
+        if ip in _NAT64:
+            return is_public(str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)))
+        if ip.sixtofour is not None and not is_public(str(ip.sixtofour)):
+            return False
+    return (
+        ip.is_global
+        and not ip.is_multicast
+        and not ip.is_reserved
+        and not any(ip in network for network in _NOT_PUBLIC)
+    )
+
+
+def _fetch(url: str, *, html_only: bool, read_body: bool) -> Response:
+    started = time.monotonic()
+    deadline = started + DEADLINE
+    current = url
+    for redirects in range(MAX_REDIRECTS + 1):
+        target = _target(current)
+        response = _open(target, deadline)
+        try:
+            location = response.headers.get("location")
+            if response.status in _REDIRECT_STATUSES and location:
+                current = urljoin(current, location.strip())
+                continue
+            headers = {name.lower(): value for name, value in response.headers.itermerged()}
+            media_type = headers.get("content-type", "").split(";")[0].strip().lower()
+            if html_only and media_type and media_type not in _HTML_TYPES:
+                raise FetchError(NOT_HTML)
+            body = _read(response, deadline) if read_body else b""
+            if html_only and not media_type and not _looks_like_html(body):
+                raise FetchError(NOT_HTML)
+            return Response(
+                url=current,
+                status=response.status,
+                headers=headers,
+                body=body,
+                elapsed=time.monotonic() - started,
+                redirects=redirects,
+                content_encoding=headers.get("content-encoding", "").strip().lower(),
+            )
+        finally:
+            # An unread body makes the connection unusable; a fully read one is already pooled.
+            response.close()
+            response.release_conn()
+    raise FetchError(TOO_MANY_REDIRECTS)
+
+
+def _target(url: str) -> _Target:
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError as exc:
+        raise FetchError(INVALID_URL) from exc
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise FetchError(UNSUPPORTED_SCHEME)
+    if parts.username is not None or parts.password is not None:
+        raise FetchError(CREDENTIALS)
+    host = parts.hostname
+    if not host:
+        raise FetchError(INVALID_URL)
+    if not host.isascii():
+        try:
+            host = idna.encode(host, uts46=True).decode("ascii")
+        except idna.IDNAError as exc:
+            raise FetchError(INVALID_URL) from exc
+    if port == 0:
+        raise FetchError(INVALID_URL)
+    authority = f"[{host}]" if ":" in host else host
+    if port is None:
+        port = _DEFAULT_PORTS[scheme]
+    elif port != _DEFAULT_PORTS[scheme]:
+        authority = f"{authority}:{port}"
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    return _Target(scheme, host, port, authority, path)
+
+
+def _addresses(target: _Target, deadline: float) -> list[str]:
+    try:
+        addresses = resolve(target.host, target.port)
+    except socket.gaierror as exc:
+        raise FetchError(HOST_NOT_FOUND) from exc
+    except UnicodeError as exc:  # a label the IDNA codec rejects, e.g. empty or too long
+        raise FetchError(INVALID_URL) from exc
+    _remaining(deadline)  # a slow resolver spends the same deadline
+    if not addresses:
+        raise FetchError(HOST_NOT_FOUND)
+    if not settings().allow_private_urls and not all(map(is_public, addresses)):
+        raise FetchError(BLOCKED_ADDRESS)
+    return addresses
+
+
+def _open(target: _Target, deadline: float) -> BaseHTTPResponse:
+    """Send the GET to the first checked address that accepts a connection."""
+    *others, last = _addresses(target, deadline)
+    try:
+        for address in others:
+            with contextlib.suppress(NewConnectionError):  # refused or unreachable: next one
+                return _request(target, address, deadline)
+        return _request(target, last, deadline)
+    except (HTTPError, OSError) as exc:
+        raise _failure(exc) from exc
+
+
+def _request(target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
+    remaining = _remaining(deadline)
+    # TLS must name and verify the host the user asked for, not the address we dial.
+    tls = {"server_hostname": target.host} if target.scheme == "https" else None
+    pool = _pools().connection_from_host(
+        address, port=target.port, scheme=target.scheme, pool_kwargs=tls
+    )
+    return pool.urlopen(
+        "GET",
+        target.path,
+        headers={
+            "Host": target.authority,
+            "User-Agent": USER_AGENT,
+            "Accept": ACCEPT,
+            "Accept-Encoding": _accept_encoding(),
+        },
+        retries=False,
+        redirect=False,
+        assert_same_host=False,
+        preload_content=False,
+        decode_content=True,
+        timeout=Timeout(connect=min(CONNECT_TIMEOUT, remaining), read=min(READ_TIMEOUT, remaining)),
+    )
+
+
+def _read(response: BaseHTTPResponse, deadline: float) -> bytes:
+    """The decoded body, within the size cap and the deadline."""
+    length = response.headers.get("content-length", "").strip()
+    if length.isdigit() and int(length) > MAX_BODY:
+        raise FetchError(_too_large())
+    chunks: list[bytes] = []
+    size = 0
+    try:
+        while True:
+            _limit_read(response, deadline)
+            # read1 returns after one socket read, so a slow drip still meets the deadline.
+            chunk = response.read1(CHUNK_SIZE, decode_content=True)
+            if not chunk:
+                return b"".join(chunks)
+            size += len(chunk)
+            if size > MAX_BODY:
+                raise FetchError(_too_large())
+            chunks.append(chunk)
+    except (HTTPError, OSError) as exc:
+        raise _failure(exc) from exc
+
+
+def _limit_read(response: BaseHTTPResponse, deadline: float) -> None:
+    """Shorten the next socket read so that it cannot outlast the deadline."""
+    remaining = _remaining(deadline)
+    connection = response.connection
+    if isinstance(connection, HTTPConnection) and connection.sock is not None:
+        connection.sock.settimeout(min(READ_TIMEOUT, remaining))
+
+
+def _remaining(deadline: float) -> float:
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise FetchError(TIMED_OUT)
+    return remaining
+
+
+def _failure(exc: Exception) -> FetchError:
+    """The user-facing sentence for a network error; internals stay in the chained cause."""
+    if isinstance(exc, SSLError):
+        return FetchError(TLS_FAILED)
+    if isinstance(exc, NewConnectionError):  # before timeouts: it subclasses ConnectTimeoutError
+        refused = isinstance(exc.__cause__, ConnectionRefusedError)
+        return FetchError(CONNECTION_REFUSED if refused else UNREACHABLE)
+    if isinstance(exc, Urllib3TimeoutError | TimeoutError):
+        return FetchError(TIMED_OUT)
+    if isinstance(exc, DecodeError):
+        return FetchError(UNDECODABLE)
+    return FetchError(NETWORK_ERROR)
+
+
+def _too_large() -> str:
+    return f"The page is larger than {MAX_BODY / (1024 * 1024):g} MB."
+
+
+def _looks_like_html(body: bytes) -> bool:
+    """Sniff a body sent without Content-Type: it starts with a typical HTML tag."""
+    start = body[:1024].removeprefix(_BOM).lstrip().lower()
+    return _HTML_START.match(start) is not None
+
+
+def _or_none(future: Future[Response]) -> Response | None:
+    try:
+        return future.result()
+    except FetchError:
+        return None
+
+
+@functools.cache
+def _accept_encoding() -> str:
+    """The encodings urllib3 can decode here (gzip, deflate, and br/zstd when installed)."""
+    return make_headers(accept_encoding=True)["accept-encoding"].replace(",", ", ")
+
+
+@functools.cache
+def _pools() -> PoolManager:
+    """The container's connection pools, keyed by address, port and TLS host name."""
+    return PoolManager(num_pools=20, maxsize=3)  # three concurrent requests per site
