@@ -190,7 +190,10 @@ def test_tampered_cursor_is_422(analytics):
         create(analytics, f"site{n:02d}.example")
     token = analytics.get("/api/v1/websites").body["meta"]["next_cursor"]
     payload, signature = token.split(".")
-    forged = cursor._b64(cursor._unb64(payload).replace(b'"id":3', b'"id":9')) + "." + signature
+    original = cursor._unb64(payload)
+    changed = original.replace(b'"key":3', b'"key":9')
+    assert changed != original
+    forged = cursor._b64(changed) + "." + signature
     for bad in (forged, token[:-2], token + "x", "a.b", ""):
         reply = analytics.get("/api/v1/websites", query={"cursor": bad})
         if bad == "":
