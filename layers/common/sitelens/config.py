@@ -12,6 +12,7 @@ class Settings:
     accounts_table: str
     websites_table: str
     reports_table: str
+    projects_table: str
     stats_table: str
     hits_queue_url: str
     cursor_secret: bytes
@@ -32,6 +33,7 @@ def settings() -> Settings:
         accounts_table=env("SITELENS_ACCOUNTS_TABLE", "sitelens-accounts"),
         websites_table=env("SITELENS_WEBSITES_TABLE", "sitelens-websites"),
         reports_table=env("SITELENS_REPORTS_TABLE", "sitelens-reports"),
+        projects_table=env("SITELENS_PROJECTS_TABLE", "sitelens-projects"),
         stats_table=env("SITELENS_STATS_TABLE", "sitelens-stats"),
         hits_queue_url=env("SITELENS_HITS_QUEUE_URL", ""),
         # Cursors must verify in every container, so the deployed stack passes one secret.

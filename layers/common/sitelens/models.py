@@ -116,6 +116,13 @@ def _messages(exc: ValidationError) -> dict[str, list[str]]:
     return messages
 
 
+class PrivacyFields(Input):
+    """`privacy` and `password`, as every record type takes them; None means "not sent"."""
+
+    privacy: Privacy | None = None
+    password: Password | None = None
+
+
 class ListQuery(Input):
     """What every list accepts: search, order, page size and cursor."""
 

@@ -380,3 +380,54 @@ def _query_pages(query: dict[str, Any], count: int, filtered: bool) -> Iterator[
         if "LastEvaluatedKey" not in answer:
             return
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+# -- projects ---------------------------------------------------------------------------
+# A project row per account and host: how many reports it has and their score total, kept
+# in the same transaction as every report write.
+
+
+def _projects_table() -> str:
+    return settings().projects_table
+
+
+def project_created_sort(created_at: str, project: str) -> str:
+    """The projects' `created_at` order: by date, then by name (project names are short)."""
+    return f"{created_at}#{project}"
+
+
+def project_change(account: str, project: str, reports: int, score: int, now: str) -> Write:
+    """A transaction entry adding `reports` and `score` to a project (created if new)."""
+    return {
+        "Update": {
+            "TableName": _projects_table(),
+            "Key": {"account": {"S": account}, "project": {"S": project}},
+            "UpdateExpression": (
+                "ADD reports :r, score_total :s "
+                "SET created_at = if_not_exists(created_at, :now), "
+                "created_at_sort = if_not_exists(created_at_sort, :sort), "
+                "search = :project"
+            ),
+            "ExpressionAttributeValues": {
+                ":r": {"N": str(reports)},
+                ":s": {"N": str(score)},
+                ":now": {"S": now},
+                ":sort": {"S": project_created_sort(now, project)},
+                ":project": {"S": project},
+            },
+        }
+    }
+
+
+def drop_empty_project(account: str, project: str) -> None:
+    """Remove a project whose last report is gone (nothing happens while it has reports)."""
+    try:
+        client("dynamodb").delete_item(
+            TableName=_projects_table(),
+            Key={"account": {"S": account}, "project": {"S": project}},
+            ConditionExpression="reports <= :zero",
+            ExpressionAttributeValues={":zero": {"N": "0"}},
+        )
+    except Exception as err:
+        if not _is_condition_failure(err):
+            raise

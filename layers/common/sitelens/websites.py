@@ -6,21 +6,18 @@ import ipaddress
 from typing import Annotated, Any, ClassVar
 
 import idna
-from pydantic import BeforeValidator, ValidationInfo, model_validator
+from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens import clock, errors, listing, store
+from sitelens import clock, errors, listing, privacy, store
 from sitelens.config import settings
 from sitelens.models import (
     FieldError,
     Flag,
-    Input,
     ListQuery,
-    Password,
-    Privacy,
+    PrivacyFields,
     choice,
     lines,
 )
-from sitelens.passwords import hash_password
 
 MAX_DOMAIN_LENGTH = 255
 INVALID_DOMAIN = "Invalid domain name."
@@ -113,11 +110,9 @@ ExcludeIps = Annotated[str, lines(_check_ip_line)]
 ExcludeParams = Annotated[str, lines(_check_param_line)]
 
 
-class WebsiteSettings(Input):
+class WebsiteSettings(PrivacyFields):
     """Fields shared by create and update; None means "not sent"."""
 
-    privacy: Privacy | None = None
-    password: Password | None = None
     email: Flag | None = None
     exclude_bots: Flag | None = None
     exclude_params: ExcludeParams | None = None
@@ -126,12 +121,6 @@ class WebsiteSettings(Input):
 
 class WebsiteCreate(WebsiteSettings):
     domain: Domain
-
-    @model_validator(mode="after")
-    def _password_when_protected(self) -> WebsiteCreate:
-        if self.privacy == 2 and not self.password:
-            raise_password_required()
-        return self
 
 
 class WebsiteUpdate(WebsiteSettings):
@@ -144,10 +133,6 @@ class WebsiteListQuery(ListQuery):
     sort_by: Annotated[str, choice("id", "domain")] = "id"
 
     filter_fields: ClassVar[tuple[str, ...]] = ("favorite",)
-
-
-def raise_password_required() -> None:
-    raise errors.Invalid.field("password", "The password field is required when privacy is 2.")
 
 
 # -- records ----------------------------------------------------------------------------
@@ -173,17 +158,17 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
 
 def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
     """A new website of the account; 422 when its domain is taken by anyone."""
+    password, _ = privacy.password_changes(None, fields.privacy, fields.password)
     claim = domain_key(fields.domain)
     if store.get_claim(COLLECTION, claim) is not None:
         raise errors.Invalid.field("domain", DOMAIN_TAKEN)
     now = clock.now_iso()
-    privacy = fields.privacy if fields.privacy is not None else 0
     record = {
         "account": account_id,
         "id": store.allocate_id(COLLECTION),
         "domain": fields.domain,
         "search": fields.domain,
-        "privacy": privacy,
+        "privacy": fields.privacy or 0,
         "email": fields.email if fields.email is not None else 0,
         "exclude_bots": fields.exclude_bots if fields.exclude_bots is not None else 1,
         "exclude_params": fields.exclude_params or "",
@@ -192,9 +177,8 @@ def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
         "favorited_at": None,
         "created_at": now,
         "updated_at": now,
+        **password,
     }
-    if privacy == 2 and fields.password:
-        record["password_hash"] = hash_password(fields.password)
     try:
         store.create(COLLECTION, record, claim=claim)
     except store.Conflict:
@@ -221,15 +205,8 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
         include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips"},
         exclude_none=True,
     )
-    privacy = changes.get("privacy", current["privacy"])
-    removed: tuple[str, ...] = ()
-    if privacy == 2:
-        if fields.password:
-            changes["password_hash"] = hash_password(fields.password)
-        elif not current.get("password_hash"):
-            raise_password_required()
-    elif current.get("password_hash"):
-        removed = ("password_hash",)
+    password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+    changes.update(password)
     now = clock.now_iso()
     if fields.favorite is not None and bool(fields.favorite) != bool(current["favorite"]):
         changes["favorite"] = bool(fields.favorite)
