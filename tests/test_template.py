@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 
-from sitelens import routes, template, websites
+from sitelens import reports, routes, template, websites
 
 TEMPLATE = template.load()
 # Each collection with the table that holds it.
-COLLECTIONS = {"WebsitesTable": websites.COLLECTION}
+COLLECTIONS = {
+    "WebsitesTable": websites.COLLECTION,
+    "ReportsTable": reports.COLLECTION,
+    "ProjectsTable": reports.PROJECTS,
+}
 
 
 def test_routes_json_is_generated_from_the_template():
@@ -23,7 +27,7 @@ def test_every_list_order_and_filter_has_its_index():
             index["IndexName"]: [k["AttributeName"] for k in index["KeySchema"]]
             for index in props.get("GlobalSecondaryIndexes", [])
         }
-        orders = ["id", *collection.orders]
+        orders = [collection.key, *collection.orders]
         for filter_name in (None, *collection.filters):
             for order in orders:
                 name, part, sort = collection.index(order, filter_name)

@@ -103,10 +103,6 @@ def project_of(url: str) -> str:
     return project_of_host(urlsplit(url).hostname or "")
 
 
-def result_of(score: int) -> str:
-    return "good" if score >= 80 else "decent" if score >= 50 else "bad"
-
-
 # -- records ----------------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitelens.aws import client
+from sitelens.config import settings
 
 Item = dict[str, Any]
 
@@ -406,8 +407,9 @@ def project_change(account: str, project: str, reports: int, score: int, now: st
                 "ADD reports :r, score_total :s "
                 "SET created_at = if_not_exists(created_at, :now), "
                 "created_at_sort = if_not_exists(created_at_sort, :sort), "
-                "search = :project"
+                "#search = :project"
             ),
+            "ExpressionAttributeNames": {"#search": "search"},
             "ExpressionAttributeValues": {
                 ":r": {"N": str(reports)},
                 ":s": {"N": str(score)},
