@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import codecs
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
@@ -155,8 +155,6 @@ _COLLECTED = (
     "title",
     "meta",
     "link",
-    "a",
-    "area",
     "img",
     "input",
     "script",
@@ -186,6 +184,11 @@ _RESOURCES: tuple[tuple[str, tuple[str, ...], str, tuple[str, str] | None], ...]
     ("objects", ("object",), "data", None),
 )
 _RESOURCE_KINDS = tuple(dict.fromkeys(kind for kind, *_ in _RESOURCES))
+
+
+class _Walk(NamedTuple):
+    by_tag: dict[str, list[LexborNode]]  # the `_COLLECTED` tags
+    elements: int
 
 
 class Link(NamedTuple):
@@ -228,12 +231,24 @@ def _split(url: str) -> SplitResult | None:
     return parts
 
 
+def _authority(url: str) -> str:
+    """The host[:port] part of an absolute or `//host` URL, by string splitting only."""
+    rest = url.split("//", 1)[1] if "//" in url else ""
+    return rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+
+
 def _origin(url: str) -> tuple[str, str, int] | None:
-    parts = _split(url)
-    if parts is None or parts.scheme not in ("http", "https"):
+    """(scheme, host, port) of an http(s) URL, or None."""
+    scheme = url.split(":", 1)[0].lower()
+    return _origin_of(scheme, _authority(url)) if scheme in ("http", "https") else None
+
+
+@lru_cache(maxsize=1024)  # pages link to the same few hosts over and over
+def _origin_of(scheme: str, authority: str) -> tuple[str, str, int] | None:
+    parts = _split(f"{scheme}://{authority}/")
+    if parts is None:
         return None
-    default = 443 if parts.scheme == "https" else 80
-    return parts.scheme, (parts.hostname or ""), parts.port or default
+    return scheme, (parts.hostname or ""), parts.port or (443 if scheme == "https" else 80)
 
 
 def _is_http(url: str) -> bool:
@@ -274,28 +289,29 @@ class Context:
 
     def tags(self, *names: str) -> list[LexborNode]:
         """The elements with these tag names (collected ones only), in document order per tag."""
+        by_tag = self._walk.by_tag
         if len(names) == 1:
-            return self._collected[0][names[0]]
-        return [node for name in names for node in self._collected[0][name]]
+            return by_tag[names[0]]
+        return [node for name in names for node in by_tag[name]]
 
     @property
     def element_count(self) -> int:
         """How many elements the document has."""
-        return self._collected[1]
+        return self._walk.elements
 
     @cached_property
-    def _collected(self) -> tuple[dict[str, list[LexborNode]], int]:
+    def _walk(self) -> _Walk:
         # one walk in document order: cheaper than a selector pass per tag
         by_tag: dict[str, list[LexborNode]] = {name: [] for name in _COLLECTED}
-        count = 0
+        elements = 0
         root = self.tree.root
         for node in root.traverse() if root is not None else ():
             tag = node.tag or "-"
             if tag in by_tag:
                 by_tag[tag].append(node)
             if tag[0] != "-":  # "-comment" and the like are not elements
-                count += 1
-        return by_tag, count
+                elements += 1
+        return _Walk(by_tag, elements)
 
     def meta(self, name: str) -> list[LexborNode]:
         """The `<meta name=...>` elements with this name, ignoring case."""
@@ -343,7 +359,7 @@ class Context:
     @cached_property
     def links(self) -> list[Link]:
         """Every `<a href>` in document order."""
-        return [Link(node, _attr(node, "href")) for node in self.tags("a") if "href" in node.attrs]
+        return [Link(node, _attr(node, "href")) for node in self.css("a[href]")]
 
     @cached_property
     def resources(self) -> dict[str, list[str]]:
@@ -362,13 +378,18 @@ class Context:
         return found
 
     @cached_property
-    def text(self) -> str:
-        """The visible body text (no script, style, ...), whitespace collapsed."""
+    def words(self) -> list[str]:
+        """The whitespace-separated words of the visible body text (no script, style...)."""
         visible = self.tree.clone()  # a copy, so the shared tree keeps its scripts
         for node in visible.css(_HIDDEN):
             node.decompose()
         body = visible.body
-        return " ".join(body.text(separator=" ").split()) if body else ""
+        return body.text(separator=" ").split() if body else []
+
+    @cached_property
+    def text(self) -> str:
+        """The visible body text, whitespace collapsed."""
+        return " ".join(self.words)
 
     @cached_property
     def folded_text(self) -> str:
@@ -747,7 +768,7 @@ def crawlable_anchors(ctx: Context) -> Outcome:
         if link.href in ("", "#") or link.href[:11].lower() == "javascript:"
     ]
     errors = {"uncrawlable": f"Links without a crawlable URL: {len(bad)}."} if bad else {}
-    return verdict(_listed(bad), errors)
+    return verdict(_listed(_shown(href) for href in bad), errors)
 
 
 @check("http_status_code", "high", "seo")
@@ -877,7 +898,7 @@ def defer_javascript(ctx: Context) -> Outcome:
     errors: Errors = {}
     if blocking:
         errors["blocking"] = f"Scripts without defer or async: {len(blocking)}."
-    return verdict(_listed(blocking), errors)
+    return verdict(_listed(_shown(url) for url in blocking), errors)
 
 
 @check("dom_size", "low", "performance")
@@ -931,10 +952,7 @@ def server_signature(ctx: Context) -> Outcome:
     return verdict(found, errors)
 
 
-def _new_tab_links(ctx: Context) -> Iterator[LexborNode]:
-    for node in ctx.tags("a", "area"):
-        if "href" in node.attrs and _attr(node, "target").lower() == "_blank":
-            yield node
+_SAFE_REL = frozenset({"noopener", "noreferrer"})
 
 
 @check("unsafe_cross_origin_links", "medium", "security")
@@ -945,8 +963,8 @@ def unsafe_cross_origin_links(ctx: Context) -> Outcome:
     """
     own = _origin(ctx.url)
     unsafe = []
-    for node in _new_tab_links(ctx):
-        if _has_token(node, "rel", "noopener") or _has_token(node, "rel", "noreferrer"):
+    for node in ctx.css("a[href][target=_blank i], area[href][target=_blank i]"):
+        if _SAFE_REL & set(node.attrs.sget("rel").lower().split()):
             continue
         url = ctx.resolve(_attr(node, "href"))
         origin = _origin(url) if url else None
@@ -1072,11 +1090,13 @@ _SOCIAL_NETWORKS = {
 
 
 def social_network(url: str) -> str | None:
-    """The social network a URL belongs to (by its host or a parent domain), or None."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return None
+    """The social network an absolute URL belongs to (by host or parent domain), or None."""
+    host = _authority(url).rsplit("@", 1)[-1].split(":", 1)[0]
+    return _network_of(host.lower().rstrip("."))
+
+
+@lru_cache(maxsize=1024)
+def _network_of(host: str) -> str | None:
     labels = host.split(".")
     if labels[0] == "mastodon" and len(labels) > 2:  # self-hosted: mastodon.<domain>
         return "mastodon"
@@ -1103,7 +1123,7 @@ def social(ctx: Context) -> Outcome:
 @check("content_length", "low", "miscellaneous")
 def content_length(ctx: Context) -> Outcome:
     """At least 500 whitespace-separated words of visible body text. Value: the count."""
-    count = len(ctx.text.split())
+    count = len(ctx.words)
     errors: Errors = {}
     if count < MIN_WORDS:
         errors["too_short"] = f"The page has {count} words; aim for at least {MIN_WORDS}."
@@ -1123,7 +1143,7 @@ def text_html_ratio(ctx: Context) -> Outcome:
 @check("inline_css", "low", "miscellaneous")
 def inline_css(ctx: Context) -> Outcome:
     """No `style=` attributes. Value: the tags that carry one."""
-    styled = [node.tag or "" for node in ctx.css("[style]") if _attr(node, "style")]
+    styled = [node.tag or "" for node in ctx.css("[style]:not([style=''])")]
     errors: Errors = {}
     if styled:
         errors["inline"] = f"Elements with a style attribute: {len(styled)}."

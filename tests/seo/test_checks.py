@@ -1,0 +1,799 @@
+"""Each SEO check on small HTML snippets: one that passes, one that fails, and odd pages."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitelens.seo.checks import CHECKS, Context, Outcome, decode, has_word, keywords
+from sitelens.seo.page import Response, Site
+
+URL = "https://example.com/pricing"
+UTF8 = {"content-type": "text/html; charset=utf-8"}
+CAFE = "Caf\u00e9 \u2013 Men\u00fc"  # an en dash: 0x96 in windows-1252, a control in latin-1
+
+
+def make_site(
+    html: str | bytes = "",
+    *,
+    url: str = URL,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    elapsed: float = 0.5,
+    content_encoding: str = "gzip",
+    robots: str | Response | None = None,
+    missing_page_status: int | None = 404,
+) -> Site:
+    """A fetched site as the fetcher would hand it over."""
+    body = html.encode() if isinstance(html, str) else html
+    page = Response(
+        url, status, UTF8 if headers is None else headers, body, elapsed, 0, content_encoding
+    )
+    if isinstance(robots, str):
+        robots = Response("https://example.com/robots.txt", 200, {}, robots.encode(), 0.1)
+    return Site(page=page, robots_txt=robots, missing_page_status=missing_page_status)
+
+
+def run(key: str, html: str | bytes = "", **kwargs: object) -> Outcome:
+    """Run one check on a page."""
+    return CHECKS[key].run(Context(make_site(html, **kwargs)))  # type: ignore[arg-type]
+
+
+def words(count: int) -> str:
+    return " ".join(f"word{i}" for i in range(count))
+
+
+# --- seo ---------------------------------------------------------------------------------
+
+
+def test_title_passes_with_one_short_title() -> None:
+    assert run("title", "<title>Pricing - Example</title>") == (True, "Pricing - Example", None)
+
+
+@pytest.mark.parametrize(
+    ("html", "error"),
+    [
+        ("<p>no title</p>", "missing"),
+        ("<title>  </title>", "empty"),
+        ("<title>" + "x" * 61 + "</title>", "too_long"),
+        ("<title>One</title><title>Two</title>", "multiple"),
+    ],
+)
+def test_title_fails(html: str, error: str) -> None:
+    outcome = run("title", html)
+    assert not outcome.passed
+    assert outcome.errors is not None and error in outcome.errors
+
+
+def test_title_of_60_characters_with_an_entity_passes() -> None:
+    outcome = run("title", "<title>" + "x" * 59 + "&amp;</title>")
+    assert outcome.passed
+    assert outcome.value == "x" * 59 + "&"
+
+
+def test_title_reports_the_first_of_several() -> None:
+    outcome = run("title", "<title>First</title><title>Second</title>")
+    assert outcome.value == "First"
+    assert outcome.errors == {"multiple": "The page has 2 <title> elements; keep one."}
+
+
+def test_title_ignores_svg_titles() -> None:
+    html = "<title>Page</title><body><svg><title>icon</title></svg>"
+    assert run("title", html).passed
+    assert not run("title", "<svg><title>icon</title></svg>").passed
+
+
+def test_meta_description_passes() -> None:
+    html = '<meta name="description" content=" Plans  and prices ">'
+    assert run("meta_description", html) == (True, "Plans and prices", None)
+
+
+@pytest.mark.parametrize(
+    ("html", "error"),
+    [("<title>x</title>", "missing"), ('<meta name="description" content="  ">', "empty")],
+)
+def test_meta_description_fails(html: str, error: str) -> None:
+    outcome = run("meta_description", html)
+    assert not outcome.passed
+    assert outcome.errors is not None and list(outcome.errors) == [error]
+
+
+def test_headings_passes_with_one_h1_unlike_the_title() -> None:
+    outcome = run("headings", "<title>Pricing</title><h1>Our <b>plans</b></h1><h2>More</h2>")
+    assert outcome == (True, ["Our plans"], None)
+
+
+@pytest.mark.parametrize(
+    ("html", "error"),
+    [
+        ("<h2>Only h2</h2>", "missing"),
+        ("<h1>One</h1><h1>Two</h1>", "multiple"),
+        ("<title>Pricing Plans</title><h1>pricing  plans</h1>", "same_as_title"),
+    ],
+)
+def test_headings_fails(html: str, error: str) -> None:
+    outcome = run("headings", html)
+    assert not outcome.passed
+    assert outcome.errors is not None and error in outcome.errors
+
+
+def test_content_keywords_passes_when_title_words_are_in_the_text() -> None:
+    html = "<title>The Best Organic Apples | Acme</title><p>Acme sells the best organic apples.</p>"
+    outcome = run("content_keywords", html)
+    assert outcome == (True, ["best", "organic", "apples", "acme"], None)
+
+
+def test_content_keywords_fails_on_missing_words() -> None:
+    html = "<title>Organic Apples</title><p>We sell apples.</p><script>organic</script>"
+    outcome = run("content_keywords", html)
+    assert not outcome.passed
+    assert outcome.value == ["organic", "apples"]
+    assert outcome.errors == {"missing": "Title words not in the page text: organic."}
+
+
+def test_content_keywords_fails_without_a_title() -> None:
+    outcome = run("content_keywords", "<p>text</p>")
+    assert not outcome.passed
+    assert outcome.errors is not None and "no_keywords" in outcome.errors
+
+
+def test_keywords_skip_short_and_stop_words() -> None:
+    assert keywords("How to Make a Cake in 10 Minutes: the Guide") == [
+        "make",
+        "cake",
+        "minutes",
+        "guide",
+    ]
+
+
+def test_has_word_matches_whole_words_only() -> None:
+    assert has_word("our plan is simple", "plan")
+    assert not has_word("planets and airplanes", "plan")
+    assert has_word("planets, airplanes and a plan.", "plan")
+    assert has_word("plan", "plan")
+
+
+def test_image_keywords_passes_when_every_image_has_alt() -> None:
+    assert run("image_keywords", '<img src="a.webp" alt="A cat">') == (True, [], None)
+    assert run("image_keywords", "<p>no images</p>").passed
+
+
+def test_image_keywords_fails_on_missing_or_blank_alt() -> None:
+    html = '<img src="/a.png"><img src="b.png" alt=" "><img src="c.png" alt="ok">'
+    outcome = run("image_keywords", html)
+    assert not outcome.passed
+    assert outcome.value == ["https://example.com/a.png", "https://example.com/b.png"]
+    assert outcome.errors == {"missing_alt": "Images without alt text: 2."}
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://example.com/",
+        "https://example.com",
+        "https://example.com/blog/seo-friendly-urls",
+        "https://example.com/blog/seo-friendly-urls/",
+        "https://example.com/docs/page-2.html",
+        "https://example.com/products?page=2&sort=price",
+        "https://example.com/caf%C3%A9-menu",
+    ],
+)
+def test_seo_friendly_url_passes(url: str) -> None:
+    assert run("seo_friendly_url", url=url) == (True, url, None)
+
+
+@pytest.mark.parametrize(
+    ("url", "error"),
+    [
+        ("https://example.com/Blog/Post", "uppercase"),
+        ("https://example.com/seo_friendly", "underscores"),
+        ("https://example.com/seo%20friendly", "spaces"),
+        ("https://example.com/seo+friendly", "spaces"),
+        ("https://example.com/a//b", "characters"),
+        ("https://example.com/seo--friendly", "characters"),
+        ("https://example.com/index.php,v=1", "characters"),
+        ("https://example.com/p?a=1&b=2&c=3", "query"),
+        ("https://example.com/" + "a" * 101, "too_long"),
+    ],
+)
+def test_seo_friendly_url_fails(url: str, error: str) -> None:
+    outcome = run("seo_friendly_url", url=url)
+    assert not outcome.passed
+    assert outcome.errors is not None and error in outcome.errors
+
+
+def test_404_page() -> None:
+    assert run("404_page", missing_page_status=404) == (True, 404, None)
+    assert run("404_page", missing_page_status=200) == (
+        False,
+        200,
+        {"status": "A missing page answers 200, not 404."},
+    )
+    outcome = run("404_page", missing_page_status=None)
+    assert not outcome.passed and outcome.errors is not None and "unchecked" in outcome.errors
+
+
+@pytest.mark.parametrize(
+    "robots",
+    [
+        None,
+        Response("https://example.com/robots.txt", 404, {}, b"Not found", 0.1),
+        "User-agent: *\nDisallow: /admin\n",
+        "User-agent: Googlebot\nDisallow: /\n",
+        "",
+    ],
+)
+def test_robots_allows(robots: str | Response | None) -> None:
+    assert run("robots", robots=robots) == (True, {"*": True, "Sitelens": True}, None)
+
+
+def test_robots_disallows_everyone() -> None:
+    outcome = run("robots", robots="User-agent: *\nDisallow: /\n")
+    assert outcome.value == {"*": False, "Sitelens": False}
+    assert outcome.errors == {"disallowed": "robots.txt disallows this page for: *, Sitelens"}
+
+
+def test_robots_disallows_our_agent_only() -> None:
+    outcome = run("robots", robots="User-agent: Sitelens\nDisallow: /pricing\n")
+    assert not outcome.passed
+    assert outcome.value == {"*": True, "Sitelens": False}
+
+
+def test_robots_server_error_means_disallowed() -> None:
+    robots = Response("https://example.com/robots.txt", 503, {}, b"", 0.1)
+    outcome = run("robots", robots=robots)
+    assert not outcome.passed
+    assert outcome.errors is not None and "unavailable" in outcome.errors
+
+
+def test_noindex_passes() -> None:
+    html = '<meta name="robots" content="index, follow">'
+    assert run("noindex", html, headers={"x-robots-tag": "nofollow"}) == (True, [], None)
+
+
+@pytest.mark.parametrize(
+    ("html", "headers", "where"),
+    [
+        ('<meta name="robots" content="noindex, nofollow">', {}, '<meta name="robots">'),
+        ('<META NAME="ROBOTS" CONTENT="NOINDEX">', {}, '<meta name="robots">'),
+        ('<meta name="googlebot" content="none">', {}, '<meta name="googlebot">'),
+        ("", {"x-robots-tag": "noindex"}, "X-Robots-Tag"),
+        ("", {"x-robots-tag": "googlebot: noindex, nofollow"}, "X-Robots-Tag"),
+    ],
+)
+def test_noindex_fails(html: str, headers: dict[str, str], where: str) -> None:
+    outcome = run("noindex", html, headers=headers)
+    assert not outcome.passed
+    assert outcome.value == [where]
+
+
+def test_in_page_links() -> None:
+    assert run("in_page_links", '<a href="/x">x</a>' * 150) == (True, 150, None)
+    outcome = run("in_page_links", '<a href="/x">x</a>' * 151 + "<a>no href</a>")
+    assert not outcome.passed
+    assert outcome.value == 151
+
+
+def test_language() -> None:
+    assert run("language", '<html lang="en-GB"><title>x</title>') == (True, "en-GB", None)
+    assert not run("language", "<html><title>x</title>").passed
+    assert not run("language", '<html lang=" ">').passed
+
+
+@pytest.mark.parametrize(
+    "html",
+    ['<link rel="icon" href="/favicon.ico">', '<LINK REL="Shortcut Icon" HREF="/favicon.ico">'],
+)
+def test_favicon_passes(html: str) -> None:
+    assert run("favicon", html) == (True, "https://example.com/favicon.ico", None)
+
+
+@pytest.mark.parametrize(
+    "html", ["", '<link rel="apple-touch-icon" href="/a.png">', '<link rel="icon" href="">']
+)
+def test_favicon_fails(html: str) -> None:
+    outcome = run("favicon", html)
+    assert not outcome.passed
+    assert outcome.value is None
+
+
+def test_canonical_passes() -> None:
+    html = '<link rel="canonical" href="https://example.com/pricing">' * 2
+    assert run("canonical", html) == (True, "https://example.com/pricing", None)
+
+
+@pytest.mark.parametrize(
+    ("html", "error"),
+    [
+        ("", "missing"),
+        ('<link rel="canonical" href="/pricing">', "invalid"),
+        ('<link rel="canonical" href="ftp://example.com/a">', "invalid"),
+        ('<link rel="canonical" href="https://">', "invalid"),
+        (
+            '<link rel="canonical" href="https://example.com/a">'
+            '<link rel="canonical" href="https://example.com/b">',
+            "multiple",
+        ),
+    ],
+)
+def test_canonical_fails(html: str, error: str) -> None:
+    outcome = run("canonical", html)
+    assert not outcome.passed
+    assert outcome.errors is not None and error in outcome.errors
+
+
+def test_hreflang_passes_with_valid_codes_or_none() -> None:
+    codes = ["en", "en-GB", "zh-Hant-TW", "es-419", "x-default", "EN-us"]
+    html = "".join(f'<link rel="alternate" hreflang="{c}" href="/{c}">' for c in codes)
+    assert run("hreflang", html) == (True, codes, None)
+    assert run("hreflang", "<p>x</p>") == (True, [], None)
+
+
+def test_hreflang_fails_on_invalid_codes() -> None:
+    html = '<link rel="alternate" hreflang="en_GB"><link rel="alternate" hreflang="english">'
+    outcome = run("hreflang", html + '<link rel="alternate" hreflang="de">')
+    assert not outcome.passed
+    assert outcome.errors == {"invalid": "Invalid hreflang codes: en_GB, english"}
+
+
+def test_link_text_passes() -> None:
+    assert run("link_text", '<a href="/plans">See our plans</a><a href="/x">More plans</a>').passed
+
+
+def test_link_text_fails_on_generic_texts() -> None:
+    html = (
+        '<a href="/a">Click here</a><a href="/b"> Read  more » </a><a href="/c">here</a>'
+        '<a href="/d">here</a><a href="/e">Pricing</a>'
+    )
+    outcome = run("link_text", html)
+    assert not outcome.passed
+    assert outcome.value == ["Click here", "Read more »", "here"]
+    assert outcome.errors == {"generic": "Links with generic texts: 4."}
+
+
+def test_crawlable_anchors_passes() -> None:
+    html = '<a href="/a">a</a><a href="#section">s</a><a href="mailto:x@y.z">m</a><a>none</a>'
+    assert run("crawlable_anchors", html) == (True, [], None)
+
+
+def test_crawlable_anchors_fails() -> None:
+    html = '<a href="">e</a><a href=" # ">h</a><a href="JavaScript:void(0)">j</a><a href>n</a>'
+    outcome = run("crawlable_anchors", html)
+    assert not outcome.passed
+    assert outcome.value == ["", "#", "JavaScript:void(0)"]
+
+
+@pytest.mark.parametrize(
+    ("status", "passed"), [(200, True), (204, True), (404, False), (503, False)]
+)
+def test_http_status_code(status: int, passed: bool) -> None:
+    assert run("http_status_code", status=status).passed is passed
+    assert run("http_status_code", status=status).value == status
+
+
+# --- performance -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "br", "zstd", "deflate", "BR"])
+def test_text_compression_passes(encoding: str) -> None:
+    assert run("text_compression", content_encoding=encoding).passed
+
+
+@pytest.mark.parametrize("encoding", ["", "identity"])
+def test_text_compression_fails(encoding: str) -> None:
+    outcome = run("text_compression", content_encoding=encoding)
+    assert not outcome.passed
+    assert outcome.value == (encoding or None)
+
+
+def test_load_time() -> None:
+    assert run("load_time", elapsed=1.234) == (True, 1.23, None)
+    outcome = run("load_time", elapsed=3.456)
+    assert not outcome.passed
+    assert outcome.value == 3.46
+    assert not run("load_time", elapsed=2.0).passed
+
+
+def test_page_size() -> None:
+    assert run("page_size", "x" * 329_999) == (True, 329_999, None)
+    outcome = run("page_size", "x" * 330_000)
+    assert not outcome.passed
+    assert outcome.value == 330_000
+
+
+def test_http_requests_counts_distinct_resources_by_kind() -> None:
+    html = (
+        '<script src="/a.js"></script><script src="/a.js"></script><script>inline()</script>'
+        '<link rel="stylesheet" href="/s.css"><link rel="preconnect" href="https://cdn.net">'
+        '<img src="/1.png"><img src="data:image/png;base64,AAAA"><input type="image" src="/b.png">'
+        '<iframe src="https://youtube.com/embed/x"></iframe>'
+        '<video src="/v.mp4" poster="/p.jpg"><track src="/t.vtt"></video>'
+        '<object data="/o.pdf"></object><embed src="/e.swf">'
+    )
+    outcome = run("http_requests", html)
+    assert outcome.passed
+    assert outcome.value == {
+        "scripts": 1,
+        "stylesheets": 1,
+        "images": 2,
+        "frames": 1,
+        "media": 3,
+        "objects": 2,
+    }
+
+
+def test_http_requests_fails_over_50() -> None:
+    outcome = run("http_requests", "".join(f'<img src="/{i}.webp">' for i in range(51)))
+    assert not outcome.passed
+    assert outcome.errors == {"too_many": "The page loads 51 resources; keep it to 50."}
+
+
+def test_image_format_passes_on_modern_images() -> None:
+    html = (
+        '<img src="/a.webp"><img src="b.AVIF?w=200"><img src="//cdn.net/c.svg#x">'
+        '<img src="data:image/webp;base64,AAAA">'
+        '<picture><source type="image/avif" srcset="d.avif"><img src="d.jpg"></picture>'
+    )
+    assert run("image_format", html) == (True, [], None)
+    assert run("image_format", "<p>no images</p>").passed
+
+
+def test_image_format_fails_on_legacy_images() -> None:
+    html = (
+        '<img src="/a.jpg"><img src="/image?id=3"><img src="data:image/png;base64,AAAA">'
+        '<picture><source srcset="b.jpg"><img src="b.png"></picture><img src="c.webp">'
+    )
+    outcome = run("image_format", html)
+    assert not outcome.passed
+    assert outcome.value == [
+        "https://example.com/a.jpg",
+        "https://example.com/image?id=3",
+        "data:image/png;base64,…",
+        "https://example.com/b.png",
+    ]
+
+
+def test_defer_javascript_passes() -> None:
+    html = (
+        '<script src="/a.js" defer></script><script src="/b.js" async></script>'
+        '<script src="/c.js" type="module"></script><script>inline()</script>'
+        '<script type="application/ld+json" src="/d.json"></script>'
+    )
+    assert run("defer_javascript", html) == (True, [], None)
+
+
+def test_defer_javascript_fails_on_blocking_scripts() -> None:
+    html = '<script src="/a.js"></script><script src="b.js" type="text/javascript"></script>'
+    outcome = run("defer_javascript", html)
+    assert not outcome.passed
+    assert outcome.value == ["https://example.com/a.js", "https://example.com/b.js"]
+
+
+def test_dom_size() -> None:
+    # html, head and body are elements too
+    assert run("dom_size", "<div></div>" * 1497) == (True, 1500, None)
+    outcome = run("dom_size", "<div></div>" * 1498 + "<!-- comments do not count -->")
+    assert not outcome.passed
+    assert outcome.value == 1501
+
+
+# --- security ----------------------------------------------------------------------------
+
+
+def test_https_encryption() -> None:
+    assert run("https_encryption") == (True, "https", None)
+    outcome = run("https_encryption", url="http://example.com/")
+    assert not outcome.passed
+    assert outcome.value == "http"
+
+
+def test_mixed_content_passes() -> None:
+    html = '<img src="/a.png"><script src="//cdn.net/a.js"></script><a href="http://x.org">x</a>'
+    assert run("mixed_content", html) == (True, [], None)
+    # a plain-HTTP page cannot mix content
+    assert run("mixed_content", '<img src="http://x.org/a.png">', url="http://example.com/").passed
+
+
+def test_mixed_content_fails() -> None:
+    html = '<img src="http://cdn.net/a.png"><link rel="stylesheet" href="HTTP://cdn.net/s.css">'
+    outcome = run("mixed_content", html)
+    assert not outcome.passed
+    assert outcome.value == ["HTTP://cdn.net/s.css", "http://cdn.net/a.png"]
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"server": "nginx"},
+        {"server": "cloudflare", "x-powered-by": "Express"},
+        {"server": "ECS (dcb/7F84)"},
+    ],
+)
+def test_server_signature_passes(headers: dict[str, str]) -> None:
+    outcome = run("server_signature", headers=headers)
+    assert outcome == (True, headers, None)
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {"server": "nginx/1.18.0"},
+        {"server": "Apache/2.4.41 (Ubuntu)"},
+        {"server": "Apache/2"},
+        {"x-powered-by": "PHP/8.1.2"},
+        {"server": "Microsoft-IIS/10.0", "x-powered-by": "ASP.NET"},
+    ],
+)
+def test_server_signature_fails(headers: dict[str, str]) -> None:
+    outcome = run("server_signature", headers=headers)
+    assert not outcome.passed
+    assert outcome.value == headers
+
+
+def test_unsafe_cross_origin_links_passes() -> None:
+    html = (
+        '<a href="/docs" target="_blank">same origin</a>'
+        '<a href="https://example.com/a" target="_blank">same origin</a>'
+        '<a href="https://other.org/" target="_blank" rel="noopener">safe</a>'
+        '<a href="https://other.org/" target="_blank" rel="nofollow NoReferrer">safe</a>'
+        '<a href="https://other.org/">same tab</a>'
+        '<a href="mailto:a@b.c" target="_blank">mail</a>'
+    )
+    assert run("unsafe_cross_origin_links", html) == (True, [], None)
+
+
+def test_unsafe_cross_origin_links_fails() -> None:
+    html = (
+        '<a href="https://other.org/x" target="_blank">x</a>'
+        '<a href="//cdn.net/y" TARGET="_BLANK" rel="nofollow">y</a>'
+        '<a href="http://example.com/z" target="_blank">other scheme</a>'
+        '<a href="https://example.com:8443/" target="_blank">other port</a>'
+    )
+    outcome = run("unsafe_cross_origin_links", html)
+    assert not outcome.passed
+    assert outcome.value == [
+        "https://other.org/x",
+        "https://cdn.net/y",
+        "http://example.com/z",
+        "https://example.com:8443/",
+    ]
+
+
+def test_plaintext_email_passes() -> None:
+    html = "<p>Write to us via the form.</p><script>var e = 'a@example.com'</script>"
+    assert run("plaintext_email", html) == (True, [], None)
+
+
+def test_plaintext_email_fails() -> None:
+    html = (
+        "<p>Mail jane.doe+sales@example.co.uk or jane.doe+sales@example.co.uk</p>"
+        '<a href="mailto:info@example.com?subject=Hi">Contact</a>'
+    )
+    outcome = run("plaintext_email", html)
+    assert not outcome.passed
+    assert outcome.value == ["jane.doe+sales@example.co.uk", "info@example.com"]
+    assert outcome.errors == {"exposed": "Email addresses readable by spam bots: 2."}
+
+
+# --- miscellaneous -----------------------------------------------------------------------
+
+
+def test_structured_data_passes_and_lists_what_was_found() -> None:
+    html = (
+        '<meta property="og:title" content="x"><meta name="twitter:card" content="summary">'
+        '<script type="application/ld+json">{"@type": "Organization"}</script>'
+    )
+    assert run("structured_data", html) == (True, ["open_graph", "twitter_card", "json_ld"], None)
+    assert run("structured_data", '<meta name="OG:Image" content="x">').value == ["open_graph"]
+
+
+def test_structured_data_fails() -> None:
+    outcome = run("structured_data", '<meta name="description" content="x">')
+    assert outcome == (
+        False,
+        [],
+        {"missing": "No Open Graph, Twitter card or JSON-LD data."},
+    )
+
+
+def test_meta_viewport() -> None:
+    html = '<meta name="viewport" content="width=device-width, initial-scale=1">'
+    assert run("meta_viewport", html) == (True, "width=device-width, initial-scale=1", None)
+    assert not run("meta_viewport", "<title>x</title>").passed
+    outcome = run("meta_viewport", '<meta name="viewport" content="user-scalable=no">')
+    assert not outcome.passed
+    assert outcome.errors is not None and "invalid" in outcome.errors
+
+
+@pytest.mark.parametrize(
+    ("html", "headers", "charset"),
+    [
+        ("", {"content-type": "text/html; charset=UTF-8"}, "utf-8"),
+        ('<meta charset="utf-8">', {"content-type": "text/html"}, "utf-8"),
+        (
+            '<meta http-equiv="Content-Type" content="text/html; charset=ISO-8859-1">',
+            {},
+            "iso-8859-1",
+        ),
+    ],
+)
+def test_charset_passes(html: str, headers: dict[str, str], charset: str) -> None:
+    assert run("charset", html, headers=headers) == (True, charset, None)
+
+
+def test_charset_fails() -> None:
+    outcome = run("charset", "<title>x</title>", headers={"content-type": "text/html"})
+    assert outcome == (False, None, {"missing": "No charset in Content-Type or a <meta>."})
+
+
+def test_sitemap() -> None:
+    robots = "User-agent: *\nAllow: /\nSitemap: https://example.com/sitemap.xml\n"
+    assert run("sitemap", robots=robots) == (True, ["https://example.com/sitemap.xml"], None)
+    assert not run("sitemap", robots="User-agent: *\nAllow: /\n").passed
+    assert not run("sitemap", robots=None).passed
+
+
+def test_social_passes_and_names_the_networks() -> None:
+    html = (
+        '<a href="https://www.facebook.com/acme">f</a><a href="//twitter.com/acme">t</a>'
+        '<a href="https://x.com/acme">x</a><a href="https://GitHub.com/acme">g</a>'
+        '<a href="https://mastodon.example.org/@acme">m</a><a href="https://www.linkedin.com/">l</a>'
+    )
+    outcome = run("social", html)
+    assert outcome == (True, ["facebook", "x", "github", "mastodon", "linkedin"], None)
+
+
+def test_social_fails_without_social_links() -> None:
+    html = '<a href="/facebook.com">relative</a><a href="https://notfacebook.com/">other</a>'
+    outcome = run("social", html)
+    assert outcome == (False, [], {"missing": "The page links to no social network."})
+
+
+def test_content_length() -> None:
+    assert run("content_length", f"<p>{words(500)}</p>") == (True, 500, None)
+    outcome = run("content_length", f"<p>{words(499)}</p><script>{words(100)}</script>")
+    assert not outcome.passed
+    assert outcome.value == 499
+
+
+def test_text_html_ratio() -> None:
+    outcome = run("text_html_ratio", f"<p>{words(100)}</p>")
+    assert outcome.passed
+    assert isinstance(outcome.value, float) and outcome.value > 90
+    heavy = '<div class="wrapper"><div class="inner"><span>hi</span></div></div>' * 20
+    outcome = run("text_html_ratio", heavy)
+    assert not outcome.passed
+    assert outcome.value == round(100 * len(" ".join(["hi"] * 20)) / len(heavy), 2)
+    assert run("text_html_ratio", "").value == 0.0
+
+
+def test_inline_css() -> None:
+    assert run("inline_css", '<p class="x">x</p><div style="">empty</div>') == (True, [], None)
+    html = '<p style="color:red">a</p><P STYLE="margin:0">b</P><span style="x">c</span>'
+    outcome = run("inline_css", html)
+    assert not outcome.passed
+    assert outcome.value == ["p", "span"]
+    assert outcome.errors == {"inline": "Elements with a style attribute: 3."}
+
+
+def test_deprecated_html_tags() -> None:
+    assert run("deprecated_html_tags", "<p><b>bold</b> and <s>gone</s></p>") == (True, [], None)
+    html = "<center><font>x</font></center><marquee>m</marquee><tt>t</tt><strike>s</strike>"
+    outcome = run("deprecated_html_tags", html)
+    assert not outcome.passed
+    assert outcome.value == ["center", "font", "marquee", "strike", "tt"]
+    frames = run("deprecated_html_tags", '<html><frameset><frame src="a.html"></frameset></html>')
+    assert frames.value == ["frame", "frameset"]
+
+
+# --- real-world pages --------------------------------------------------------------------
+
+
+def test_page_without_head_and_with_uppercase_markup() -> None:
+    html = (
+        '<HTML LANG="EN"><TITLE>Acme Widgets</TITLE><META NAME="Description" CONTENT="Widgets">'
+        '<BODY><H1>Widgets by Acme</H1><IMG SRC="/w.webp" ALT="A widget">'
+        '<A HREF="https://GitHub.com/acme" TARGET="_blank" REL="NOOPENER">Code</A>'
+    )
+    context = Context(make_site(html))
+    outcomes = {key: CHECKS[key].run(context) for key in CHECKS}
+    assert outcomes["title"].value == "Acme Widgets"
+    assert outcomes["meta_description"].passed
+    assert outcomes["headings"].passed
+    assert outcomes["content_keywords"].passed
+    assert outcomes["image_keywords"].passed
+    assert outcomes["image_format"].passed
+    assert outcomes["language"].value == "EN"
+    assert outcomes["unsafe_cross_origin_links"].passed
+    assert outcomes["social"].value == ["github"]
+
+
+def test_relative_and_protocol_relative_urls_are_resolved() -> None:
+    html = (
+        '<img src="../img/a.png"><img src="//cdn.example.net/b.png"><img src="c.png">'
+        '<img src="/d.png"><img src="https://other.org/e.png">'
+    )
+    outcome = run("image_format", html, url="https://example.com/blog/post")
+    assert outcome.value == [
+        "https://example.com/img/a.png",
+        "https://cdn.example.net/b.png",
+        "https://example.com/blog/c.png",
+        "https://example.com/d.png",
+        "https://other.org/e.png",
+    ]
+
+
+def test_windows_1252_declared_by_header() -> None:
+    body = f"<title>{CAFE}</title><p>Crème brûlée</p>".encode("cp1252")
+    headers = {"content-type": "text/html; charset=windows-1252"}
+    assert run("title", body, headers=headers).value == CAFE
+
+
+def test_iso_8859_1_header_decodes_as_windows_1252() -> None:
+    # browsers read ISO-8859-1 as windows-1252, where 0x96 is an en dash
+    body = f"<title>{CAFE}</title>".encode("cp1252")
+    headers = {"content-type": "text/html; charset=ISO-8859-1"}
+    assert run("title", body, headers=headers).value == CAFE
+
+
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        '<meta charset="windows-1252">',
+        "<meta charset=iso-8859-1>",
+        '<meta http-equiv="Content-Type" content="text/html; charset=windows-1252">',
+    ],
+)
+def test_windows_1252_declared_by_meta(declaration: str) -> None:
+    body = f"<html><head>{declaration}<title>{CAFE}</title>".encode("cp1252")
+    outcome = run("title", body, headers={"content-type": "text/html"})
+    assert outcome.value == CAFE
+
+
+def test_header_charset_wins_over_meta() -> None:
+    body = '<meta charset="windows-1252"><title>Café</title>'.encode()
+    assert run("title", body).value == "Café"
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "text", "codec"),
+    [
+        (b"\xef\xbb\xbf<p>x</p>", "text/html; charset=windows-1252", "<p>x</p>", "utf-8-sig"),
+        ("<p>é</p>".encode("utf-16"), "", "<p>é</p>", "utf-16"),
+        (b"<p>\xe9</p>", "text/html; charset=nonsense", "<p>\ufffd</p>", "utf-8"),
+        (b"<p>\xe9</p>", "text/html; charset=rot13", "<p>\ufffd</p>", "utf-8"),
+        (b'<meta charset="utf-16"><p>\xc3\xa9</p>', "", '<meta charset="utf-16"><p>é</p>', "utf-8"),
+        (b"", "", "", "utf-8"),
+    ],
+)
+def test_decode(body: bytes, content_type: str, text: str, codec: str) -> None:
+    assert decode(body, content_type) == (text, codec)
+
+
+ODD_PAGES = [
+    b"",
+    b"   ",
+    b"\x00\x01\x02\xff\xfe\xfd",
+    b"<",
+    b"<html><head><title>unclosed",
+    b"</div></div><p><b><i>mis</b>nested</i></p></html></html>",
+    b'<a href="http://[::1">bad ipv6</a><a href="http://x:99999999/">bad port</a>',
+    b'<img src="http://[::1"><script src="http://x:port/a.js"></script>',
+    b'<link rel="canonical" href="http://[::1"><a href="//" target="_blank">x</a>',
+    b'<a href="https://other.org:bad/" target="_blank">x</a><a href="mailto:">m</a>',
+    b'<html><frameset><frame src="a"></frameset><body>late</body></html>',
+    b"<svg><style><script>x</script></style></svg><noscript><style>y</style></noscript>",
+    b"<template><title>t</title><h1>h</h1></template>",
+    "<title>\u202e\ud7ff emoji \U0001f600</title><p>caf\u00e9 \u2013 \u00fc</p>".encode(),
+    b"<p>" + b"<div>" * 5000 + b"deep" + b"</div>" * 5000,
+]
+
+
+@pytest.mark.parametrize("body", ODD_PAGES)
+@pytest.mark.parametrize("url", [URL, "not a url", "https://exa mple.com/a b", "http://[::1/"])
+def test_odd_pages_never_raise(body: bytes, url: str) -> None:
+    context = Context(make_site(body, url=url, headers={"content-type": "text/html; charset=x"}))
+    for key, registered in CHECKS.items():
+        outcome = registered.run(context)
+        assert isinstance(outcome.passed, bool), key
+        assert outcome.passed is (outcome.errors is None), key
