@@ -24,6 +24,7 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
     os.environ.pop(name, None)
 
 from moto import mock_aws  # noqa: E402
+
 from sitelens import accounts, auth, aws, config, template  # noqa: E402
 from sitelens.local import gateway, resources  # noqa: E402
 
@@ -178,3 +179,13 @@ def other_analytics(other_account: Account) -> Client:
 @pytest.fixture
 def other_seo(other_account: Account) -> Client:
     return Client("SeoApi", other_account.key)
+
+
+@pytest.fixture(autouse=True)
+def fresh_website_caches() -> Iterator[None]:
+    """The tracking code caches websites per container; no test sees another's."""
+    from sitelens import tracking
+
+    tracking.forget_all()
+    yield
+    tracking.forget_all()

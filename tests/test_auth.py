@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from sitelens import accounts, auth
 
 UNAUTHENTICATED = {"message": "Unauthenticated.", "status": 401}

@@ -6,6 +6,7 @@ import json
 import re
 
 import pytest
+
 from sitelens import accounts, cli
 
 CREATED = re.compile(r"^Key (\d+) for account (\d+) \((.*)\); shown only now:$")

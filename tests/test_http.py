@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 
 import pytest
+
 from sitelens import errors
 from sitelens.http import Request, parse_form
 from sitelens.local.gateway import proxy_event

@@ -20,10 +20,7 @@ ROUTES = template.routes(template.load())
 
 def replay(name: str) -> tuple[int, dict]:
     event = json.loads((EVENTS / f"{name}.json").read_text())
-    [route] = [
-        r for r in ROUTES
-        if r.path == event["resource"] and r.method == event["httpMethod"]
-    ]
+    [route] = [r for r in ROUTES if r.path == event["resource"] and r.method == event["httpMethod"]]
     handler = gateway.load_module(gateway.ROOT / route.code_uri / "app.py").handler
     answer = handler(event, gateway.LambdaContext(route.function))
     return answer["statusCode"], json.loads(answer["body"])

@@ -13,8 +13,17 @@ from tests.fixtures.site import GOOD, Site
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 RECORD_FIELDS = {
-    "id", "url", "project", "result", "score", "privacy", "password", "results",
-    "generated_at", "created_at", "updated_at",
+    "id",
+    "url",
+    "project",
+    "result",
+    "score",
+    "privacy",
+    "password",
+    "results",
+    "generated_at",
+    "created_at",
+    "updated_at",
 }
 
 
@@ -96,7 +105,10 @@ def test_url_is_the_final_url_after_redirects(seo, site):
         ("example.com", "The url must be a valid http or https URL."),
         ("ftp://example.com/", "The url must be a valid http or https URL."),
         ("http://", "The url must be a valid http or https URL."),
-        ("https://example.com/" + "a" * 2048, "The url field must not be greater than 2048 characters."),
+        (
+            "https://example.com/" + "a" * 2048,
+            "The url field must not be greater than 2048 characters.",
+        ),
     ],
 )
 def test_invalid_urls_are_422(seo, url, sentence):
@@ -227,8 +239,11 @@ def test_other_accounts_reports_are_invisible(seo, other_seo, site, private_urls
 
 @pytest.mark.parametrize(
     ("method", "path", "allow"),
-    [("PUT", "/api/v1/reports", "GET, POST"), ("POST", "/api/v1/reports/1", "DELETE, GET, PATCH, PUT"),
-     ("POST", "/api/v1/projects", "GET")],
+    [
+        ("PUT", "/api/v1/reports", "GET, POST"),
+        ("POST", "/api/v1/reports/1", "DELETE, GET, PATCH, PUT"),
+        ("POST", "/api/v1/projects", "GET"),
+    ],
 )
 def test_wrong_method_is_405(seo, method, path, allow):
     reply = seo.request(method, path)
@@ -280,9 +295,13 @@ def test_filters_and_orders(seo, many):
 
 @pytest.mark.parametrize(
     ("query", "sort_key"),
-    [({"sort_by": "result"}, "score"), ({"sort_by": "url", "sort": "asc"}, "url"),
-     ({"result": "bad"}, "id"), ({"project": "localhost", "sort_by": "generated_at"}, "id"),
-     ({"search": "good"}, "id")],
+    [
+        ({"sort_by": "result"}, "score"),
+        ({"sort_by": "url", "sort": "asc"}, "url"),
+        ({"result": "bad"}, "id"),
+        ({"project": "localhost", "sort_by": "generated_at"}, "id"),
+        ({"search": "good"}, "id"),
+    ],
 )
 def test_cursor_walks(seo, many, query, sort_key):
     everything = seo.get("/api/v1/reports", query={**query, "per_page": 100}).data
@@ -300,8 +319,14 @@ def test_cursor_walks(seo, many, query, sort_key):
 
 @pytest.mark.parametrize(
     ("param", "value"),
-    [("sort_by", "score"), ("sort", "down"), ("per_page", "5"), ("result", "great"),
-     ("search_by", "domain"), ("cursor", "x.y")],
+    [
+        ("sort_by", "score"),
+        ("sort", "down"),
+        ("per_page", "5"),
+        ("result", "great"),
+        ("search_by", "domain"),
+        ("cursor", "x.y"),
+    ],
 )
 def test_invalid_report_list_parameters(seo, param, value):
     reply = seo.get("/api/v1/reports", query={param: value})

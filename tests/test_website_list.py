@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+
 from sitelens import cursor
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+
 from sitelens import store, websites
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")

@@ -20,10 +20,11 @@ from urllib.parse import parse_qs, quote, urlsplit
 import brotli
 import pytest
 import urllib3.util.connection
+from urllib3 import PoolManager
+
 from sitelens.config import settings
 from sitelens.seo import fetch
 from sitelens.seo.fetch import FetchError
-from urllib3 import PoolManager
 
 try:
     from compression import zstd  # Python 3.14+

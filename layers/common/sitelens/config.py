@@ -15,6 +15,7 @@ class Settings:
     projects_table: str
     stats_table: str
     hits_queue_url: str
+    cleanup_queue_url: str
     cursor_secret: bytes
     allow_private_urls: bool
     geoip_db: str
@@ -36,6 +37,7 @@ def settings() -> Settings:
         projects_table=env("SITELENS_PROJECTS_TABLE", "sitelens-projects"),
         stats_table=env("SITELENS_STATS_TABLE", "sitelens-stats"),
         hits_queue_url=env("SITELENS_HITS_QUEUE_URL", ""),
+        cleanup_queue_url=env("SITELENS_CLEANUP_QUEUE_URL", ""),
         # Cursors must verify in every container, so the deployed stack passes one secret.
         cursor_secret=env("SITELENS_CURSOR_SECRET", "sitelens-development-secret").encode(),
         allow_private_urls=_flag("SITELENS_ALLOW_PRIVATE_URLS"),

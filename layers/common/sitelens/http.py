@@ -142,6 +142,15 @@ def deleted(record_id: int, kind: str) -> Response:
     return Response(200, {"id": record_id, "object": kind, "deleted": True, "status": 200})
 
 
+def accepted() -> Response:
+    """202: taken on, to be done later (a hit on its way to the aggregator)."""
+    return Response(202, {"message": "Accepted.", "status": 202})
+
+
+def no_content(headers: dict[str, str]) -> Response:
+    return Response(204, "", headers)
+
+
 def error(err: errors.ApiError) -> Response:
     return Response(err.status, err.body(), dict(err.headers))
 
@@ -154,9 +163,12 @@ def url_with(base: str, params: dict[str, Any]) -> str:
 Handler = Callable[[Request], Response]
 
 
-def api_handler(fn: Handler | None = None, *, public: bool = False) -> Any:
+def api_handler(
+    fn: Handler | None = None, *, public: bool = False, headers: dict[str, str] | None = None
+) -> Any:
     """Wrap an operation: parse the event, authorize the key, map every error to JSON.
 
+    `headers` go on every response of the operation, errors included (CORS, say).
     Logs one line per request (method, resource, status); never headers, keys or bodies.
     """
 
@@ -185,6 +197,8 @@ def api_handler(fn: Handler | None = None, *, public: bool = False) -> Any:
                     "status": response.status,
                 },
             )
+            if headers:
+                response.headers = {**headers, **response.headers}
             return response.to_event()
 
         return handler

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens import cursor, store
+from sitelens import cursor, errors, store
 from sitelens.http import Request, Response, url_with
 from sitelens.models import ListQuery
 
@@ -93,6 +93,55 @@ def list_page(
         records=[show(record) for record in records],
         next_cursor=token(last, True) if has_next else None,
         prev_cursor=token(first, False) if has_prev else None,
+        params=params,
+        cost=cost,
+    )
+
+
+def rows_page(
+    rows: list[dict[str, Any]],
+    key: Callable[[dict[str, Any]], list[Any]],
+    descending: bool,
+    per_page: int,
+    token: str | None,
+    bound_to: str,
+    params: dict[str, Any],
+    cost: dict[str, int],
+) -> Page:
+    """One page of rows computed in memory (sums, say), with the same envelope and signed
+    cursors as stored lists. `key` orders the rows totally; a cursor holds the key of the
+    row it continues from, so a page follows on whatever rows appear or go in between."""
+    ordered = sorted(rows, key=key, reverse=descending)
+    keys = [key(row) for row in ordered]
+    start, end = 0, min(per_page, len(ordered))
+    mark: list[Any] | None = None
+    if token:
+        position, forward = cursor.decode(token, bound_to)
+        mark = position.get("key")
+        if not isinstance(mark, list):
+            raise errors.Invalid.field("cursor", "The cursor is invalid.")
+        try:
+            before = sum(1 for k in keys if (k > mark if descending else k < mark))
+            after = len(keys) - sum(1 for k in keys if (k < mark if descending else k > mark))
+        except TypeError:
+            raise errors.Invalid.field("cursor", "The cursor is invalid.") from None
+        # Forwards the page starts after the mark; backwards it ends before it.
+        if forward:
+            start, end = after, min(after + per_page, len(keys))
+        else:
+            start, end = max(before - per_page, 0), before
+
+    def link(position: list[Any] | None, towards_next: bool) -> str | None:
+        return (
+            None if position is None else cursor.encode({"key": position}, towards_next, bound_to)
+        )
+
+    first = keys[start] if start < end else mark
+    last = keys[end - 1] if start < end else mark
+    return Page(
+        records=ordered[start:end],
+        next_cursor=link(last, True) if end < len(keys) else None,
+        prev_cursor=link(first, False) if start > 0 else None,
         params=params,
         cost=cost,
     )

@@ -8,7 +8,7 @@ from sitelens import errors
 from sitelens.passwords import hash_password
 
 PASSWORD_PROTECTED = 2
-PASSWORD_REQUIRED = "The password field is required when privacy is 2."
+REQUIRED_SENTENCE = "The password field is required when privacy is 2."
 
 
 def password_changes(
@@ -27,6 +27,6 @@ def password_changes(
         if password:
             return {"password_hash": hash_password(password)}, ()
         if not stored:
-            raise errors.Invalid.field("password", PASSWORD_REQUIRED)
+            raise errors.Invalid.field("password", REQUIRED_SENTENCE)
         return {}, ()
     return {}, ("password_hash",) if stored else ()

@@ -13,7 +13,6 @@ from sitelens.config import settings
 from sitelens.models import (
     FieldError,
     Flag,
-    Input,
     ListQuery,
     PrivacyFields,
     SearchText,

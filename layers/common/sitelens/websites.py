@@ -219,10 +219,19 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
 
 
 def delete(account_id: str, website_id: int) -> None:
-    """Delete the website and its domain claim together; 404 when not the account's."""
+    """Delete the website and its domain claim together; 404 when not the account's.
+
+    Its hits stop counting at once in this container (elsewhere within the caches' 60 s);
+    its statistics are removed in the background, after a delay that lets hits still in
+    flight be dropped first.
+    """
+    from sitelens import stats, tracking  # they build on this module
+
     record = stored(account_id, website_id)
     if not store.delete(COLLECTION, account_id, website_id, claim=domain_key(record["domain"])):
         raise errors.NotFound()
+    tracking.forget(record)
+    stats.schedule_removal(website_id)
 
 
 def list_page(account_id: str, query: WebsiteListQuery) -> listing.Page:

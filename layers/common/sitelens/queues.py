@@ -1,0 +1,45 @@
+"""Messages between functions: hits on their way to the aggregator, websites whose
+statistics are to be removed. The only code that talks to SQS."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sitelens.aws import client
+from sitelens.config import settings
+
+# The account a hit belongs to travels beside the hit, so the aggregator can check that
+# the website still exists with one GetItem on its key.
+ACCOUNT_ATTRIBUTE = "account"
+
+
+def send_hit(account_id: str, hit_json: str) -> None:
+    """Queue one hit (`Hit.to_json`) of one of the account's websites for counting."""
+    client("sqs").send_message(
+        QueueUrl=settings().hits_queue_url,
+        MessageBody=hit_json,
+        MessageAttributes={ACCOUNT_ATTRIBUTE: {"DataType": "String", "StringValue": account_id}},
+    )
+
+
+def hit_account(record: dict[str, Any]) -> str:
+    """The account of a queued hit, from its SQS record in a Lambda event; "" if absent."""
+    attribute = (record.get("messageAttributes") or {}).get(ACCOUNT_ATTRIBUTE) or {}
+    return str(attribute.get("stringValue") or "")
+
+
+def send_cleanup(website_id: int) -> None:
+    """Queue the removal of a deleted website's statistics (the queue delays it)."""
+    client("sqs").send_message(
+        QueueUrl=settings().cleanup_queue_url,
+        MessageBody=json.dumps({"website_id": website_id}),
+    )
+
+
+def cleanup_website(record: dict[str, Any]) -> int:
+    """The website id of a cleanup message's SQS record; ValueError if it has none."""
+    website_id = json.loads(record["body"]).get("website_id")
+    if not isinstance(website_id, int) or isinstance(website_id, bool) or website_id < 1:
+        raise ValueError("no website id in the cleanup message")
+    return website_id

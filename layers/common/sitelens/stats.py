@@ -1,0 +1,329 @@
+"""Statistics: counting batches of queued hits, reading sums, removing a website's.
+
+Counting (`aggregate`) runs on SQS batches of up to 1,000 hits. It sums the batch in
+memory and writes each distinct counter (website, name, value, day) once, with one
+`UpdateItem ADD`, however many hits share it. Partial failures are reported per message,
+and exactly so: see `aggregate`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
+
+from sitelens import clock, errors, listing, queues, store, tracking, websites
+from sitelens.analytics.aggregate import sum_counts
+from sitelens.analytics.hits import STAT_NAMES, Hit, counts
+from sitelens.log import logger
+from sitelens.models import FieldError, ListQuery, choice
+
+if TYPE_CHECKING:
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+DEFAULT_DAYS = 30
+MAX_DAYS = 366
+# A ledger outlives every delivery of its message (SQS keeps hits for 4 days).
+RETRY_LEDGER_SECONDS = 5 * 24 * 3600
+# Counters are written in parallel; botocore keeps 10 connections per client.
+WRITERS = 10
+
+StatKey = tuple[int, str, str, str]  # website id, name, value, day (as sum_counts keys)
+
+
+# -- reading ----------------------------------------------------------------------------
+
+
+def _day(field: str) -> BeforeValidator:
+    def check(value: Any, info: ValidationInfo) -> date:
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+            try:
+                return date.fromisoformat(value.strip())
+            except ValueError:
+                pass
+        raise FieldError(f"The {field} field must be a date in the format YYYY-MM-DD.")
+
+    return BeforeValidator(check)
+
+
+class StatsQuery(ListQuery):
+    """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
+
+    Without `to` the period ends today; without `from` it is the 30 days up to `to`.
+    """
+
+    name: Annotated[str, choice(*STAT_NAMES)]
+    from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
+    to: Annotated[date, _day("to")] | None = None
+    sort_by: Annotated[str, choice("count", "value")] = "count"
+
+    filter_fields: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _period_is_valid(self) -> StatsQuery:
+        first, last = self.period()
+        if first > last:
+            raise errors.Invalid.field(
+                "from", "The from field must be a date before or equal to to."
+            )
+        if (last - first).days + 1 > MAX_DAYS:
+            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+        return self
+
+    def period(self) -> tuple[date, date]:
+        """The first and last day counted."""
+        last = self.to or clock.now().date()
+        return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter, with the period's days made explicit, so that links and
+        cursors keep meaning the same days after midnight."""
+        first, last = self.period()
+        params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
+        return {**params, "from": first.isoformat(), "to": last.isoformat()}
+
+
+def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
+    """One page of `{"value", "count"}` rows, each value's counts summed over the period;
+    404 unless the website is the account's."""
+    websites.stored(account_id, website_id)
+    first, last = query.period()
+    found, cost = store.stat_counts(website_id, query.name, first.isoformat(), last.isoformat())
+    sums: Counter[str] = Counter()
+    for value, count in found:
+        sums[value] += count
+    needle = query.search.lower() if query.search else None
+    rows = [
+        {"value": value, "count": count}
+        for value, count in sums.items()
+        if needle is None or needle in value.lower()
+    ]
+    if query.sort_by == "value":
+        key, descending = (lambda row: [row["value"]]), query.sort == "desc"
+    else:
+        # Equal counts list their values in ascending order either way.
+        sign = -1 if query.sort == "desc" else 1
+        key, descending = (lambda row: [sign * row["count"], row["value"]]), False
+    params = query.params()
+    return listing.rows_page(
+        rows,
+        key,
+        descending,
+        query.per_page,
+        query.cursor,
+        listing.binding(account_id, f"stats/{website_id}", params),
+        params,
+        cost,
+    )
+
+
+# -- counting ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Message:
+    id: str
+    account: str
+    hit: Hit
+    retried: bool
+
+
+class CountsNotWritten(Exception):
+    """Some of a message's counters could not be written; SQS will deliver it again."""
+
+
+def aggregate(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    """Count an SQS batch of hits; the partial batch response names the messages to retry.
+
+    The batch is summed in memory (`sum_counts`) and each distinct counter gets exactly
+    one `UpdateItem ADD`. When a write fails, the messages that contributed to that
+    counter, and only those, are reported as failures. A failed message may have
+    contributed to other counters whose writes succeeded, so before it is reported its
+    retry ledger (one item per message) records those counters; when SQS delivers it
+    again (ApproximateReceiveCount > 1) the ledger is read and the message adds only to
+    the counters that are missing. So a retry re-adds only what failed: nothing is lost
+    and nothing is counted twice. Fresh messages, the usual case, cost no ledger reads or
+    writes. Each write also carries a token of its batch, so the SDK's own retry of a write
+    that landed although its answer was lost is ignored.
+
+    Hits of websites that no longer exist are dropped (and reported done).
+    """
+    from aws_lambda_powertools.utilities.batch import (
+        BatchProcessor,
+        EventType,
+        process_partial_response,
+    )
+
+    failed = _count(event.get("Records") or [])
+
+    def check(record: SQSRecord) -> None:
+        if record.message_id in failed:
+            raise CountsNotWritten(record.message_id)
+
+    # All failed is reported like some failed: Lambda retries exactly the listed messages.
+    processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)
+    return dict(process_partial_response(event, check, processor, context))
+
+
+def _count(records: list[dict[str, Any]]) -> set[str]:
+    """Count the records' hits; returns the ids of the messages to be delivered again."""
+    failed: set[str] = set()
+    messages: list[_Message] = []
+    for record in records:
+        try:
+            messages.append(_message(record))
+        except (ValueError, KeyError, TypeError):
+            # Kept failing until SQS moves it to the dead-letter queue, for a human to see.
+            logger.error("unreadable hit", extra={"message_id": record.get("messageId")})
+            failed.add(record.get("messageId", ""))
+    live, unchecked = _live(messages)
+    written_before, unread = _ledgers(m for m in live if m.retried)
+    failed |= unchecked | unread
+    counting = [m for m in live if m.id not in unread]
+
+    # Fresh messages are summed whole; redelivered ones add only what is still missing.
+    to_write = {m.id: _still_to_write(m, written_before) for m in counting}
+    totals = Counter(sum_counts(m.hit for m in counting if m.id not in written_before))
+    for m in counting:
+        if m.id in written_before:
+            totals.update(to_write[m.id])
+    failed_keys = _write(totals, _batch_token(m.id for m in counting))
+
+    incomplete = [m for m in counting if to_write[m.id] & failed_keys]
+    for m in incomplete:
+        _record_progress(m, to_write[m.id] - failed_keys)
+    failed |= {m.id for m in incomplete}
+    logger.info(
+        "aggregated",
+        extra={
+            "messages": len(records),
+            "counted": len(counting),
+            "dropped": len(messages) - len(live) - len(unchecked),
+            "counters": len(totals),
+            "failed_counters": len(failed_keys),
+            "failed_messages": len(failed),
+        },
+    )
+    return failed
+
+
+def _still_to_write(message: _Message, written_before: dict[str, set[str]]) -> set[StatKey]:
+    keys = set(_keys(message.hit))
+    if message.id not in written_before:
+        return keys
+    return {key for key in keys if _ledger_key(key) not in written_before[message.id]}
+
+
+def _message(record: dict[str, Any]) -> _Message:
+    account = queues.hit_account(record)
+    if not account:
+        raise ValueError("hit without an account")
+    receives = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
+    return _Message(record["messageId"], account, Hit.from_json(record["body"]), receives > 1)
+
+
+def _live(messages: list[_Message]) -> tuple[list[_Message], set[str]]:
+    """The messages of websites that still exist, and the ids of those that could not be
+    checked (to be retried). One cached look-up per distinct website."""
+    exists: dict[tuple[str, int], bool | None] = {}
+    for website in {(m.account, m.hit.website_id) for m in messages}:
+        try:
+            exists[website] = tracking.website_exists(*website)
+        except Exception:
+            logger.exception("website look-up failed", extra={"website_id": website[1]})
+            exists[website] = None
+    live = [m for m in messages if exists[(m.account, m.hit.website_id)]]
+    unknown = {m.id for m in messages if exists[(m.account, m.hit.website_id)] is None}
+    return live, unknown
+
+
+def _ledgers(retried: Iterable[_Message]) -> tuple[dict[str, set[str]], set[str]]:
+    """What earlier attempts of redelivered messages wrote; if that cannot be read, the
+    messages are retried later rather than risk counting anything twice."""
+    retried = list(retried)
+    if not retried:
+        return {}, set()
+    try:
+        return store.retry_ledgers([(m.hit.website_id, m.id) for m in retried]), set()
+    except Exception:
+        logger.exception("retry ledgers unreadable", extra={"messages": len(retried)})
+        return {}, {m.id for m in retried}
+
+
+def _keys(hit: Hit) -> list[StatKey]:
+    return [(hit.website_id, name, value, day) for name, value, day in counts(hit)]
+
+
+def _ledger_key(key: StatKey) -> str:
+    _, name, value, day = key
+    return store.stat_key(name, day, value)
+
+
+def _batch_token(message_ids: Iterable[str]) -> str:
+    return hashlib.sha256("\n".join(sorted(message_ids)).encode()).hexdigest()[:24]
+
+
+def _write(totals: Counter[StatKey], batch: str) -> set[StatKey]:
+    """One UpdateItem ADD per counter, in parallel; returns the counters not written."""
+
+    def write(key: StatKey) -> StatKey | None:
+        website_id, name, value, day = key
+        try:
+            store.add_stat(website_id, name, day, value, totals[key], batch)
+        except Exception:
+            logger.exception("counter not written", extra={"website_id": website_id})
+            return key
+        return None
+
+    keys = [key for key, count in totals.items() if count > 0]
+    if len(keys) <= 1:
+        return {key for key in map(write, keys) if key}
+    with ThreadPoolExecutor(max_workers=min(WRITERS, len(keys))) as pool:
+        return {key for key in pool.map(write, keys) if key}
+
+
+def _record_progress(message: _Message, written: set[StatKey]) -> None:
+    if not written:
+        return
+    try:
+        store.record_retry(
+            message.hit.website_id,
+            message.id,
+            {_ledger_key(key) for key in written},
+            int(time.time()) + RETRY_LEDGER_SECONDS,
+        )
+    except Exception:
+        # The message must be retried for its failed counters either way; this once, its
+        # retry will add to these counters again.
+        logger.exception("retry ledger not written", extra={"counters": len(written)})
+
+
+# -- removing ---------------------------------------------------------------------------
+
+
+def remove(record: SQSRecord) -> int:
+    """Delete every counter of the website a cleanup message names; how many there were."""
+    website_id = queues.cleanup_website(record.raw_event)
+    removed = store.delete_stats(website_id, STAT_NAMES)
+    logger.info("stats removed", extra={"website_id": website_id, "items": removed})
+    return removed
+
+
+def schedule_removal(website_id: int) -> None:
+    """Queue the removal of a deleted website's statistics; the delete does not wait.
+
+    Never fails the delete: if the message cannot be sent, the website is gone anyway and
+    its counters, which nothing can reach any more, are only left behind (and logged).
+    """
+    try:
+        queues.send_cleanup(website_id)
+    except Exception:
+        logger.exception("stats removal not queued", extra={"website_id": website_id})

@@ -1,0 +1,145 @@
+"""Deleting a website removes its statistics in the background: the delete queues one
+cleanup message; the cleanup function deletes every counter (and retry ledger) of that
+website and nothing of any other."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from sitelens import config, store
+from sitelens.analytics.hits import STAT_NAMES, Hit
+from tests.fixtures.analytics import failures, hit_record, receive, run
+
+DAY = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
+
+
+def items_of(website_id: int) -> int:
+    """How many stats items the website has, over all its series."""
+    client = boto3.client("dynamodb")
+    total = 0
+    for name in (*STAT_NAMES, "retries"):
+        answer = client.query(
+            TableName=config.settings().stats_table,
+            KeyConditionExpression="series = :s",
+            ExpressionAttributeValues={":s": {"S": f"{website_id}#{name}"}},
+            Select="COUNT",
+        )
+        total += answer["Count"]
+    return total
+
+
+def busy_website(analytics: Any, account_id: str, domain: str, pages: int) -> int:
+    website_id: int = analytics.post("/api/v1/websites", {"domain": domain}).data["id"]
+    hits = [
+        Hit(
+            website_id=website_id,
+            at=DAY + timedelta(days=n % 3, hours=n % 24),
+            page=f"/page-{n}",
+            visit=n % 2 == 0,
+            browser="Chrome",
+            country="DE",
+            campaign=f"c{n % 4}",
+        )
+        for n in range(pages)
+    ]
+    hits.append(Hit(website_id=website_id, at=DAY, page="/", visit=False, event="signup::"))
+    batch = [hit_record(hit, account_id, n) for n, hit in enumerate(hits)]
+    assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    # A retry ledger too, as a part-way failure leaves one.
+    store.record_retry(website_id, "hit-0", {"page#2026-11-21#/page-0"}, 2_000_000_000)
+    return website_id
+
+
+def test_deleting_a_website_removes_its_stats_and_no_others(analytics, account):
+    gone = busy_website(analytics, account.id, "gone.example", pages=60)
+    kept = busy_website(analytics, account.id, "kept.example", pages=10)
+    kept_items = items_of(kept)
+    assert items_of(gone) > 100  # several BatchWriteItem calls of 25
+
+    assert analytics.delete(f"/api/v1/websites/{gone}").status == 200
+    assert items_of(gone) > 100  # the delete did not wait for the removal
+
+    [message] = receive("StatsCleanupQueue")
+    assert json.loads(message["body"]) == {"website_id": gone}
+    assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
+    assert items_of(gone) == 0
+    assert items_of(kept) == kept_items
+
+
+def test_a_cleanup_delivered_twice_is_harmless(analytics, account):
+    website_id = busy_website(analytics, account.id, "gone.example", pages=5)
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    [message] = receive("StatsCleanupQueue")
+    assert run("StatsCleanupQueue", [message, {**message, "messageId": "again"}]) == {
+        "batchItemFailures": []
+    }
+    assert items_of(website_id) == 0
+
+
+def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
+    website_id = busy_website(analytics, account.id, "gone.example", pages=5)
+    real = boto3.client("dynamodb")
+
+    class Throttled:
+        """Leaves the last item of every first BatchWriteItem unprocessed."""
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def batch_write_item(self, RequestItems: Any) -> Any:
+            self.calls += 1
+            [(table, requests)] = RequestItems.items()
+            if self.calls % 2 == 1 and len(requests) > 1:
+                real.batch_write_item(RequestItems={table: requests[:-1]})
+                return {"UnprocessedItems": {table: requests[-1:]}}
+            return real.batch_write_item(RequestItems=RequestItems)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+    throttled = Throttled()
+    monkeypatch.setattr(store, "client", lambda service: throttled)
+    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
+    assert items_of(website_id) == 0
+    assert throttled.calls > 1
+
+
+def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch):
+    website_id = busy_website(analytics, account.id, "gone.example", pages=5)
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    [message] = receive("StatsCleanupQueue")
+    broken = {**message, "messageId": "broken", "body": '{"website": 1}'}
+
+    def unavailable(*args: Any, **kw: Any) -> Any:
+        raise ClientError({"Error": {"Code": "InternalServerError"}}, "Query")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(store, "delete_stats", unavailable)
+        assert failures(run("StatsCleanupQueue", [message, broken])) == {
+            message["messageId"],
+            "broken",
+        }
+    assert failures(run("StatsCleanupQueue", [message])) == set()
+    assert items_of(website_id) == 0
+
+
+def test_a_failing_cleanup_queue_does_not_fail_the_delete(analytics, monkeypatch):
+    from sitelens import queues
+
+    website_id = analytics.post("/api/v1/websites", {"domain": "gone.example"}).data["id"]
+
+    def unavailable(website_id: int) -> None:
+        raise ClientError({"Error": {"Code": "ServiceUnavailable"}}, "SendMessage")
+
+    monkeypatch.setattr(queues, "send_cleanup", unavailable)
+    reply = analytics.delete(f"/api/v1/websites/{website_id}")
+    assert reply.status == 200
+    assert analytics.get(f"/api/v1/websites/{website_id}").status == 404

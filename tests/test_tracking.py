@@ -1,0 +1,343 @@
+"""POST /api/event and GET /js/script.js end to end: real API Gateway events through the
+template's routes, hits read back from the (moto) queue."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from sitelens import store
+from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
+
+VISITOR_IP = "192.0.2.44"
+CORS = "Access-Control-Allow-Origin"
+
+BOTS = [
+    "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+    "Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)",
+    "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; "
+    "+https://openai.com/gptbot)",
+    "facebookexternalhit/1.1 (+http://www.facebook.com/externalhit_uatext.php)",
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "HeadlessChrome/124.0.6367.60 Safari/537.36",
+    "curl/8.5.0",
+    "python-requests/2.32.3",
+    "Go-http-client/2.0",
+    "",
+]
+BROWSERS = [
+    CHROME,
+    IPHONE,
+    FIREFOX,
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+    "Mozilla/5.0 (Linux; Android 14; SM-S918B) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+]
+
+
+def create_website(client: Any, **fields: Any) -> dict[str, Any]:
+    reply = client.post("/api/v1/websites", {"domain": "example.com", **fields})
+    assert reply.status == 201, reply.body
+    website: dict[str, Any] = reply.data
+    return website
+
+
+def hit(
+    client: Any,
+    form: dict[str, str] | None = None,
+    ua: str = CHROME,
+    source_ip: str = VISITOR_IP,
+    headers: dict[str, str] | None = None,
+    **kw: Any,
+) -> Any:
+    sent = {"User-Agent": ua, "Accept-Language": "de-DE,de;q=0.9", **(headers or {})}
+    if form is None and "json_body" not in kw:
+        form = {"page": "https://example.com/pricing"}
+    return client.request(
+        "POST", "/api/event", form=form, key=None, headers=sent, source_ip=source_ip, **kw
+    )
+
+
+def queued() -> list[dict[str, Any]]:
+    return [json.loads(record["body"]) for record in receive("HitsQueue")]
+
+
+# -- counted -------------------------------------------------------------------------------
+
+
+def test_a_pageview_is_accepted_and_queued_enriched(analytics, account):
+    website = create_website(analytics, exclude_params="fbclid\nutm_source")
+    reply = hit(
+        analytics,
+        {
+            "page": "https://example.com/pricing?plan=pro&fbclid=abc&utm_campaign=launch",
+            "referrer": "https://news.example.org/story",
+            "screen_resolution": "1920x1080",
+        },
+    )
+    assert reply.status == 202
+    assert reply.body == {"message": "Accepted.", "status": 202}
+    assert reply.headers[CORS] == "*"
+    [record] = receive("HitsQueue")
+    sent = json.loads(record["body"])
+    assert sent.pop("at").endswith("+00:00")
+    assert sent == {
+        "website_id": website["id"],
+        "page": "/pricing?plan=pro&utm_campaign=launch",
+        "visit": True,
+        "referrer": "news.example.org",
+        "browser": "Chrome",
+        "os": "Windows",
+        "device": "desktop",
+        "language": "de",
+        "resolution": "1920x1080",
+        "campaign": "launch",
+    }
+    assert record["messageAttributes"]["account"]["stringValue"] == account.id
+    assert VISITOR_IP not in json.dumps(record)  # the address is never queued
+
+
+def test_www_and_letter_case_find_the_website(analytics):
+    website = create_website(analytics)
+    for page in (
+        "https://www.example.com/",
+        "HTTP://WWW.EXAMPLE.COM:8080/a",
+        "https://example.com.",
+    ):
+        assert hit(analytics, {"page": page}).status == 202
+    assert [h["website_id"] for h in queued()] == [website["id"]] * 3
+
+
+def test_json_bodies_and_custom_events(analytics):
+    create_website(analytics)
+    reply = hit(
+        analytics,
+        json_body={
+            "page": "https://example.com/signup",
+            "event[name]": "signup",
+            "event[value]": "pro",
+            "event[unit]": "plan",
+        },
+    )
+    assert reply.status == 202
+    nested = {"page": "https://example.com/signup", "event": {"name": "buy", "value": 42}}
+    assert hit(analytics, json_body=nested).status == 202
+    first, second = queued()
+    assert (first["event"], first["page"], first["visit"]) == ("signup:pro:plan", "/signup", False)
+    assert second["event"] == "buy:42:"
+
+
+def test_the_script_form_body_is_accepted(analytics):
+    create_website(analytics)
+    reply = analytics.request(
+        "POST",
+        "/api/event",
+        body=b"page=https%3A%2F%2Fexample.com%2F&referrer=&screen_resolution=390x844",
+        headers={
+            "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8",
+            "User-Agent": IPHONE,
+        },
+        key=None,
+        source_ip=VISITOR_IP,
+    )
+    assert reply.status == 202
+    [sent] = queued()
+    assert (sent["device"], sent["resolution"], sent["visit"]) == ("mobile", "390x844", True)
+
+
+def test_a_referrer_on_the_website_itself_continues_the_visit(analytics):
+    create_website(analytics)
+    form = {"page": "https://example.com/b", "referrer": "https://www.example.com/a"}
+    assert hit(analytics, form).status == 202
+    [sent] = queued()
+    assert sent["visit"] is False
+    assert "referrer" not in sent  # a visit counts the referrer; the pageview does not
+
+
+@pytest.mark.parametrize(
+    ("exclude", "sent", "kept"),
+    [
+        ("fbclid", "/a?fbclid=1&id=3", "/a?id=3"),
+        ("fbclid\nid", "/a?fbclid=1&id=3", "/a"),
+        ("&", "/a?x=1&y=2", "/a"),
+        ("utm_source", "/a?b=%20x&utm_source=news", "/a?b=%20x"),
+    ],
+)
+def test_excluded_parameters_are_stripped(analytics, exclude, sent, kept):
+    create_website(analytics, exclude_params=exclude)
+    assert hit(analytics, {"page": f"https://example.com{sent}"}).status == 202
+    assert queued()[0]["page"] == kept
+
+
+# -- excluded ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ua", BOTS)
+def test_bots_are_forbidden_when_excluded(analytics, ua):
+    create_website(analytics, exclude_bots=1)
+    reply = hit(analytics, ua=ua)
+    assert reply.status == 403
+    assert reply.body == {"message": "Forbidden.", "status": 403}
+    assert reply.headers[CORS] == "*"
+    assert queued() == []
+
+
+@pytest.mark.parametrize("ua", BOTS)
+def test_bots_are_counted_when_not_excluded(analytics, ua):
+    create_website(analytics, exclude_bots=0)
+    assert hit(analytics, ua=ua).status == 202
+    assert queued()[0]["device"] == "other"
+
+
+@pytest.mark.parametrize("ua", BROWSERS)
+def test_browsers_are_counted_when_bots_are_excluded(analytics, ua):
+    create_website(analytics, exclude_bots=1)
+    assert hit(analytics, ua=ua).status == 202
+    assert len(queued()) == 1
+
+
+@pytest.mark.parametrize(
+    ("source_ip", "status"),
+    [
+        ("203.0.113.7", 403),  # the address
+        ("198.51.100.99", 403),  # in the IPv4 range
+        ("2001:db8:1::5", 403),  # in the IPv6 range
+        ("::ffff:203.0.113.7", 403),  # IPv4-mapped
+        ("203.0.113.8", 202),
+        ("2001:db9::1", 202),
+    ],
+)
+def test_excluded_addresses(analytics, source_ip, status):
+    create_website(analytics, exclude_ips="203.0.113.7\n198.51.100.0/24\n2001:db8::/32")
+    reply = hit(analytics, source_ip=source_ip)
+    assert reply.status == status
+    assert len(queued()) == (status == 202)
+
+
+# -- refused -------------------------------------------------------------------------------
+
+
+def test_unknown_domain_is_404(analytics):
+    create_website(analytics)
+    reply = hit(analytics, {"page": "https://unknown.example/"})
+    assert reply.status == 404
+    assert reply.body == {"message": "Resource not found.", "status": 404}
+    assert reply.headers[CORS] == "*"
+    assert queued() == []
+
+
+@pytest.mark.parametrize(
+    ("form", "sentence"),
+    [
+        ({}, "The page field is required."),
+        ({"page": ""}, "The page field is required."),
+        ({"referrer": "https://example.com/"}, "The page field is required."),
+        ({"page": "example.com/pricing"}, "The page must be a valid http or https URL."),
+        ({"page": "ftp://example.com/"}, "The page must be a valid http or https URL."),
+        ({"page": "https://exa mple.com/"}, "The page must be a valid http or https URL."),
+        ({"page": "https://example.com:99999/"}, "The page must be a valid http or https URL."),
+        (
+            {"page": "https://example.com/" + "a" * 2048},
+            "The page must be a valid http or https URL.",
+        ),
+    ],
+)
+def test_missing_or_invalid_page_is_422(analytics, form, sentence):
+    create_website(analytics)
+    reply = hit(analytics, form)
+    assert reply.status == 422
+    assert reply.body == {"message": {"page": [sentence]}, "status": 422}
+    assert reply.headers[CORS] == "*"
+
+
+def test_other_body_types_are_415_with_cors(analytics):
+    create_website(analytics)
+    reply = analytics.request(
+        "POST", "/api/event", body=b"page=x", headers={"Content-Type": "text/plain"}, key=None
+    )
+    assert reply.status == 415
+    assert reply.headers[CORS] == "*"
+
+
+def test_a_deleted_website_is_404_at_once_and_its_stats_are_scheduled(analytics):
+    website = create_website(analytics)
+    assert hit(analytics).status == 202  # the look-up is cached now
+    assert analytics.delete(f"/api/v1/websites/{website['id']}").status == 200
+    assert hit(analytics).status == 404
+    [cleanup] = receive("StatsCleanupQueue")
+    assert json.loads(cleanup["body"]) == {"website_id": website["id"]}
+
+
+def test_a_new_owner_of_a_deleted_domain_gets_its_hits(analytics, other_analytics):
+    create_website(analytics)
+    assert hit(analytics).status == 202
+    analytics.delete("/api/v1/websites/1")
+    website = create_website(other_analytics)
+    assert hit(analytics).status == 202
+    assert queued()[-1]["website_id"] == website["id"]
+
+
+# -- cached look-ups ------------------------------------------------------------------------
+
+
+def test_lookups_are_cached_also_when_the_domain_is_unknown(analytics, monkeypatch):
+    create_website(analytics)
+    lookups: list[str] = []
+    real = store.get_claim
+
+    def counted(collection: Any, name: str) -> Any:
+        lookups.append(name)
+        return real(collection, name)
+
+    monkeypatch.setattr(store, "get_claim", counted)
+    for _ in range(3):
+        assert hit(analytics).status == 202
+        assert hit(analytics, {"page": "https://unknown.example/"}).status == 404
+    assert sorted(lookups) == ["example.com", "unknown.example"]
+
+
+# -- CORS preflight and the script -------------------------------------------------------
+
+
+def test_preflight(analytics):
+    reply = analytics.request(
+        "OPTIONS",
+        "/api/event",
+        key=None,
+        headers={
+            "Origin": "https://example.com",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "content-type",
+        },
+    )
+    assert reply.status == 204
+    assert reply.headers[CORS] == "*"
+    assert reply.headers["Access-Control-Allow-Methods"] == "POST, OPTIONS"
+    assert reply.headers["Access-Control-Allow-Headers"] == "Content-Type"
+    assert int(reply.headers["Access-Control-Max-Age"]) >= 600
+
+
+def test_other_methods_on_the_event_route_are_405(analytics):
+    reply = analytics.get("/api/event", key=None)
+    assert reply.status == 405
+    assert reply.headers["Allow"] == "OPTIONS, POST"
+
+
+def test_the_script_is_served_with_long_cache_headers(analytics):
+    reply = analytics.get("/js/script.js", key=None)
+    assert reply.status == 200
+    assert reply.headers["Content-Type"] == "application/javascript; charset=utf-8"
+    assert "max-age=86400" in reply.headers["Cache-Control"]
+    assert reply.headers[CORS] == "*"
+    assert "sitelens" in reply.body and "/api/event" in reply.body
+    etag = reply.headers["ETag"]
+    again = analytics.get("/js/script.js", key=None, headers={"If-None-Match": etag})
+    assert again.status == 304
+    assert again.body is None
+    assert again.headers["ETag"] == etag
+    stale = analytics.get("/js/script.js", key=None, headers={"If-None-Match": '"old"'})
+    assert stale.status == 200
