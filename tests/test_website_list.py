@@ -212,3 +212,19 @@ def test_cursor_is_bound_to_the_parameters_and_the_account(analytics, other_anal
         assert reply.status == 422, query
     assert other_analytics.get("/api/v1/websites", query={"cursor": token}).status == 422
     assert analytics.get("/api/v1/websites", query={"cursor": token}).status == 200
+
+
+def test_empty_parameters_mean_defaults(analytics, sites):
+    reply = analytics.get(
+        "/api/v1/websites",
+        query={
+            "favorite": "",
+            "sort_by": "",
+            "sort": "",
+            "per_page": "",
+            "search": "",
+            "cursor": "",
+        },
+    )
+    assert reply.status == 200
+    assert ids(reply) == [r["id"] for r in reversed(sites)]

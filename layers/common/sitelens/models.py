@@ -134,6 +134,11 @@ class ListQuery(Input):
     # Filters that select an index, in the order they are preferred.
     filter_fields: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Self:
+        """An empty parameter (`?favorite=&sort_by=`) is no parameter, as in query builders."""
+        return super().parse({name: value for name, value in data.items() if value != ""})
+
     def filters(self) -> dict[str, str]:
         """The filters in use, as the values the indexes are keyed on."""
         values = {name: getattr(self, name) for name in self.filter_fields}
