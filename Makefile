@@ -5,6 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 SAM_VENV := .venv-sam
 SAM := $(SAM_VENV)/bin/sam
+export SAM_CLI_TELEMETRY := 0
 # sam build for python3.13 needs a python3.13 on PATH; use pyenv's when there is one.
 PY313_DIR := $(shell pyenv prefix 3.13 2>/dev/null || pyenv prefix 3.13.0 2>/dev/null)
 SAM_PATH := $(if $(PY313_DIR),$(PY313_DIR)/bin:,)$(PATH)
