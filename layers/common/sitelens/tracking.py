@@ -71,7 +71,7 @@ def website_exists(account_id: str, website_id: int) -> bool:
 
 
 def forget(website: dict[str, Any]) -> None:
-    """Stop counting a deleted website in this container at once."""
+    """Drop a created, changed or deleted website from this container's caches."""
     _by_host.pop(websites.domain_key(website["domain"]), None)
     _exists.pop((website["account"], int(website["id"])), None)
 

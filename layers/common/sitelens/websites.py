@@ -183,6 +183,7 @@ def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
         store.create(COLLECTION, record, claim=claim)
     except store.Conflict:
         raise errors.Invalid.field("domain", DOMAIN_TAKEN) from None
+    _tracking().forget(record)
     return show(record)
 
 
@@ -215,6 +216,7 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
     record = store.update(COLLECTION, current, changes, removed)
     if record is None:
         raise errors.NotFound()
+    _tracking().forget(record)
     return show(record)
 
 
@@ -225,13 +227,20 @@ def delete(account_id: str, website_id: int) -> None:
     its statistics are removed in the background, after a delay that lets hits still in
     flight be dropped first.
     """
-    from sitelens import stats, tracking  # they build on this module
+    from sitelens import stats  # it builds on this module
 
     record = stored(account_id, website_id)
     if not store.delete(COLLECTION, account_id, website_id, claim=domain_key(record["domain"])):
         raise errors.NotFound()
-    tracking.forget(record)
+    _tracking().forget(record)
     stats.schedule_removal(website_id)
+
+
+def _tracking() -> Any:
+    """The tracking caches, which must see this process's website changes at once."""
+    from sitelens import tracking  # it builds on this module
+
+    return tracking
 
 
 def list_page(account_id: str, query: WebsiteListQuery) -> listing.Page:

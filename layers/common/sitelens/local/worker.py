@@ -1,18 +1,32 @@
-"""Lambda's SQS event source mapping, locally: poll each queue, call its function."""
+"""Lambda's SQS event source mapping, locally: poll each queue, call its function.
+
+Like Lambda, a worker gathers messages into one batch until the function's BatchSize is
+reached or its batching window (at most 1 s here, so stats appear within about two
+seconds of a hit) has passed, and deletes only the messages the function did not report
+as failed; those come back after the queue's visibility timeout.
+"""
 
 from __future__ import annotations
 
 import threading
+import time
 from typing import Any
 
 from sitelens.local import gateway
+from sitelens.log import logger
+
+MAX_WINDOW_SECONDS = 1.0
+_RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 10 per call)
 
 
 class QueueWorker:
-    def __init__(self, function: str, props: dict[str, Any], queue: str, batch: int) -> None:
+    def __init__(
+        self, function: str, props: dict[str, Any], queue: str, batch: int, window: float
+    ) -> None:
         self.function = function
         self.queue = queue
         self.batch = batch
+        self.window = min(window, MAX_WINDOW_SECONDS)
         self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
         self.stopping = threading.Event()
         self.thread = threading.Thread(target=self.run, name=f"worker-{function}", daemon=True)
@@ -23,40 +37,52 @@ class QueueWorker:
         sqs = boto3.client("sqs")
         url = sqs.get_queue_url(QueueName=self.queue)["QueueUrl"]
         while not self.stopping.is_set():
-            answer = sqs.receive_message(
-                QueueUrl=url,
-                MaxNumberOfMessages=min(self.batch, 10),
-                WaitTimeSeconds=1,
-                AttributeNames=["All"],
-            )
-            messages = answer.get("Messages") or []
-            if not messages:
-                continue
-            event = {
-                "Records": [
-                    {
-                        "messageId": m["MessageId"],
-                        "receiptHandle": m["ReceiptHandle"],
-                        "body": m["Body"],
-                        "attributes": m.get("Attributes", {}),
-                        "messageAttributes": {},
-                        "eventSource": "aws:sqs",
-                        "eventSourceARN": f"arn:aws:sqs:local:000000000000:{self.queue}",
-                    }
-                    for m in messages
-                ]
-            }
+            messages = self._gather(sqs, url)
+            if messages:
+                self._deliver(sqs, url, messages)
+
+    def _receive(self, sqs: Any, url: str, limit: int, wait: int) -> list[dict[str, Any]]:
+        answer = sqs.receive_message(
+            QueueUrl=url,
+            MaxNumberOfMessages=min(limit, _RECEIVE_MAX),
+            WaitTimeSeconds=wait,
+            AttributeNames=["All"],
+            MessageAttributeNames=["All"],
+        )
+        found: list[dict[str, Any]] = answer.get("Messages") or []
+        return found
+
+    def _gather(self, sqs: Any, url: str) -> list[dict[str, Any]]:
+        """One batch: wait up to 1 s for a first message, then fill the batch for as long
+        as the batching window lasts."""
+        messages = self._receive(sqs, url, self.batch, wait=1)
+        deadline = time.monotonic() + self.window
+        while messages and len(messages) < self.batch and time.monotonic() < deadline:
+            more = self._receive(sqs, url, self.batch - len(messages), wait=0)
+            if more:
+                messages.extend(more)
+            elif self.stopping.wait(0.05):
+                break
+        return messages
+
+    def _deliver(self, sqs: Any, url: str, messages: list[dict[str, Any]]) -> None:
+        event = {"Records": [lambda_record(m, self.queue) for m in messages]}
+        try:
             result = self.handler(event, gateway.LambdaContext(self.function)) or {}
-            failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
-            done = [m for m in messages if m["MessageId"] not in failed]
-            if done:
-                sqs.delete_message_batch(
-                    QueueUrl=url,
-                    Entries=[
-                        {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
-                        for n, m in enumerate(done)
-                    ],
-                )
+        except Exception:
+            # As on Lambda, an error fails the whole batch: it comes back after a while.
+            logger.exception("queue function failed", extra={"function": self.function})
+            return
+        failed = {f["itemIdentifier"] for f in result.get("batchItemFailures", [])}
+        done = [m for m in messages if m["MessageId"] not in failed]
+        for start in range(0, len(done), _RECEIVE_MAX):
+            sqs.delete_message_batch(
+                QueueUrl=url,
+                Entries=[
+                    {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
+                    for n, m in enumerate(done[start : start + _RECEIVE_MAX])
+                ],
+            )
 
     def start(self) -> None:
         self.thread.start()
@@ -64,6 +90,30 @@ class QueueWorker:
     def stop(self) -> None:
         self.stopping.set()
         self.thread.join(timeout=5)
+
+
+def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
+    """The record Lambda's event source mapping passes for a received SQS message."""
+    attributes = {
+        name: {
+            **({"stringValue": value["StringValue"]} if "StringValue" in value else {}),
+            "stringListValues": [],
+            "binaryListValues": [],
+            "dataType": value["DataType"],
+        }
+        for name, value in (message.get("MessageAttributes") or {}).items()
+    }
+    return {
+        "messageId": message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "attributes": message.get("Attributes", {}),
+        "messageAttributes": attributes,
+        "md5OfBody": message.get("MD5OfBody", ""),
+        "eventSource": "aws:sqs",
+        "eventSourceARN": f"arn:aws:sqs:local:000000000000:{queue}",
+        "awsRegion": "local",
+    }
 
 
 def start_all(spec: dict[str, Any]) -> list[QueueWorker]:
@@ -75,9 +125,14 @@ def start_all(spec: dict[str, Any]) -> list[QueueWorker]:
         props = resource["Properties"]
         for event in (props.get("Events") or {}).values():
             if event.get("Type") == "SQS":
-                queue = event["Properties"]["Queue"]["Fn::GetAtt"][0]
-                batch = int(event["Properties"].get("BatchSize", 10))
-                worker = QueueWorker(name, props, queue, batch)
+                source = event["Properties"]
+                worker = QueueWorker(
+                    name,
+                    props,
+                    queue=source["Queue"]["Fn::GetAtt"][0],
+                    batch=int(source.get("BatchSize", 10)),
+                    window=float(source.get("MaximumBatchingWindowInSeconds", 0)),
+                )
                 worker.start()
                 workers.append(worker)
     return workers

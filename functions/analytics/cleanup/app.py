@@ -1,0 +1,20 @@
+"""SQS StatsCleanupQueue: remove the statistics of deleted websites."""
+
+from typing import Any
+
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+
+from sitelens import stats
+from sitelens.log import logger
+
+# A batch where every removal failed is reported like any other: those messages retry.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return dict(process_partial_response(event, stats.remove, processor, context))

@@ -1,0 +1,117 @@
+"""`make serve` counts hits: the real program over HTTP, its queue worker feeding the
+aggregator in batches, statistics readable within seconds."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+from urllib.error import HTTPError
+from urllib.parse import urlencode
+
+import boto3
+import pytest
+
+from tests.fixtures.analytics import CHROME
+from tests.test_local_server import OPENER, Server, start_server
+
+KEY = "sl_test_analytics_" + uuid.uuid4().hex
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    running = start_server(SITELENS_DEV_API_KEY=KEY, POWERTOOLS_LOG_LEVEL="INFO")
+    try:
+        yield running
+    finally:
+        if running.process.poll() is None:
+            running.stop()
+
+
+def send(url: str, form: dict[str, str] | None = None, **headers: str) -> tuple[int, Any]:
+    data = urlencode(form).encode() if form is not None else None
+    request = urllib.request.Request(url, data=data, headers=headers)
+    try:
+        with OPENER.open(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def hit(server: Server, page: str) -> int:
+    status, _ = send(f"{server.analytics}/api/event", {"page": page}, **{"User-Agent": CHROME})
+    return status
+
+
+def pageviews(server: Server, website_id: int) -> int:
+    status, body = send(
+        f"{server.analytics}/api/v1/stats/{website_id}?name=pageviews",
+        Authorization=f"Bearer {KEY}",
+    )
+    assert status == 200, body
+    return sum(row["count"] for row in body["data"])
+
+
+def counted(server: Server, website_id: int, expected: int, within: float) -> float:
+    """Seconds until the stats show `expected` pageviews; fails after `within`."""
+    start = time.monotonic()
+    while (found := pageviews(server, website_id)) < expected:
+        assert time.monotonic() - start < within, f"{found} of {expected} counted"
+        time.sleep(0.05)
+    assert found == expected
+    return time.monotonic() - start
+
+
+def website(server: Server, domain: str) -> int:
+    status, body = send(
+        f"{server.analytics}/api/v1/websites", {"domain": domain}, Authorization=f"Bearer {KEY}"
+    )
+    assert status == 201, body
+    website_id: int = body["data"]["id"]
+    return website_id
+
+
+def test_a_hit_is_counted_within_seconds(server: Server) -> None:
+    website_id = website(server, "quick.example.com")
+    assert hit(server, "https://quick.example.com/pricing") == 202
+    # The worker waits at most 1 s to fill a batch; the bound here leaves room for slow CI.
+    counted(server, website_id, 1, within=5)
+
+
+def test_a_burst_is_counted_once_in_batches(server: Server) -> None:
+    website_id = website(server, "busy.example.com")
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        statuses = list(
+            pool.map(lambda n: hit(server, f"https://busy.example.com/p/{n}"), range(120))
+        )
+    assert statuses == [202] * 120
+    counted(server, website_id, 120, within=15)
+    # Every message was deleted after counting (batches of more than 10 included).
+    sqs = boto3.client(
+        "sqs",
+        endpoint_url=f"http://127.0.0.1:{server.aws_port}",
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+    url = sqs.get_queue_url(QueueName="HitsQueue")["QueueUrl"]
+    names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
+    empty = {name: "0" for name in names}
+
+    def waiting() -> dict[str, str]:
+        return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
+
+    deadline = time.monotonic() + 5  # the worker deletes a batch once its writes are done
+    while (left := waiting()) != empty:
+        assert time.monotonic() < deadline, left
+        time.sleep(0.05)
+    batches = [
+        json.loads(line)["messages"]
+        for line in server.lines
+        if line.startswith("{") and '"aggregated"' in line
+    ]
+    assert max(batches) > 10  # the worker gathers several receives into one batch
