@@ -112,6 +112,17 @@ def _drip(handler: Handler) -> None:
     handler.stream(chunks())
 
 
+def _drip_headers(handler: Handler) -> None:
+    """Headers a byte at a time: every socket read succeeds, the fetch never finishes."""
+    handler.wfile.write(b"HTTP/1.1 200 OK\r\n")
+    for byte in b"X-Slow: " + b"a" * 400:
+        if handler.server.stopping.wait(0.05):
+            break
+        handler.wfile.write(bytes([byte]))
+        handler.wfile.flush()
+    handler.close_connection = True
+
+
 def _stall(handler: Handler) -> None:
     handler.send_response(200)
     handler.send_header("Content-Type", "text/html")
@@ -140,6 +151,7 @@ ROUTES: dict[str, Callable[[Handler], None]] = {
     "/big-unsized": lambda h: h.stream(b" " * (64 * 1024) for _ in range(BIG // (64 * 1024))),
     "/bomb": lambda h: h.send(gzip.compress(b"<html>" + b" " * BIG), Content_Encoding="gzip"),
     "/drip": _drip,
+    "/drip-headers": _drip_headers,
     "/stall": _stall,
     "/robots.txt": lambda h: h.send(b"User-agent: *\nDisallow:\n", content_type="text/plain"),
     "/server-error": lambda h: h.send(b"<h1>Oops</h1>", status=500),
@@ -332,6 +344,18 @@ def test_gives_up_at_the_total_deadline(
         fetch.fetch(f"{server.origin}/drip")
 
     assert 0.5 <= time.monotonic() - started < 1
+
+
+def test_the_report_answer_is_due_at_the_deadline_even_if_headers_drip(
+    server: Server, allow_private: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fetch, "DEADLINE", 0.5)
+    started = time.monotonic()
+
+    with pytest.raises(FetchError, match=r"^The page took too long to answer.$"):
+        fetch.fetch_site(f"{server.origin}/drip-headers")
+
+    assert time.monotonic() - started < 1
 
 
 def test_gives_up_on_a_stalled_read(

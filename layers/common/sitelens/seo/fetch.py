@@ -121,17 +121,27 @@ def fetch_site(url: str) -> Site:
     target = _target(url)
     origin = f"{target.scheme}://{target.authority}"
     missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
-    with ThreadPoolExecutor(max_workers=3, thread_name_prefix="sitelens-fetch") as pool:
+    # Socket timeouts bound each read, not a server that drips its headers byte by byte:
+    # the answer is due at the deadline whatever the fetching threads are still doing.
+    answer_by = time.monotonic() + DEADLINE
+    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="sitelens-fetch")
+    try:
         page = pool.submit(fetch, url)
         robots = pool.submit(_fetch, f"{origin}/robots.txt", html_only=False, read_body=True)
         probe = pool.submit(_fetch, missing, html_only=False, read_body=False)
-        robots_txt = _or_none(robots)
-        missing_page = _or_none(probe)
+        robots_txt = _or_none(robots, answer_by)
+        missing_page = _or_none(probe, answer_by)
+        try:
+            page_response = page.result(timeout=max(0.0, answer_by - time.monotonic()))
+        except TimeoutError:
+            raise FetchError(TIMED_OUT) from None
         return Site(
-            page=page.result(),
+            page=page_response,
             robots_txt=robots_txt,
             missing_page_status=missing_page.status if missing_page else None,
         )
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -342,10 +352,10 @@ def _looks_like_html(body: bytes) -> bool:
     return _HTML_START.match(start) is not None
 
 
-def _or_none(future: Future[Response]) -> Response | None:
+def _or_none(future: Future[Response], answer_by: float) -> Response | None:
     try:
-        return future.result()
-    except FetchError:
+        return future.result(timeout=max(0.0, answer_by - time.monotonic()))
+    except (FetchError, TimeoutError):
         return None
 
 
