@@ -56,8 +56,11 @@ deploy: build
 routes: $(STAMP)
 	$(BIN)/python -m sitelens.routes
 
+# Benchmarks against peers (tests/bench; not part of `make test`): prints a table against
+# the targets and writes build/bench.json. BENCH_RUNS=9 takes more runs (default 7, min 5).
 bench: $(STAMP)
-	$(BIN)/python -m pytest tests/bench -q -p no:randomly --override-ini addopts= -s
+	$(BIN)/python -m pytest tests/bench -q -p no:randomly -p no:cacheprovider \
+		--override-ini addopts= --override-ini timeout=900 -s
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Benchmarks against peers (`make bench`): cold start, warm overhead, reads, SEO, ingestion."""

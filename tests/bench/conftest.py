@@ -1,0 +1,46 @@
+"""Benchmarks fill `report.RESULTS`; at the end of the session the table is printed and
+build/bench.json written."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from sitelens.log import logger
+from tests.bench import report, timing
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if not report.RESULTS:
+        return
+    context = {**report.machine(), "runs": timing.RUNS, **report.CONTEXT}
+    if not context["python"].startswith("3.13"):
+        report.NOTES.append(
+            f"measured on Python {context['python']}; the deployed runtime is python3.13"
+        )
+    rows = report.lines(report.RESULTS, context)
+    path = report.write(report.RESULTS, rows, context)
+    terminalreporter.write_line("")
+    for line in report.table(rows, context):
+        terminalreporter.write_line(line)
+    for note in report.NOTES:
+        terminalreporter.write_line(f"note: {note}")
+    terminalreporter.write_line(f"written: {path.relative_to(report.ROOT)}")
+
+
+@pytest.fixture
+def deployed_logging() -> Iterator[None]:
+    """The deployed log level (INFO), its JSON lines going to /dev/null."""
+    handler = logger.registered_handler
+    level = logger.log_level
+    with open(os.devnull, "w") as devnull:
+        saved = handler.setStream(devnull)  # type: ignore[attr-defined]
+        logger.setLevel("INFO")
+        try:
+            yield
+        finally:
+            logger.setLevel(level)
+            handler.setStream(saved)  # type: ignore[attr-defined]

@@ -1,0 +1,220 @@
+"""What the benchmarks found: `RESULTS` (filled by the tests), the targets of issue 5
+checked against it, the printed table and build/bench.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import subprocess
+import sys
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+OUTPUT = ROOT / "build" / "bench.json"
+PER_PAGE = 10
+
+# Keys named by the issue, filled by the tests; anything else is context.
+RESULTS: dict[str, Any] = {}
+# What the figures mean: settings, sizes, which variant was measured.
+CONTEXT: dict[str, Any] = {}
+NOTES: list[str] = []
+
+
+def machine() -> dict[str, Any]:
+    cpu = ""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        cpu = platform.processor()
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+    except OSError:
+        commit = ""
+    return {
+        "date": datetime.now(UTC).isoformat(timespec="seconds"),
+        "nproc": os.cpu_count(),
+        "cpu": cpu or platform.machine(),
+        "machine": platform.machine(),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "python_executable": sys.executable,
+        "commit": commit,
+    }
+
+
+class Line:
+    """One row of the table: a measured figure, what it is compared to, and the verdict."""
+
+    def __init__(self, measure: str, value: str, target: str, status: str | None) -> None:
+        self.measure, self.value, self.target, self.status = measure, value, target, status
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "measure": self.measure,
+            "value": self.value,
+            "target": self.target,
+            "status": self.status,
+        }
+
+
+def _verdict(ok: bool) -> str:
+    return "PASS" if ok else "MISS"
+
+
+def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
+    """The table, target by target; a measure that did not run says so."""
+    rows: list[Line] = []
+    cold = results.get("cold_start_ms")
+    if cold:
+        cpu = context.get("cold_start_cpu_ms") or {}
+        floor = cold["floor"]
+
+        def versus_floor(name: str) -> str:
+            text = f"{cold[name]:.0f} ms = {cold[name] / floor:.2f}x floor"
+            if cpu:
+                text += f" (cpu {cpu[name] / cpu['floor']:.2f}x)"
+            return text
+
+        ratio = cold["sitelens_max"] / floor
+        rows += [
+            Line("cold start: floor (boto3 + dynamodb client)", f"{floor:.0f} ms", "", None),
+            Line(
+                f"cold start: sitelens max ({cold.get('sitelens_max_handler', '')})",
+                versus_floor("sitelens_max"),
+                "<= 1.40x floor",
+                _verdict(ratio <= 1.4),
+            ),
+            Line("cold start: sitelens median", versus_floor("sitelens_median"), "", None),
+            Line("cold start: fastapi + mangum", versus_floor("fastapi_mangum"), "", None),
+            Line("cold start: powertools resolver", versus_floor("powertools_resolver"), "", None),
+        ]
+    else:
+        rows.append(Line("cold start", "not run", "<= 1.40x floor", None))
+    warm = results.get("warm_us")
+    if warm:
+        for op in ("get", "list", "create"):
+            ours, fastapi, powertools = (
+                warm[f"sitelens_{op}"],
+                warm[f"fastapi_mangum_{op}"],
+                warm[f"powertools_{op}"],
+            )
+            ratio = ours / fastapi
+            rows.append(
+                Line(
+                    f"warm {op}: sitelens / fastapi+mangum / powertools",
+                    f"{ours:.0f} / {fastapi:.0f} / {powertools:.0f} us = {ratio:.2f}x fastapi",
+                    "<= 0.50x fastapi",
+                    _verdict(ratio <= 0.5),
+                )
+            )
+    else:
+        rows.append(Line("warm overhead", "not run", "<= 0.50x fastapi", None))
+    reads = results.get("reads_per_page")
+    if reads:
+        plain = {k: v for k, v in reads.items() if ":search=" not in k}
+        searched = {k: v for k, v in reads.items() if ":search=" in k}
+        worst_key = max(plain, key=plain.__getitem__)
+        over = [k for k, v in plain.items() if v > PER_PAGE + 1]
+        rows.append(
+            Line(
+                f"reads per page, no search ({len(plain)} pages)",
+                f"max {plain[worst_key]} items ({worst_key})"
+                if over
+                else f"max {plain[worst_key]}",
+                f"<= per_page + 1 = {PER_PAGE + 1}",
+                _verdict(not over),
+            )
+        )
+        if searched:
+            worst_search = max(searched, key=searched.__getitem__)
+            rows.append(
+                Line(
+                    f"reads per page, search ({len(searched)} pages)",
+                    f"max {searched[worst_search]} ({worst_search.split(':')[0]})",
+                    "(a filter: not bounded)",
+                    None,
+                )
+            )
+    else:
+        rows.append(Line("reads per page", "not run", f"<= {PER_PAGE + 1}", None))
+    seo = results.get("seo_ms")
+    if seo:
+        for size in ("50kb", "300kb", "1mb"):
+            ours, baseline = seo[f"sitelens_{size}"], seo[f"baseline_{size}"]
+            speedup = baseline / ours
+            ok = speedup >= 3 and (size != "1mb" or ours < 100)
+            target = ">= 3x faster" + (", < 100 ms" if size == "1mb" else "")
+            rows.append(
+                Line(
+                    f"seo {size}: sitelens / beautifulsoup",
+                    f"{ours:.1f} / {baseline:.1f} ms = {speedup:.1f}x faster",
+                    target,
+                    _verdict(ok),
+                )
+            )
+    else:
+        rows.append(Line("seo analysis", "not run", ">= 3x faster, 1 MB < 100 ms", None))
+    ingest = results.get("ingest")
+    if ingest:
+        hits, writes = ingest["hits"], ingest["writes"]
+        rows.append(
+            Line(
+                "ingest: hits / dynamodb writes",
+                f"{hits} / {writes} = 1 write per {hits / max(writes, 1):.1f} hits",
+                f"writes <= hits / 5 = {hits // 5}",
+                _verdict(writes <= hits / 5),
+            )
+        )
+        rows.append(
+            Line("ingest: throughput in-process", f"{ingest['hits_per_s']:.0f} hits/s", "", None)
+        )
+    else:
+        rows.append(Line("ingestion", "not run", "writes <= hits / 5", None))
+    return rows
+
+
+def table(rows: list[Line], context: dict[str, Any]) -> list[str]:
+    widths = [
+        max(len(getattr(row, attr)) for row in rows) for attr in ("measure", "value", "target")
+    ]
+    header = (
+        f"Sitelens benchmarks: {context['nproc']} cores, {context['cpu']}, "
+        f"Python {context['python']}, medians of {context.get('runs', '?')} runs"
+    )
+    out = [header, ""]
+    titles = ("measure", "value", "target")
+    out.append("  ".join(t.ljust(w) for t, w in zip(titles, widths, strict=True)) + "  status")
+    out.append("  ".join("-" * w for w in widths) + "  ------")
+    for row in rows:
+        cells = (row.measure, row.value, row.target)
+        text = "  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True))
+        out.append(f"{text}  {row.status or ''}".rstrip())
+    out.append("")
+    out.append(
+        "cold start: wall clock of a fresh process's imports and clients (its CPU time in "
+        "brackets); warm, seo, ingest: CPU time of this process"
+    )
+    return out
+
+
+def write(results: dict[str, Any], rows: list[Line], context: dict[str, Any]) -> Path:
+    OUTPUT.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        **results,
+        "targets": [row.as_dict() for row in rows],
+        "context": {**context, "notes": NOTES},
+    }
+    OUTPUT.write_text(json.dumps(document, indent=2, sort_keys=False) + "\n")
+    return OUTPUT

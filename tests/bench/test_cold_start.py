@@ -1,0 +1,208 @@
+"""Cold start: each handler's init in a fresh process, against boto3 alone and two peers.
+
+Every function of template.yaml is imported the way Lambda does it (its CodeUri first on
+sys.path, then the layer) and creates the clients its IAM policy says it uses; the floor
+imports boto3 and creates a DynamoDB client; the peers import their app module, which
+creates its DynamoDB client at module scope. Bytecode is compiled first, as the layer
+build ships it, and a warm-up round fills the OS file cache before anything is counted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from sitelens import template
+from sitelens.local import resources
+from tests.bench import report, timing
+
+ROOT = report.ROOT
+# BENCH_LAYER measures another build of the layer (a candidate change, say) in its place.
+LAYER = Path(os.environ.get("BENCH_LAYER") or ROOT / "layers" / "common")
+CLIENT_SERVICES = ("dynamodb", "sqs")
+
+# Runs in the fresh interpreter: the timer starts before the first import of the subject.
+_SCRIPT = """\
+import time
+start, cpu_start = time.perf_counter(), time.process_time()
+import importlib, sys
+sys.path[0:0] = {paths!r}
+module = importlib.import_module({module!r})
+assert callable(getattr(module, {attr!r}))
+{clients}
+elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
+import json, os
+cached = [getattr(m, "__cached__", None) for m in list(sys.modules.values())]
+uncompiled = sorted(c for c in cached if c and not os.path.exists(c))
+print(json.dumps([elapsed * 1000, cpu * 1000, len(sys.modules), uncompiled]))
+"""
+
+
+@dataclass(frozen=True)
+class Subject:
+    name: str
+    paths: tuple[str, ...]
+    module: str
+    attr: str
+    clients: str  # code run after the import, inside the timed part
+
+
+def _services(function: dict) -> list[str]:
+    """The AWS services a function's policy grants actions on (what it creates clients for)."""
+    found = set()
+    for policy in (function.get("Properties") or {}).get("Policies") or []:
+        statements = policy.get("Statement", []) if isinstance(policy, dict) else []
+        for statement in statements:
+            actions = statement.get("Action", [])
+            for action in [actions] if isinstance(actions, str) else actions:
+                found.add(action.split(":", 1)[0])
+    return [service for service in CLIENT_SERVICES if service in found]
+
+
+def handler_subjects(spec: dict) -> list[Subject]:
+    subjects = []
+    for name, resource in spec["Resources"].items():
+        if resource.get("Type") != "AWS::Serverless::Function":
+            continue
+        props = resource["Properties"]
+        module, _, attr = props.get("Handler", "app.handler").rpartition(".")
+        services = _services(resource)
+        clients = "".join(f"client({service!r})\n" for service in services)
+        if clients:
+            clients = "from sitelens.aws import client\n" + clients
+        code = str(ROOT / props["CodeUri"])
+        subjects.append(Subject(name, (code, str(LAYER)), module, attr, clients))
+    return subjects
+
+
+PEERS = (
+    Subject("fastapi_mangum", (str(ROOT),), "tests.bench.peers.fastapi_app", "handler", ""),
+    Subject("powertools_resolver", (str(ROOT),), "tests.bench.peers.powertools_app", "handler", ""),
+)
+PEER_NAMES = tuple(p.name for p in PEERS)
+FLOOR = Subject("floor", (), "boto3", "client", "boto3 = module\nboto3.client('dynamodb')\n")
+
+
+def environment(spec: dict) -> dict[str, str]:
+    """What a deployed function sees: the template's variables, credentials, a region."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("AWS_", "SITELENS_", "POWERTOOLS_"))
+    }
+    env.update(resources.function_environment(spec, {}))
+    env.update(
+        AWS_ACCESS_KEY_ID="AKIDBENCHMARK",
+        AWS_SECRET_ACCESS_KEY="benchmark",
+        AWS_SESSION_TOKEN="benchmark",
+        AWS_DEFAULT_REGION="us-east-1",
+        AWS_REGION="us-east-1",
+        SITELENS_CURSOR_SECRET="benchmark-cursor-secret",
+        # /opt and /var/task are read-only on Lambda: nothing gets written at import.
+        PYTHONDONTWRITEBYTECODE="1",
+    )
+    env.pop("PYTHONPATH", None)
+    return env
+
+
+def compile_bytecode() -> None:
+    """What the layer build does (`compileall`), for the layer, the functions and the peers.
+
+    Timestamp-checked .pyc files (not the build's unchecked-hash): these are working copies
+    that others edit, and a stale unchecked .pyc would run old code in their tests.
+    """
+    paths = [LAYER / "sitelens", ROOT / "functions", ROOT / "tests" / "bench"]
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", *map(str, paths)],
+        check=True,
+        capture_output=True,
+    )
+
+
+@dataclass(frozen=True)
+class Init:
+    ms: float  # wall clock, what Lambda bills as init
+    cpu_ms: float  # this process's CPU time: what the noise of other processes leaves out
+    modules: int
+    uncompiled: list[str]  # modules imported without a .pyc next to them
+
+
+def init(subject: Subject, env: dict[str, str]) -> Init:
+    script = _SCRIPT.format(
+        paths=list(subject.paths), module=subject.module, attr=subject.attr, clients=subject.clients
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["failed"])[-1]
+        raise RuntimeError(last)
+    return Init(*json.loads(done.stdout))
+
+
+def test_cold_start() -> None:
+    spec = template.load()
+    env = environment(spec)
+    compile_bytecode()
+    subjects = [FLOOR, *PEERS, *handler_subjects(spec)]
+
+    broken: dict[str, str] = {}
+    first: dict[str, Init] = {}
+    for subject in subjects:  # warm-up round: the OS file cache, and what does not import
+        try:
+            first[subject.name] = init(subject, env)
+        except RuntimeError as err:
+            broken[subject.name] = str(err)
+    working = [s for s in subjects if s.name not in broken]
+    assert FLOOR.name not in broken and not {p.name for p in PEERS} & broken.keys(), broken
+
+    samples: dict[str, list[Init]] = {s.name: [] for s in working}
+    for _ in range(timing.RUNS):  # round-robin, so drift spreads over every subject
+        for subject in working:
+            samples[subject.name].append(init(subject, env))
+    wall = {name: timing.median([i.ms for i in runs]) for name, runs in samples.items()}
+    cpu = {name: timing.median([i.cpu_ms for i in runs]) for name, runs in samples.items()}
+
+    def summary(figures: dict[str, float]) -> dict[str, float | str]:
+        handlers = {k: v for k, v in figures.items() if k not in ("floor", *PEER_NAMES)}
+        worst = max(handlers, key=handlers.__getitem__)
+        return {
+            "floor": round(figures["floor"], 1),
+            "sitelens_max": round(handlers[worst], 1),
+            "sitelens_median": round(timing.median(list(handlers.values())), 1),
+            "fastapi_mangum": round(figures["fastapi_mangum"], 1),
+            "powertools_resolver": round(figures["powertools_resolver"], 1),
+            "sitelens_max_handler": worst,
+        }
+
+    report.RESULTS["cold_start_ms"] = summary(wall)
+    report.RESULTS["cold_start_handlers_ms"] = {
+        name: round(value, 1)
+        for name, value in sorted(wall.items())
+        if name not in ("floor", *PEER_NAMES)
+    }
+    report.CONTEXT["cold_start_cpu_ms"] = summary(cpu)
+    report.CONTEXT["cold_start_cpu_handlers_ms"] = {
+        name: round(value, 1) for name, value in sorted(cpu.items())
+    }
+    report.CONTEXT["cold_start_modules"] = {name: i.modules for name, i in first.items()}
+    uncompiled = sorted({path for i in first.values() for path in i.uncompiled})
+    report.CONTEXT["cold_start_uncompiled"] = uncompiled
+    report.CONTEXT["cold_start_layer"] = str(LAYER)
+    report.CONTEXT["cold_start_method"] = (
+        "fresh `python -c` per run; timer from before the first import to after the clients "
+        "its IAM policy needs exist; compileall first; one warm-up round; runs round-robin"
+    )
+    for name, why in broken.items():
+        report.NOTES.append(f"cold start: {name} not measured ({why})")
+    if uncompiled:
+        report.NOTES.append(f"cold start: {len(uncompiled)} modules imported without bytecode")

@@ -1,0 +1,326 @@
+"""Ingestion: 10,000 hits with a realistic spread through the event handler (real API
+Gateway events) and the aggregator at batch size 1,000: DynamoDB writes issued, and hits
+per second of CPU in-process.
+
+A first pass runs against moto (the template's tables) with SQS answered by a stub that
+keeps the queued messages: it checks that every hit was counted and counts the aggregator's
+UpdateItems. The timed passes repeat both stages with the stats writes answered by a
+stub, so that moto's own cost is not counted as ours; website look-ups are cached in the
+warm container either way.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import random
+import time
+from collections import Counter
+from typing import Any
+from unittest import mock
+from urllib.parse import urlencode
+
+import boto3
+
+from sitelens import aws, store, tracking, websites
+from sitelens.analytics.aggregate import sum_counts
+from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.local import gateway, worker
+from tests.bench import report, timing
+
+HITS = 10_000
+BATCH = 1_000
+ACCOUNT = "1"
+DOMAIN = "acme-garden.example"
+EVENT_APP = report.ROOT / "functions/analytics/event/app.py"
+AGGREGATE_APP = report.ROOT / "functions/analytics/aggregate/app.py"
+
+# Ten browsers' real user agents, weighted roughly like a European shop's traffic.
+BROWSERS = [
+    (
+        30,
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/131.0.0.0 Safari/537.36",
+    ),
+    (
+        18,
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 "
+        "(KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1",
+    ),
+    (
+        14,
+        "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/131.0.0.0 Mobile Safari/537.36",
+    ),
+    (
+        9,
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like "
+        "Gecko) Version/17.6 Safari/605.1.15",
+    ),
+    (
+        8,
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/131.0.0.0 Safari/537.36 Edg/131.0.0.0",
+    ),
+    (6, "Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0"),
+    (
+        5,
+        "Mozilla/5.0 (Linux; Android 14; SAMSUNG SM-S921B) AppleWebKit/537.36 (KHTML, like "
+        "Gecko) SamsungBrowser/26.0 Chrome/122.0.0.0 Mobile Safari/537.36",
+    ),
+    (
+        4,
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like "
+        "Gecko) Chrome/131.0.0.0 Safari/537.36",
+    ),
+    (3, "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"),
+    (
+        3,
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+        "Chrome/131.0.0.0 Safari/537.36 OPR/115.0.0.0",
+    ),
+]
+# 30 referrers of new visits: direct (no referrer), search engines, social, links.
+REFERRERS = [
+    "",
+    "https://www.google.com/",
+    "https://www.bing.com/",
+    "https://duckduckgo.com/",
+    "https://www.ecosia.org/",
+    "https://search.brave.com/",
+    "https://news.ycombinator.com/item?id=42",
+    "https://www.reddit.com/r/gardening/comments/abc/",
+    "https://t.co/xyz",
+    "https://www.facebook.com/",
+    "https://l.instagram.com/",
+    "https://www.linkedin.com/feed/",
+    "https://www.pinterest.com/pin/123/",
+    "https://www.youtube.com/watch?v=abc",
+    "android-app://com.google.android.gm/",
+    "https://mail.google.com/",
+    "https://outlook.live.com/",
+    "https://www.gardenersworld.example/best-shears",
+    "https://blog.plantlover.example/2026/03/pruning",
+    "https://forum.allotment.example/t/123",
+    "https://www.rhs.example/advice",
+    "https://en.wikipedia.org/wiki/Pruning_shears",
+    "https://de.wikipedia.org/wiki/Gartenschere",
+    "https://www.producthunt.com/posts/acme",
+    "https://chatgpt.com/",
+    "https://www.perplexity.ai/",
+    "https://www.trustpilot.com/review/acme-garden.example",
+    "https://partner-shop.example/tools",
+    "https://newsletter.acme-garden-mail.example/march",
+    "https://www.idealo.example/preisvergleich/shears",
+]
+LANGUAGES = ["de-DE,de;q=0.9", "en-US,en;q=0.9", "en-GB,en;q=0.8", "fr-FR,fr;q=0.9", "nl-NL"]
+COUNTRIES = ["DE", "DE", "DE", "AT", "CH", "GB", "US", "FR", "NL", "PL", "IT", "ES"]
+RESOLUTIONS = ["1920x1080", "1536x864", "1440x900", "390x844", "412x915", "2560x1440"]
+_SECTIONS = (  # noqa: SIM905 - a word list reads better as words
+    "guides products tools blog help shears rakes hoses gloves soil seeds pots lawn roses "
+    "hedges trees fruit vegetables herbs compost"
+).split()
+PAGES = ["/"] + [f"/{_SECTIONS[n % 20]}/{_SECTIONS[(n * 7) % 20]}-{n}" for n in range(1, 200)]
+
+
+def _zipf(count: int) -> list[float]:
+    return [1 / rank for rank in range(1, count + 1)]
+
+
+def hit_events(count: int, seed: int = 11) -> list[dict[str, Any]]:
+    """Tracking requests as the script sends them and API Gateway delivers them: 200
+    pages and 30 referrers with long tails, 10 browsers, 40% new visits, some events."""
+    rng = random.Random(seed)
+    page_weights, referrer_weights = _zipf(len(PAGES)), _zipf(len(REFERRERS))
+    browser_weights = [weight for weight, _ in BROWSERS]
+    events = []
+    for _ in range(count):
+        page = rng.choices(PAGES, page_weights)[0]
+        url = f"https://www.{DOMAIN}{page}"
+        if rng.random() < 0.4:  # a new visit: from elsewhere, sometimes a campaign
+            referrer = rng.choices(REFERRERS, referrer_weights)[0]
+            if rng.random() < 0.05:
+                url += f"?utm_campaign=spring-{rng.randint(1, 3)}&utm_source=mail"
+        else:  # a click within the site
+            referrer = f"https://www.{DOMAIN}{rng.choices(PAGES, page_weights)[0]}"
+        fields = {"page": url, "referrer": referrer, "screen_resolution": rng.choice(RESOLUTIONS)}
+        if rng.random() < 0.03:
+            fields.update({"event[name]": "signup", "event[value]": rng.choice(["pro", "free"])})
+        ip = f"198.51.{rng.randint(0, 255)}.{rng.randint(1, 254)}"
+        headers = {
+            "Accept": "*/*",
+            "Accept-Language": rng.choice(LANGUAGES),
+            "CloudFront-Viewer-Country": rng.choice(COUNTRIES),
+            "Content-Type": "application/x-www-form-urlencoded;charset=UTF-8",
+            "Host": "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com",
+            "Origin": f"https://www.{DOMAIN}",
+            "User-Agent": rng.choices(BROWSERS, browser_weights)[0][1],
+            "X-Forwarded-For": ip,
+            "X-Forwarded-Proto": "https",
+        }
+        body = urlencode(fields).encode()
+        events.append(
+            gateway.proxy_event(
+                "POST", "/api/event", "/api/event", headers=headers, body=body, source_ip=ip
+            )
+        )
+    return events
+
+
+class QueueStub:
+    """SQS for the event function: keeps each sent message as ReceiveMessage returns it."""
+
+    def __init__(self) -> None:
+        self.messages: list[dict[str, Any]] = []
+
+    def send_message(self, **request: Any) -> dict[str, Any]:
+        number = len(self.messages)
+        self.messages.append(
+            {
+                "MessageId": f"hit-{number}",
+                "ReceiptHandle": f"receipt-{number}",
+                "Body": request["MessageBody"],
+                "Attributes": {"ApproximateReceiveCount": "1"},
+                "MessageAttributes": {
+                    name: {"StringValue": value["StringValue"], "DataType": value["DataType"]}
+                    for name, value in request.get("MessageAttributes", {}).items()
+                },
+            }
+        )
+        return {"MessageId": f"hit-{number}"}
+
+
+class WriteCounter:
+    """The DynamoDB client with UpdateItems counted; with `answer_writes` it answers them
+    itself (for timing), otherwise moto does."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.writes: Counter[str] = Counter()
+        self.answer_writes = False
+
+    def update_item(self, **request: Any) -> Any:
+        self.writes[request["TableName"]] += 1
+        return {} if self.answer_writes else self.real.update_item(**request)
+
+    def __getattr__(self, name: str) -> Any:
+        call = getattr(self.real, name)
+        if name not in ("put_item", "batch_write_item", "transact_write_items", "delete_item"):
+            return call
+
+        def counted(**request: Any) -> Any:
+            self.writes[name] += 1
+            return call(**request)
+
+        return counted
+
+
+def _website() -> int:
+    record = {
+        "account": ACCOUNT,
+        "id": store.allocate_id(websites.COLLECTION),
+        "domain": DOMAIN,
+        "search": DOMAIN,
+        "privacy": 0,
+        "email": 0,
+        "exclude_bots": 1,
+        "exclude_params": "fbclid\ngclid",
+        "exclude_ips": "203.0.113.7",
+        "favorite": False,
+        "favorited_at": None,
+        "created_at": "2026-01-05T08:00:00.000000Z",
+        "updated_at": "2026-01-05T08:00:00.000000Z",
+    }
+    store.create(websites.COLLECTION, record, claim=websites.domain_key(DOMAIN))
+    return int(record["id"])
+
+
+def _pageviews_stored(website_id: int) -> int:
+    answer = boto3.client("dynamodb").query(
+        TableName=store._stats_table(),
+        KeyConditionExpression="series = :s",
+        ExpressionAttributeValues={":s": {"S": f"{website_id}#pageviews"}},
+    )
+    return sum(int(item["count"]["N"]) for item in answer["Items"])
+
+
+def test_ingestion(aws_env: None, deployed_logging: None) -> None:
+    website_id = _website()
+    events = hit_events(HITS)
+    queue = QueueStub()
+    dynamodb = WriteCounter(boto3.client("dynamodb"))
+    aws.reset()
+    tracking.forget_all()
+    clients = {"sqs": queue, "dynamodb": dynamodb}
+    with mock.patch("boto3.client", side_effect=lambda service, **_: clients[service]):
+        aws.client("sqs")
+        aws.client("dynamodb")
+    collect = gateway.load_module(EVENT_APP).handler
+    aggregate = gateway.load_module(AGGREGATE_APP).handler
+    collect_context = gateway.LambdaContext("EventFunction")
+    aggregate_context = gateway.LambdaContext("AggregatorFunction")
+
+    def send_all() -> Counter[int]:
+        queue.messages.clear()
+        return Counter(collect(event, collect_context)["statusCode"] for event in events)
+
+    def count_all() -> int:
+        records = [worker.lambda_record(m, "HitsQueue") for m in queue.messages]
+        failures = 0
+        for start in range(0, len(records), BATCH):
+            answer = aggregate({"Records": records[start : start + BATCH]}, aggregate_context)
+            failures += len(answer["batchItemFailures"])
+        return failures
+
+    # Counted against moto: every accepted hit is in the stats, and what that cost.
+    statuses = send_all()
+    assert statuses == {202: HITS}, statuses
+    assert count_all() == 0
+    writes = dynamodb.writes[store._stats_table()]
+    other_writes = sum(dynamodb.writes.values()) - writes
+    events_sent = sum(1 for m in queue.messages if '"event"' in m["Body"])
+    assert _pageviews_stored(website_id) == HITS - events_sent
+
+    # What other batch sizes would write: one UpdateItem per distinct counter per batch.
+    sent = [Hit.from_json(m["Body"]) for m in queue.messages]
+    by_batch = {
+        size: sum(len(sum_counts(sent[start : start + size])) for start in range(0, HITS, size))
+        for size in (1_000, 2_500, 5_000, 10_000)
+    }
+    record_bytes = sum(
+        len(json.dumps(worker.lambda_record(m, "HitsQueue"))) for m in queue.messages
+    ) / len(queue.messages)
+
+    # Timed: both stages in process, stats writes answered by the stub.
+    dynamodb.answer_writes = True
+
+    def sample() -> float:
+        gc.collect()
+        begin = time.process_time()
+        send_all()
+        count_all()
+        return time.process_time() - begin
+
+    try:
+        with timing.own_garbage_only():
+            seconds = timing.interleaved({"pipeline": sample})["pipeline"]
+    finally:
+        tracking.forget_all()
+    report.RESULTS["ingest"] = {
+        "hits": HITS,
+        "writes": writes + other_writes,
+        "hits_per_s": round(HITS / seconds),
+    }
+    report.CONTEXT["ingest"] = {
+        "batch_size": BATCH,
+        "stats_update_items": writes,
+        "other_writes": other_writes,
+        "custom_events": events_sent,
+        "writes_if_batch_size": by_batch,
+        "sqs_record_bytes": round(record_bytes),
+        "stat_names": len(STAT_NAMES),
+        "spread": "200 pages and 30 referrers (Zipf), 10 browsers (weighted real user agents), "
+        "40% new visits, 3% custom events, 12 countries, one website, one hour",
+        "timing": "CPU seconds of the event handler for every hit plus the aggregator for "
+        "every batch; stats writes answered by a stub in the timed runs",
+    }

@@ -1,0 +1,39 @@
+"""SEO analysis: `sitelens.seo.analysis.analyse` (Lexbor, one parse, 38 checks) against the
+same checks on BeautifulSoup's html.parser, on generated pages of 50 KB, 300 KB and 1 MB.
+The network is left out: the `Site` is built in memory."""
+
+from __future__ import annotations
+
+from sitelens.seo.analysis import analyse
+from sitelens.seo.checks import CHECKS
+from tests.bench import pages, report, timing
+from tests.bench.peers import seo_baseline
+
+SIZES = {"50kb": 50_000, "300kb": 300_000, "1mb": 1_000_000}
+
+
+def test_seo_analysis() -> None:
+    sites = {name: pages.site(size, seed=index) for index, (name, size) in enumerate(SIZES.items())}
+    agreement = {}
+    for name, site in sites.items():
+        ours, theirs = analyse(site).results, seo_baseline.analyse(site)
+        assert set(theirs) == set(CHECKS)  # the baseline runs the same check list
+        agreement[name] = [key for key in CHECKS if ours[key]["passed"] != theirs[key]["passed"]]
+    subjects = {}
+    for name, site in sites.items():
+        subjects[f"sitelens_{name}"] = timing.ms(lambda site=site: analyse(site))
+        subjects[f"baseline_{name}"] = timing.ms(lambda site=site: seo_baseline.analyse(site))
+    with timing.own_garbage_only():
+        medians = timing.interleaved(subjects)
+    report.RESULTS["seo_ms"] = {
+        f"{who}_{name}": round(medians[f"{who}_{name}"], 2)
+        for name in SIZES
+        for who in ("sitelens", "baseline")
+    }
+    report.CONTEXT["seo"] = {
+        "page_bytes": {name: len(site.page.body) for name, site in sites.items()},
+        "checks": len(CHECKS),
+        "verdicts_that_differ_from_baseline": agreement,
+        "pages": "tests/bench/pages.py: head with meta/OG/JSON-LD/hreflang, article sections "
+        "with product cards, images, tables, embeds, forms, inline SVG and state JSON",
+    }
