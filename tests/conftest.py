@@ -25,9 +25,10 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
 
 from moto import mock_aws  # noqa: E402
 
-from sitelens import accounts, auth, aws, config, template  # noqa: E402
+from sitelens import accounts, auth, aws, config, initialized, template  # noqa: E402
 from sitelens.local import gateway, resources  # noqa: E402
 
+initialized()  # tests run with the usual garbage collection, not a cold start's
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from sitelens import listing, reports, websites
+from sitelens import listing, models, reports, websites
 from sitelens.aws import client
 from sitelens.seo.analysis import analyse, band
 from sitelens.store import to_item
@@ -120,9 +120,9 @@ def combinations() -> list[tuple[str, dict[str, str]]]:
 
 
 LISTS: dict[str, tuple[Callable[[str, Any], listing.Page], Any]] = {
-    "websites": (websites.list_page, websites.WebsiteListQuery),
-    "reports": (reports.list_page, reports.ReportListQuery),
-    "projects": (reports.list_projects, reports.ProjectListQuery),
+    "websites": (websites.list_page, models.WebsiteListQuery),
+    "reports": (reports.list_page, models.ReportListQuery),
+    "projects": (reports.list_projects, models.ProjectListQuery),
 }
 
 

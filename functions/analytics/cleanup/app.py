@@ -8,7 +8,7 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 
-from sitelens import stats
+from sitelens import initialized, stats
 from sitelens.log import logger
 
 # A batch where every removal failed is reported like any other: those messages retry.
@@ -17,4 +17,6 @@ processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failu
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return dict(process_partial_response(event, stats.remove, processor, context))
+    response = dict(process_partial_response(event, stats.remove, processor, context))
+    initialized()
+    return response

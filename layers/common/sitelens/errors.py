@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 
+class FieldError(ValueError):
+    """Why one field's value is refused: a sentence of the 422 body."""
+
+
 class ApiError(Exception):
     """An error a caller sees: a status and the contract's message."""
 

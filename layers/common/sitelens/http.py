@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from sitelens import errors
+from sitelens import errors, initialized
 from sitelens.log import logger
 
 MAX_BODY_BYTES = 64 * 1024
@@ -169,7 +169,8 @@ def api_handler(
     """Wrap an operation: parse the event, authorize the key, map every error to JSON.
 
     `headers` go on every response of the operation, errors included (CORS, say).
-    Logs one line per request (method, resource, status); never headers, keys or bodies.
+    Logs faults; a line per request (method, resource, status) at DEBUG only, since API
+    Gateway's access log has it for free. Never headers, keys or bodies.
     """
 
     def wrap(operation: Handler) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
@@ -189,7 +190,7 @@ def api_handler(
             except Exception:
                 logger.exception("Unhandled error")
                 response = error(errors.ApiError())
-            logger.info(
+            logger.debug(
                 "request",
                 extra={
                     "method": event.get("httpMethod"),
@@ -199,6 +200,7 @@ def api_handler(
             )
             if headers:
                 response.headers = {**headers, **response.headers}
+            initialized()
             return response.to_event()
 
         return handler

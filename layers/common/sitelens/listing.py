@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitelens import cursor, errors, store
 from sitelens.http import Request, Response, url_with
-from sitelens.models import ListQuery
+
+if TYPE_CHECKING:
+    from sitelens.models import ListQuery
 
 
 @dataclass(frozen=True)

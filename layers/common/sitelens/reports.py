@@ -3,21 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-from pydantic import BeforeValidator, ValidationInfo
 
 from sitelens import clock, errors, listing, privacy, store
 from sitelens.config import settings
-from sitelens.models import (
-    FieldError,
-    Flag,
-    ListQuery,
-    PrivacyFields,
-    SearchText,
-    choice,
-)
+from sitelens.errors import FieldError
+
+if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
+    from sitelens.models import ProjectListQuery, ReportCreate, ReportListQuery, ReportUpdate
 
 MAX_URL_LENGTH = 2048
 RESULTS = ("good", "decent", "bad")
@@ -44,7 +38,8 @@ PROJECTS = store.Collection(
 # -- field rules ------------------------------------------------------------------------
 
 
-def _url(value: Any, info: ValidationInfo) -> str:
+def check_url(value: Any) -> str:
+    """A report URL: http or https with a host, at most 2,048 characters, trimmed."""
     if not isinstance(value, str):
         raise FieldError("The url field must be a string.")
     url = value.strip()
@@ -59,38 +54,6 @@ def _url(value: Any, info: ValidationInfo) -> str:
     if not valid:
         raise FieldError("The url must be a valid http or https URL.")
     return url
-
-
-Url = Annotated[str, BeforeValidator(_url)]
-
-
-class ReportCreate(PrivacyFields):
-    url: Url
-
-
-class ReportUpdate(PrivacyFields):
-    results: Flag | None = None
-
-
-class ReportListQuery(ListQuery):
-    search_by: Annotated[str, choice("url")] = "url"
-    result: Annotated[str, choice(*RESULTS)] | None = None
-    project: SearchText | None = None
-    sort_by: Annotated[str, choice("id", "generated_at", "url", "result")] = "id"
-
-    # `result` first: its index is the denser of the two when both are given.
-    filter_fields: ClassVar[tuple[str, ...]] = ("result", "project")
-
-    def filters(self) -> dict[str, str]:
-        found = super().filters()
-        if "project" in found:
-            found["project"] = project_of_host(found["project"])
-        return found
-
-
-class ProjectListQuery(ListQuery):
-    search_by: Annotated[str, choice("project")] = "project"
-    sort_by: Annotated[str, choice("project", "created_at")] = "created_at"
 
 
 def project_of_host(host: str) -> str:

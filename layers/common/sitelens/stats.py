@@ -9,28 +9,23 @@ and exactly so: see `aggregate`.
 from __future__ import annotations
 
 import hashlib
-import re
 import time
 from collections import Counter
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import date, timedelta
-from typing import TYPE_CHECKING, Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
-
-from sitelens import clock, errors, listing, queues, store, tracking, websites
+from sitelens import initialized, listing, queues, store, tracking, websites
 from sitelens.analytics.aggregate import sum_counts
 from sitelens.analytics.hits import STAT_NAMES, Hit, counts
 from sitelens.log import logger
-from sitelens.models import FieldError, ListQuery, choice
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-DEFAULT_DAYS = 30
-MAX_DAYS = 366
+    from sitelens.models import StatsQuery
+
 # A ledger outlives every delivery of its message (SQS keeps hits for 4 days).
 RETRY_LEDGER_SECONDS = 5 * 24 * 3600
 # Counters are written in parallel; botocore keeps 10 connections per client.
@@ -40,55 +35,6 @@ StatKey = tuple[int, str, str, str]  # website id, name, value, day (as sum_coun
 
 
 # -- reading ----------------------------------------------------------------------------
-
-
-def _day(field: str) -> BeforeValidator:
-    def check(value: Any, info: ValidationInfo) -> date:
-        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-            try:
-                return date.fromisoformat(value.strip())
-            except ValueError:
-                pass
-        raise FieldError(f"The {field} field must be a date in the format YYYY-MM-DD.")
-
-    return BeforeValidator(check)
-
-
-class StatsQuery(ListQuery):
-    """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
-
-    Without `to` the period ends today; without `from` it is the 30 days up to `to`.
-    """
-
-    name: Annotated[str, choice(*STAT_NAMES)]
-    from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
-    to: Annotated[date, _day("to")] | None = None
-    sort_by: Annotated[str, choice("count", "value")] = "count"
-
-    filter_fields: ClassVar[tuple[str, ...]] = ()
-
-    @model_validator(mode="after")
-    def _period_is_valid(self) -> StatsQuery:
-        first, last = self.period()
-        if first > last:
-            raise errors.Invalid.field(
-                "from", "The from field must be a date before or equal to to."
-            )
-        if (last - first).days + 1 > MAX_DAYS:
-            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
-        return self
-
-    def period(self) -> tuple[date, date]:
-        """The first and last day counted."""
-        last = self.to or clock.now().date()
-        return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
-
-    def params(self) -> dict[str, Any]:
-        """Every parameter, with the period's days made explicit, so that links and
-        cursors keep meaning the same days after midnight."""
-        first, last = self.period()
-        params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
-        return {**params, "from": first.isoformat(), "to": last.isoformat()}
 
 
 def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
@@ -170,7 +116,9 @@ def aggregate(event: dict[str, Any], context: Any) -> dict[str, Any]:
 
     # All failed is reported like some failed: Lambda retries exactly the listed messages.
     processor = BatchProcessor(EventType.SQS, raise_on_entire_batch_failure=False)
-    return dict(process_partial_response(event, check, processor, context))
+    response = dict(process_partial_response(event, check, processor, context))
+    initialized()
+    return response
 
 
 def _count(records: list[dict[str, Any]]) -> set[str]:

@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
-from typing import Annotated, Any, ClassVar
+from typing import TYPE_CHECKING, Any
 
 import idna
-from pydantic import BeforeValidator, ValidationInfo
 
 from sitelens import clock, errors, listing, privacy, store
 from sitelens.config import settings
-from sitelens.models import (
-    FieldError,
-    Flag,
-    ListQuery,
-    PrivacyFields,
-    choice,
-    lines,
-)
+from sitelens.errors import FieldError
+
+if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
+    from sitelens.models import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
 
 MAX_DOMAIN_LENGTH = 255
 INVALID_DOMAIN = "Invalid domain name."
@@ -47,10 +43,16 @@ def normalize_domain(raw: str) -> str:
 
 def domain_key(domain: str) -> str:
     """The ASCII (punycode) form the claim is keyed on, as browsers send hosts."""
+    return _ascii_name(domain) or domain
+
+
+@functools.lru_cache(maxsize=256)
+def _ascii_name(domain: str) -> str | None:
+    """The IDNA (UTS 46) ASCII form of a host name; None when it is not a valid one."""
     try:
         return idna.encode(domain, uts46=True).decode()
-    except idna.IDNAError:
-        return domain
+    except (idna.IDNAError, UnicodeError):
+        return None
 
 
 def _is_host(domain: str) -> bool:
@@ -60,9 +62,8 @@ def _is_host(domain: str) -> bool:
         return True
     except ValueError:
         pass
-    try:
-        ascii_name = idna.encode(domain, uts46=True).decode()
-    except (idna.IDNAError, UnicodeError):
+    ascii_name = _ascii_name(domain)
+    if ascii_name is None:
         return False
     labels = ascii_name.split(".")
     # A website needs a registrable name: at least one dot and an alphabetic (or IDN) TLD.
@@ -80,7 +81,7 @@ def _is_host(domain: str) -> bool:
     )
 
 
-def _check_ip_line(line: str) -> str | None:
+def check_ip_line(line: str) -> str | None:
     try:
         ipaddress.ip_network(line, strict=False) if "/" in line else ipaddress.ip_address(line)
     except ValueError:
@@ -91,48 +92,12 @@ def _check_ip_line(line: str) -> str | None:
 _PARAM_FORBIDDEN = set("=&#?/ \t")
 
 
-def _check_param_line(line: str) -> str | None:
+def check_param_line(line: str) -> str | None:
     if line == "&":
         return None
     if len(line) > 255 or _PARAM_FORBIDDEN & set(line):
         return f"{line} is not a valid query parameter name."
     return None
-
-
-def _domain(value: Any, info: ValidationInfo) -> str:
-    if not isinstance(value, str):
-        raise FieldError(INVALID_DOMAIN)
-    return normalize_domain(value)
-
-
-Domain = Annotated[str, BeforeValidator(_domain)]
-ExcludeIps = Annotated[str, lines(_check_ip_line)]
-ExcludeParams = Annotated[str, lines(_check_param_line)]
-
-
-class WebsiteSettings(PrivacyFields):
-    """Fields shared by create and update; None means "not sent"."""
-
-    email: Flag | None = None
-    exclude_bots: Flag | None = None
-    exclude_params: ExcludeParams | None = None
-    exclude_ips: ExcludeIps | None = None
-
-
-class WebsiteCreate(WebsiteSettings):
-    domain: Domain
-
-
-class WebsiteUpdate(WebsiteSettings):
-    favorite: Flag | None = None
-
-
-class WebsiteListQuery(ListQuery):
-    search_by: Annotated[str, choice("domain")] = "domain"
-    favorite: Flag | None = None
-    sort_by: Annotated[str, choice("id", "domain")] = "id"
-
-    filter_fields: ClassVar[tuple[str, ...]] = ("favorite",)
 
 
 # -- records ----------------------------------------------------------------------------
