@@ -177,6 +177,19 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 _verdict(writes <= hits / 5),
             )
         )
+        deployed, deployed_writes = (
+            ingest["deployed_batch_size"],
+            ingest["writes_at_deployed_batch"],
+        )
+        rows.append(
+            Line(
+                f"ingest: writes at the deployed batch size ({deployed})",
+                f"{hits} / {deployed_writes} = "
+                f"1 write per {hits / max(deployed_writes, 1):.1f} hits",
+                f"writes <= hits / 5 = {hits // 5}",
+                _verdict(deployed_writes <= hits / 5),
+            )
+        )
         rows.append(
             Line("ingest: throughput in-process", f"{ingest['hits_per_s']:.0f} hits/s", "", None)
         )

@@ -244,6 +244,14 @@ def _pageviews_stored(website_id: int) -> int:
     return sum(int(item["count"]["N"]) for item in answer["Items"])
 
 
+def _deployed_batch_size() -> int:
+    """The aggregator's BatchSize in template.yaml."""
+    from sitelens import template
+
+    function = template.load()["Resources"]["AggregatorFunction"]["Properties"]
+    return int(function["Events"]["Hits"]["Properties"]["BatchSize"])
+
+
 def test_ingestion(aws_env: None, deployed_logging: None) -> None:
     website_id = _website()
     events = hit_events(HITS)
@@ -283,9 +291,10 @@ def test_ingestion(aws_env: None, deployed_logging: None) -> None:
 
     # What other batch sizes would write: one UpdateItem per distinct counter per batch.
     sent = [Hit.from_json(m["Body"]) for m in queue.messages]
+    deployed = _deployed_batch_size()
     by_batch = {
         size: sum(len(sum_counts(sent[start : start + size])) for start in range(0, HITS, size))
-        for size in (1_000, 2_500, 5_000, 10_000)
+        for size in sorted({1_000, 2_500, 5_000, 10_000, deployed})
     }
     record_bytes = sum(
         len(json.dumps(worker.lambda_record(m, "HitsQueue"))) for m in queue.messages
@@ -310,6 +319,8 @@ def test_ingestion(aws_env: None, deployed_logging: None) -> None:
         "hits": HITS,
         "writes": writes + other_writes,
         "hits_per_s": round(HITS / seconds),
+        "deployed_batch_size": deployed,
+        "writes_at_deployed_batch": by_batch[deployed] + other_writes,
     }
     report.CONTEXT["ingest"] = {
         "batch_size": BATCH,
