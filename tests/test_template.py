@@ -51,3 +51,15 @@ def test_both_apis_and_outputs():
         for kind in ("UNAUTHORIZED", "MISSING_AUTHENTICATION_TOKEN", "THROTTLED", "DEFAULT_5XX"):
             assert kind in responses
     assert {"AnalyticsBaseUrl", "SeoBaseUrl"} <= set(TEMPLATE["Outputs"])
+
+
+def test_the_deployed_stack_never_allows_private_urls():
+    assert "SITELENS_ALLOW_PRIVATE_URLS" not in template.DEFAULT_PATH.read_text()
+
+
+def test_every_function_runs_python_3_13_on_the_layer():
+    function_globals = TEMPLATE["Globals"]["Function"]
+    assert function_globals["Runtime"] == "python3.13"
+    assert function_globals["Layers"] == [{"Ref": "CommonLayer"}]
+    layer = TEMPLATE["Resources"]["CommonLayer"]
+    assert layer["Metadata"]["BuildMethod"] == "makefile"
