@@ -394,3 +394,12 @@ def test_unknown_route_is_404(analytics, path):
 
 def test_unknown_route_needs_no_key(analytics):
     assert analytics.get("/nothing", key=None).status == 404
+
+
+def test_the_stored_hash_is_of_the_password(analytics, account):
+    from sitelens.passwords import verify_password
+
+    create(analytics, domain="example.com", privacy="2", password="correct-horse")
+    stored_hash = stored_items(account.id)[0]["password_hash"]
+    assert verify_password("correct-horse", stored_hash)
+    assert not verify_password("wrong-horse", stored_hash)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date, timedelta
-from typing import Annotated, Any, ClassVar, Self, TypeVar
+from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import (
     BaseModel,
@@ -26,8 +26,6 @@ from pydantic import (
 from sitelens import clock, errors, reports, websites
 from sitelens.analytics.hits import STAT_NAMES
 from sitelens.errors import FieldError
-
-Model = TypeVar("Model", bound=BaseModel)
 
 
 def label(field: str) -> str:

@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl
 
-from sitelens import template
+from sitelens import errors, http, template
 
 ROOT = template.DEFAULT_PATH.parent
 _TEXT_TYPES = ("text/", "application/json", "application/x-www-form-urlencoded", "+json", "+xml")
@@ -123,12 +123,8 @@ class Gateway:
     def handle(self, event: dict[str, Any]) -> dict[str, Any]:
         """Run the event through the route's handler, as Lambda would."""
         found = self.match(event["httpMethod"], event["path"])
-        if found is None:
-            return {
-                "statusCode": 404,
-                "headers": {"Content-Type": "application/json"},
-                "body": '{"message":"Resource not found.","status":404}',
-            }
+        if found is None:  # as API Gateway's MISSING_AUTHENTICATION_TOKEN response does
+            return http.error(errors.NotFound()).to_event()
         route, params = found
         event = {**event, "resource": route.path, "pathParameters": params or None}
         event["requestContext"] = {**event["requestContext"], "resourcePath": route.path}

@@ -16,7 +16,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from sitelens import template
+from sitelens import errors, http, template
 from sitelens.local import gateway, resources
 
 HOST = "127.0.0.1"
@@ -34,11 +34,8 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             path, _, query = self.path.partition("?")
             length = int(self.headers.get("Content-Length") or 0)
             if length > MAX_REQUEST_BYTES:
-                self._reply(
-                    413,
-                    {"Content-Type": "application/json"},
-                    b'{"message":"Payload too large.","status":413}',
-                )
+                answer = http.error(errors.PayloadTooLarge()).to_event()
+                self._reply(413, answer["headers"], answer["body"].encode())
                 self.close_connection = True
                 return
             body = self.rfile.read(length) if length else b""
