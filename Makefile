@@ -34,6 +34,7 @@ lint: $(STAMP) $(SAM)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
 	$(BIN)/cfn-lint template.yaml
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --template template.yaml
 
@@ -54,7 +55,7 @@ deploy: build
 
 # Regenerate the layer's routes.json (the 405 Allow lists) from template.yaml.
 routes: $(STAMP)
-	$(BIN)/python -m sitelens.routes
+	$(BIN)/python -m sitelens.local.routes
 
 # Benchmarks against peers (tests/bench; not part of `make test`): prints a table against
 # the targets and writes build/bench.json. BENCH_RUNS=9 takes more runs (default 7, min 5).

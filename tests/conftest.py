@@ -25,8 +25,14 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
 
 from moto import mock_aws  # noqa: E402
 
-from sitelens import accounts, auth, aws, config, initialized, template  # noqa: E402
-from sitelens.local import gateway, resources  # noqa: E402
+from sitelens import accounts, config, initialized  # noqa: E402
+from sitelens.data import clients  # noqa: E402
+from sitelens.edge import auth  # noqa: E402
+from sitelens.local import (  # noqa: E402
+    gateway,
+    resources,
+    template,
+)
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
 TEMPLATE = template.load()
@@ -35,9 +41,9 @@ GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoAp
 
 
 def reset_caches() -> None:
-    aws.reset()
+    clients.reset()
     auth.forget()
-    config.settings.cache_clear()
+    config.reset()
 
 
 @pytest.fixture
@@ -185,8 +191,8 @@ def other_seo(other_account: Account) -> Client:
 @pytest.fixture(autouse=True)
 def fresh_website_caches() -> Iterator[None]:
     """The tracking code caches websites per container; no test sees another's."""
-    from sitelens import tracking
+    from sitelens.data import websites as stored_websites
 
-    tracking.forget_all()
+    stored_websites.forget_all()
     yield
-    tracking.forget_all()
+    stored_websites.forget_all()

@@ -14,9 +14,11 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens import config, store
-from sitelens.analytics.aggregate import sum_counts
+from sitelens import config
+from sitelens.analytics.aggregation import sum_counts
 from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.data import stats as stored_stats
+from sitelens.data import websites as stored_websites
 from tests.fixtures.analytics import CHROME, failures, hit_record, receive, redelivered, run
 
 DAY = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -51,7 +53,7 @@ class RecordingClient:
 @pytest.fixture
 def dynamodb(aws_env, monkeypatch) -> RecordingClient:
     recording = RecordingClient(boto3.client("dynamodb"))
-    monkeypatch.setattr(store, "client", lambda service: recording)
+    monkeypatch.setattr(stored_stats, "client", lambda service: recording)
     return recording
 
 
@@ -264,7 +266,7 @@ def test_unreadable_ledgers_postpone_redelivered_hits(dynamodb, website, account
     def unavailable(messages: Any) -> Any:
         raise ClientError({"Error": {"Code": "InternalServerError"}}, "BatchGetItem")
 
-    monkeypatch.setattr(store, "retry_ledgers", unavailable)
+    monkeypatch.setattr(stored_stats, "retry_ledgers", unavailable)
     assert failures(run("HitsQueue", redelivery + fresh)) == {"hit-0"}
     assert {value for (_, name, value, _) in stored_counts(wid) if name == "page"} == {"/new"}
 
@@ -272,9 +274,9 @@ def test_unreadable_ledgers_postpone_redelivered_hits(dynamodb, website, account
 def test_the_same_write_twice_counts_once(dynamodb, website, account):
     """The SDK retries a write whose answer was lost; the batch token makes it a no-op."""
     args = (website["id"], "page", "2026-11-21", "/a", 3, "batch-1")
-    assert store.add_stat(*args) is True
-    assert store.add_stat(*args) is False
-    assert store.add_stat(website["id"], "page", "2026-11-21", "/a", 2, "batch-2") is True
+    assert stored_stats.add(*args) is True
+    assert stored_stats.add(*args) is False
+    assert stored_stats.add(website["id"], "page", "2026-11-21", "/a", 2, "batch-2") is True
     assert stored_counts(website["id"])[(website["id"], "page", "/a", "2026-11-21")] == 5
 
 
@@ -295,9 +297,9 @@ def test_websites_are_looked_up_once_per_batch_and_cached(dynamodb, analytics, a
     one = analytics.post("/api/v1/websites", {"domain": "one.example"}).data
     two = analytics.post("/api/v1/websites", {"domain": "two.example"}).data
     gets: list[Any] = []
-    real_get = store.get
+    real_get = stored_websites.get
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store, "get", lambda *args: gets.append(args) or real_get(*args))
+        patch.setattr(stored_websites, "get", lambda *args: gets.append(args) or real_get(*args))
         hits = [pageview(one["id"]), pageview(two["id"]), pageview(one["id"], "/x")]
         run("HitsQueue", records(hits, account.id))
         run("HitsQueue", records(hits, account.id, first=10))

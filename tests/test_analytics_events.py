@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts, template
-from sitelens.local import gateway
+from sitelens import accounts
+from sitelens.local import gateway, template
 from tests.fixtures.analytics import receive
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"

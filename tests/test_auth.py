@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sitelens import accounts, auth
+from sitelens import accounts
+from sitelens.edge import auth
 
 UNAUTHENTICATED = {"message": "Unauthenticated.", "status": 401}
 

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts, template
-from sitelens.local import gateway
+from sitelens import accounts
+from sitelens.local import gateway, template
 
 EVENTS = Path(__file__).resolve().parents[1] / "events"
 # API Gateway events; the SQS events (`{"Records": [...]}`) are replayed in

@@ -7,7 +7,7 @@ import base64
 import pytest
 
 from sitelens import errors
-from sitelens.http import Request, parse_form
+from sitelens.edge.http import Request, parse_form
 from sitelens.local.gateway import proxy_event
 
 

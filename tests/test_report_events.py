@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitelens import accounts, config, template
-from sitelens.local import gateway
+from sitelens import accounts, config
+from sitelens.local import gateway, template
 from sitelens.seo import fetch
 from tests.fixtures.site import Site
 
@@ -30,7 +30,7 @@ def replay(name: str) -> tuple[int, dict]:
 def report_world(aws_env, monkeypatch):
     site = Site()
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
-    config.settings.cache_clear()
+    config.reset()
     real = fetch.fetch_site
     # The events name example.com; the fixture site stands in for it.
     monkeypatch.setattr(fetch, "fetch_site", lambda url: real(site.url("/good")))
@@ -38,7 +38,7 @@ def report_world(aws_env, monkeypatch):
     accounts.add_key(account, "events", key=KEY)
     yield site
     site.close()
-    config.settings.cache_clear()
+    config.reset()
 
 
 def test_report_events_in_order(report_world):

@@ -37,9 +37,9 @@ def site():
 @pytest.fixture
 def private_urls(monkeypatch):
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
-    config.settings.cache_clear()
+    config.reset()
     yield
-    config.settings.cache_clear()
+    config.reset()
 
 
 @pytest.fixture
@@ -146,7 +146,7 @@ def test_refused_connection_is_422(seo):
 
 def test_private_addresses_are_blocked_without_the_flag(seo, site, monkeypatch):
     monkeypatch.delenv("SITELENS_ALLOW_PRIVATE_URLS")
-    config.settings.cache_clear()
+    config.reset()
     for url in (site.url("/good"), "http://[::1]/", "http://169.254.169.254/latest/meta-data/"):
         reply = seo.post("/api/v1/reports", {"url": url})
         assert reply.status == 422

@@ -12,8 +12,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens import config, store
+from sitelens import config
 from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.data import stats as stored_stats
 from tests.fixtures.analytics import failures, hit_record, receive, run
 
 DAY = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -52,7 +53,7 @@ def busy_website(analytics: Any, account_id: str, domain: str, pages: int) -> in
     batch = [hit_record(hit, account_id, n) for n, hit in enumerate(hits)]
     assert run("HitsQueue", batch) == {"batchItemFailures": []}
     # A retry ledger too, as a part-way failure leaves one.
-    store.record_retry(website_id, "hit-0", {"page#2026-11-21#/page-0"}, 2_000_000_000)
+    stored_stats.record_retry(website_id, "hit-0", {"page#2026-11-21#/page-0"}, 2_000_000_000)
     return website_id
 
 
@@ -104,8 +105,8 @@ def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
             return getattr(real, name)
 
     throttled = Throttled()
-    monkeypatch.setattr(store, "client", lambda service: throttled)
-    monkeypatch.setattr(store.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(stored_stats, "client", lambda service: throttled)
+    monkeypatch.setattr(stored_stats.time, "sleep", lambda seconds: None)
     analytics.delete(f"/api/v1/websites/{website_id}")
     assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
     assert items_of(website_id) == 0
@@ -122,7 +123,7 @@ def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch)
         raise ClientError({"Error": {"Code": "InternalServerError"}}, "Query")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(store, "delete_stats", unavailable)
+        patch.setattr(stored_stats, "delete_all", unavailable)
         assert failures(run("StatsCleanupQueue", [message, broken])) == {
             message["messageId"],
             "broken",
@@ -132,7 +133,7 @@ def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch)
 
 
 def test_a_failing_cleanup_queue_does_not_fail_the_delete(analytics, monkeypatch):
-    from sitelens import queues
+    from sitelens.data import queues
 
     website_id = analytics.post("/api/v1/websites", {"domain": "gone.example"}).data["id"]
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import store
+from sitelens.data import records
 from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
 
 VISITOR_IP = "192.0.2.44"
@@ -287,13 +287,13 @@ def test_a_new_owner_of_a_deleted_domain_gets_its_hits(analytics, other_analytic
 def test_lookups_are_cached_also_when_the_domain_is_unknown(analytics, monkeypatch):
     create_website(analytics)
     lookups: list[str] = []
-    real = store.get_claim
+    real = records.get_claim
 
     def counted(collection: Any, name: str) -> Any:
         lookups.append(name)
         return real(collection, name)
 
-    monkeypatch.setattr(store, "get_claim", counted)
+    monkeypatch.setattr(records, "get_claim", counted)
     for _ in range(3):
         assert hit(analytics).status == 202
         assert hit(analytics, {"page": "https://unknown.example/"}).status == 404

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import re
 
 import pytest
 
-from sitelens import store, websites
+from sitelens.data import records
+from sitelens.data import websites as stored_websites
+from sitelens.data.items import from_item
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 RECORD_FIELDS = {
@@ -39,7 +44,7 @@ def stored_items(account_id):
         KeyConditionExpression="account = :a",
         ExpressionAttributeValues={":a": {"S": account_id}},
     )
-    return [store.from_item(item) for item in answer["Items"]]
+    return [from_item(item) for item in answer["Items"]]
 
 
 # -- create -----------------------------------------------------------------------------
@@ -344,7 +349,7 @@ def test_delete_removes_record_and_domain_claim(analytics, other_analytics, acco
     assert reply.body == {"id": record["id"], "object": "website", "deleted": True, "status": 200}
     assert analytics.get(f"/api/v1/websites/{record['id']}").status == 404
     assert analytics.delete(f"/api/v1/websites/{record['id']}").status == 404
-    assert store.get_claim(websites.COLLECTION, "example.com") is None
+    assert records.get_claim(stored_websites.COLLECTION, "example.com") is None
     # The domain is free again, for anyone.
     assert other_analytics.post("/api/v1/websites", {"domain": "example.com"}).status == 201
 
@@ -397,9 +402,18 @@ def test_unknown_route_needs_no_key(analytics):
 
 
 def test_the_stored_hash_is_of_the_password(analytics, account):
-    from sitelens.passwords import verify_password
-
     create(analytics, domain="example.com", privacy="2", password="correct-horse")
     stored_hash = stored_items(account.id)[0]["password_hash"]
-    assert verify_password("correct-horse", stored_hash)
-    assert not verify_password("wrong-horse", stored_hash)
+    assert scrypt_matches("correct-horse", stored_hash)
+    assert not scrypt_matches("wrong-horse", stored_hash)
+
+
+def scrypt_matches(password: str, stored_hash: str) -> bool:
+    """Whether a stored `scrypt$n$r$p$salt$digest` hash is of `password`."""
+    scheme, n, r, p, salt, digest = stored_hash.split("$")
+    assert scheme == "scrypt" and int(n) >= 2**14
+    expected = base64.b64decode(digest)
+    actual = hashlib.scrypt(
+        password.encode(), salt=base64.b64decode(salt), n=int(n), r=int(r), p=int(p), dklen=32
+    )
+    return hmac.compare_digest(actual, expected)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sitelens.analytics.aggregate import sum_counts
+from sitelens.analytics.aggregation import sum_counts
 from sitelens.analytics.hits import Hit
 
 

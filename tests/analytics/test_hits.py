@@ -222,9 +222,9 @@ BROWSERS = [
 def no_geoip(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Locations come from CloudFront headers unless a test configures a database."""
     monkeypatch.delenv("SITELENS_GEOIP_DB", raising=False)
-    config.settings.cache_clear()
+    config.reset()
     yield
-    config.settings.cache_clear()
+    config.reset()
 
 
 def website(**overrides: Any) -> dict[str, Any]:
@@ -556,7 +556,7 @@ class FakeGeoIP:
 @pytest.fixture
 def geoip(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SITELENS_GEOIP_DB", "/data/GeoLite2-City.mmdb")
-    config.settings.cache_clear()
+    config.reset()
     monkeypatch.setattr(visitors, "_geoip_reader", lambda path: FakeGeoIP())
 
 

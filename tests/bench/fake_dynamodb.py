@@ -10,8 +10,8 @@ import random
 from collections import Counter
 from typing import Any
 
-from sitelens import websites
-from sitelens.store import to_item
+from sitelens.data import websites
+from sitelens.data.items import to_item
 
 ACCOUNT_ID = "1"
 KEY = "sl_benchmark_key_0123456789abcdefghijklmnopqrstuvwxyzABCD"

@@ -16,8 +16,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from sitelens import template
-from sitelens.local import resources
+from sitelens.local import resources, template
 from tests.bench import report, timing
 
 ROOT = report.ROOT
@@ -73,7 +72,7 @@ def handler_subjects(spec: dict) -> list[Subject]:
         services = _services(resource)
         clients = "".join(f"client({service!r})\n" for service in services)
         if clients:
-            clients = "from sitelens.aws import client\n" + clients
+            clients = "from sitelens.data.clients import client\n" + clients
         code = str(ROOT / props["CodeUri"])
         subjects.append(Subject(name, (code, str(LAYER)), module, attr, clients))
     return subjects

@@ -22,9 +22,11 @@ from urllib.parse import urlencode
 
 import boto3
 
-from sitelens import aws, store, tracking, websites
-from sitelens.analytics.aggregate import sum_counts
+from sitelens import config
+from sitelens.analytics.aggregation import sum_counts
 from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.data import clients
+from sitelens.data import websites as stored_websites
 from sitelens.local import gateway, worker
 from tests.bench import report, timing
 
@@ -218,7 +220,7 @@ class WriteCounter:
 def _website() -> int:
     record = {
         "account": ACCOUNT,
-        "id": store.allocate_id(websites.COLLECTION),
+        "id": stored_websites.allocate_id(),
         "domain": DOMAIN,
         "search": DOMAIN,
         "privacy": 0,
@@ -231,13 +233,13 @@ def _website() -> int:
         "created_at": "2026-01-05T08:00:00.000000Z",
         "updated_at": "2026-01-05T08:00:00.000000Z",
     }
-    store.create(websites.COLLECTION, record, claim=websites.domain_key(DOMAIN))
+    stored_websites.create_with_claim(record, DOMAIN)
     return int(record["id"])
 
 
 def _pageviews_stored(website_id: int) -> int:
     answer = boto3.client("dynamodb").query(
-        TableName=store._stats_table(),
+        TableName=config.settings().stats_table,
         KeyConditionExpression="series = :s",
         ExpressionAttributeValues={":s": {"S": f"{website_id}#pageviews"}},
     )
@@ -246,7 +248,7 @@ def _pageviews_stored(website_id: int) -> int:
 
 def _deployed_batch_size() -> int:
     """The aggregator's BatchSize in template.yaml."""
-    from sitelens import template
+    from sitelens.local import template
 
     function = template.load()["Resources"]["AggregatorFunction"]["Properties"]
     return int(function["Events"]["Hits"]["Properties"]["BatchSize"])
@@ -257,12 +259,12 @@ def test_ingestion(aws_env: None, deployed_logging: None) -> None:
     events = hit_events(HITS)
     queue = QueueStub()
     dynamodb = WriteCounter(boto3.client("dynamodb"))
-    aws.reset()
-    tracking.forget_all()
-    clients = {"sqs": queue, "dynamodb": dynamodb}
-    with mock.patch("boto3.client", side_effect=lambda service, **_: clients[service]):
-        aws.client("sqs")
-        aws.client("dynamodb")
+    clients.reset()
+    stored_websites.forget_all()
+    stubs = {"sqs": queue, "dynamodb": dynamodb}
+    with mock.patch("boto3.client", side_effect=lambda service, **_: stubs[service]):
+        clients.client("sqs")
+        clients.client("dynamodb")
     collect = gateway.load_module(EVENT_APP).handler
     aggregate = gateway.load_module(AGGREGATE_APP).handler
     collect_context = gateway.LambdaContext("EventFunction")
@@ -284,7 +286,7 @@ def test_ingestion(aws_env: None, deployed_logging: None) -> None:
     statuses = send_all()
     assert statuses == {202: HITS}, statuses
     assert count_all() == 0
-    writes = dynamodb.writes[store._stats_table()]
+    writes = dynamodb.writes[config.settings().stats_table]
     other_writes = sum(dynamodb.writes.values()) - writes
     events_sent = sum(1 for m in queue.messages if '"event"' in m["Body"])
     assert _pageviews_stored(website_id) == HITS - events_sent
@@ -314,7 +316,7 @@ def test_ingestion(aws_env: None, deployed_logging: None) -> None:
         with timing.own_garbage_only():
             seconds = timing.interleaved({"pipeline": sample})["pipeline"]
     finally:
-        tracking.forget_all()
+        stored_websites.forget_all()
     report.RESULTS["ingest"] = {
         "hits": HITS,
         "writes": writes + other_writes,

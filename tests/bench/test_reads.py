@@ -12,10 +12,16 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from sitelens import listing, models, reports, websites
-from sitelens.aws import client
+from sitelens import listing, reports, websites
+from sitelens.data import projects as stored_projects
+from sitelens.data import reports as stored_reports
+from sitelens.data import websites as stored_websites
+from sitelens.data.clients import client
+from sitelens.data.items import to_item
+from sitelens.reports.inputs import ProjectListQuery, ReportListQuery
+from sitelens.reports.rules import RESULTS, project_of
 from sitelens.seo.analysis import analyse, band
-from sitelens.store import to_item
+from sitelens.websites.inputs import WebsiteListQuery
 from tests.bench import pages, report
 from tests.bench.fake_dynamodb import website_records
 
@@ -60,7 +66,7 @@ def _report_records(rng: random.Random) -> tuple[list[dict[str, Any]], list[dict
                 "id": number,
                 "url": url,
                 "search": url.lower(),
-                "project": reports.project_of(url),
+                "project": project_of(url),
                 "results": json.dumps(rng.choice(analysed).results, separators=(",", ":")),
                 "score": score,
                 "result": band(score),
@@ -86,16 +92,16 @@ def populate() -> None:
     sites = website_records(RECORDS, account=ACCOUNT)
     report_rows, project_rows = _report_records(rng)
     _write(
-        websites.COLLECTION.table(),
-        [to_item(websites.COLLECTION.with_index_keys(r)) for r in sites],
+        stored_websites.COLLECTION.table(),
+        [to_item(stored_websites.COLLECTION.with_index_keys(r)) for r in sites],
     )
     _write(
-        reports.COLLECTION.table(),
-        [to_item(reports.COLLECTION.with_index_keys(r)) for r in report_rows],
+        stored_reports.COLLECTION.table(),
+        [to_item(stored_reports.COLLECTION.with_index_keys(r)) for r in report_rows],
     )
     _write(
-        reports.PROJECTS.table(),
-        [to_item(reports.PROJECTS.with_index_keys(r)) for r in project_rows],
+        stored_projects.COLLECTION.table(),
+        [to_item(stored_projects.COLLECTION.with_index_keys(r)) for r in project_rows],
     )
 
 
@@ -106,7 +112,7 @@ def combinations() -> list[tuple[str, dict[str, str]]]:
         "websites": (("id", "domain"), [{}, {"favorite": "0"}, {"favorite": "1"}]),
         "reports": (
             ("id", "generated_at", "url", "result"),
-            [{}, *({"result": r} for r in reports.RESULTS), {"project": HOSTS[7]}],
+            [{}, *({"result": r} for r in RESULTS), {"project": HOSTS[7]}],
         ),
         "projects": (("project", "created_at"), [{}]),
     }
@@ -120,9 +126,9 @@ def combinations() -> list[tuple[str, dict[str, str]]]:
 
 
 LISTS: dict[str, tuple[Callable[[str, Any], listing.Page], Any]] = {
-    "websites": (websites.list_page, models.WebsiteListQuery),
-    "reports": (reports.list_page, models.ReportListQuery),
-    "projects": (reports.list_projects, models.ProjectListQuery),
+    "websites": (websites.list_page, WebsiteListQuery),
+    "reports": (reports.list_page, ReportListQuery),
+    "projects": (reports.projects.list_page, ProjectListQuery),
 }
 
 

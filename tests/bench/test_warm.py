@@ -18,7 +18,9 @@ from unittest import mock
 
 import pytest
 
-from sitelens import auth, aws, config
+from sitelens import config
+from sitelens.data import clients
+from sitelens.edge import auth
 from sitelens.local import gateway
 from tests.bench import report, timing
 from tests.bench.fake_dynamodb import KEY, FakeDynamoDB
@@ -92,16 +94,18 @@ Invoke = Callable[[dict[str, Any], Any], dict[str, Any]]
 
 
 @pytest.fixture
-def fake() -> Iterator[FakeDynamoDB]:
-    """The stub, served by `sitelens.aws.client` and by the peers' module-scope client."""
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDynamoDB]:
+    """The stub, served by `sitelens.data.clients.client` and by the peers' module-scope client."""
     from tests.bench.peers import websites as peer_websites
 
+    for name in config.REQUIRED:  # the stub answers whatever the table or queue is called
+        monkeypatch.setenv(config.PREFIX + name, f"bench-{name.lower()}")
     stub = FakeDynamoDB()
-    aws.reset()
+    clients.reset()
     auth.forget()
-    config.settings.cache_clear()
+    config.reset()
     with mock.patch("boto3.client", return_value=stub):
-        assert aws.client("dynamodb") is stub
+        assert clients.client("dynamodb") is stub
     saved_client = peer_websites.dynamodb
     peer_websites.dynamodb = stub
     peer_websites._keys.clear()
@@ -109,7 +113,7 @@ def fake() -> Iterator[FakeDynamoDB]:
         yield stub
     finally:
         peer_websites.dynamodb = saved_client
-        aws.reset()
+        clients.reset()
         auth.forget()
 
 

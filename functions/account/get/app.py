@@ -1,6 +1,6 @@
 """GET /api/v1/account: the account the key belongs to."""
 
-from sitelens.http import Request, Response, api_handler, ok
+from sitelens.edge.http import Request, Response, api_handler, ok
 
 
 @api_handler

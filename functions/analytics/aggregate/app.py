@@ -2,10 +2,13 @@
 
 from typing import Any
 
-from sitelens import stats
+from sitelens import config
+from sitelens.analytics import aggregation
 from sitelens.log import logger
+
+config.require_all()  # at cold start: a missing setting fails the init, by name
 
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return stats.aggregate(event, context)
+    return aggregation.aggregate(event, context)

@@ -8,15 +8,17 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 
-from sitelens import initialized, stats
+from sitelens import config, initialized
+from sitelens.analytics import cleanup
 from sitelens.log import logger
 
+config.require_all()  # at cold start: a missing setting fails the init, by name
 # A batch where every removal failed is reported like any other: those messages retry.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    response = dict(process_partial_response(event, stats.remove, processor, context))
+    response = dict(process_partial_response(event, cleanup.remove, processor, context))
     initialized()
     return response

@@ -1,8 +1,8 @@
 """POST /api/event: one pageview or custom event from a tracked page (public, CORS open).
 OPTIONS /api/event: the CORS preflight."""
 
-from sitelens import tracking
-from sitelens.http import Request, Response, accepted, api_handler, no_content
+from sitelens.analytics import tracking
+from sitelens.edge.http import Request, Response, accepted, api_handler, no_content
 
 
 @api_handler(public=True, headers=tracking.CORS_HEADERS)

@@ -1,9 +1,12 @@
 """GET /js/script.js: the tracking script websites embed (public)."""
 
-from sitelens import script
-from sitelens.http import Request, Response, api_handler
+from sitelens.analytics import script
+from sitelens.edge.http import Request, Response, api_handler, cacheable
 
 
 @api_handler(public=True)
 def handler(request: Request) -> Response:
-    return script.response(request)
+    tracking = script.tracking_script()
+    return cacheable(
+        request, tracking.source, tracking.etag, script.CONTENT_TYPE, script.CACHE_CONTROL
+    )

@@ -1,7 +1,8 @@
 """Any route or method no operation answers: 405 with Allow on a known path, else 404."""
 
-from sitelens import errors, routes
-from sitelens.http import Request, Response, api_handler
+from sitelens import errors
+from sitelens.edge import routes
+from sitelens.edge.http import Request, Response, api_handler
 
 
 @api_handler(public=True)

@@ -1,7 +1,7 @@
 """DELETE /api/v1/reports/{id}: delete a report."""
 
 from sitelens import reports
-from sitelens.http import Request, Response, api_handler, deleted
+from sitelens.edge.http import Request, Response, api_handler, deleted
 
 
 @api_handler

@@ -1,7 +1,7 @@
 """GET /api/v1/reports/{id}: one report of the account."""
 
 from sitelens import reports
-from sitelens.http import Request, Response, api_handler, ok
+from sitelens.edge.http import Request, Response, api_handler, ok
 
 
 @api_handler

@@ -1,10 +1,11 @@
 """POST /api/v1/websites: track a new website."""
 
-from sitelens import models, websites
-from sitelens.http import Request, Response, api_handler, ok
+from sitelens import websites
+from sitelens.edge.http import Request, Response, api_handler, ok
+from sitelens.websites.inputs import WebsiteCreate
 
 
 @api_handler
 def handler(request: Request) -> Response:
-    fields = models.WebsiteCreate.parse(request.form())
+    fields = WebsiteCreate.parse(request.form())
     return ok(websites.create(request.account.id, fields), status=201)

@@ -1,7 +1,7 @@
 """DELETE /api/v1/websites/{id}: stop tracking a website."""
 
 from sitelens import websites
-from sitelens.http import Request, Response, api_handler, deleted
+from sitelens.edge.http import Request, Response, api_handler, deleted
 
 
 @api_handler

@@ -1,7 +1,7 @@
 """GET /api/v1/websites/{id}: one website of the account."""
 
 from sitelens import websites
-from sitelens.http import Request, Response, api_handler, ok
+from sitelens.edge.http import Request, Response, api_handler, ok
 
 
 @api_handler

@@ -1,10 +1,11 @@
 """GET /api/v1/websites: one page of the account's websites."""
 
-from sitelens import models, websites
-from sitelens.http import Request, Response, api_handler
+from sitelens import websites
+from sitelens.edge.http import Request, Response, api_handler, listed
+from sitelens.websites.inputs import WebsiteListQuery
 
 
 @api_handler
 def handler(request: Request) -> Response:
-    query = models.WebsiteListQuery.parse(request.query)
-    return websites.list_page(request.account.id, query).response(request)
+    query = WebsiteListQuery.parse(request.query)
+    return listed(request, websites.list_page(request.account.id, query))

@@ -54,10 +54,15 @@ def main(argv: list[str] | None = None) -> int:
 
     from botocore.exceptions import EndpointConnectionError
 
+    from sitelens.config import ConfigError
+
     try:
         return _run(args)
     except EndpointConnectionError:
         print("Cannot reach DynamoDB; is `make serve` running?", file=sys.stderr)
+        return 1
+    except ConfigError as err:
+        print(f"{err} Use --stack or --local, or set it.", file=sys.stderr)
         return 1
 
 

@@ -1,4 +1,12 @@
-"""Configuration from the environment, read and validated once per container."""
+"""Configuration from the environment, read and validated once per container.
+
+Every value a deployed function needs (table names, queue URLs, the cursor secret) is
+required: `require_all` runs at a handler's cold start and names every missing variable,
+rather than letting a default table name or a development secret slip into production.
+Tools that need only part (the key CLI needs the accounts table) read just that part; a
+missing value still fails, by name, where it is first used. A plain dataclass rather than
+pydantic-settings: most handlers never load pydantic, and this must not make them.
+"""
 
 from __future__ import annotations
 
@@ -6,41 +14,124 @@ import os
 from dataclasses import dataclass
 from functools import cache
 
+PREFIX = "SITELENS_"
+DEFAULT_KEY_CACHE_SECONDS = 30.0
+MAX_KEY_CACHE_SECONDS = 300.0  # a revoked key must stop working within minutes
+
+
+class ConfigError(RuntimeError):
+    """A required environment variable is missing or malformed."""
+
+
+def _required(name: str) -> str:
+    value = os.environ.get(PREFIX + name, "").strip()
+    if not value:
+        raise ConfigError(f"{PREFIX}{name} is not set.")
+    return value
+
 
 @dataclass(frozen=True)
 class Settings:
-    accounts_table: str
-    websites_table: str
-    reports_table: str
-    projects_table: str
-    stats_table: str
-    hits_queue_url: str
-    cleanup_queue_url: str
-    cursor_secret: bytes
-    allow_private_urls: bool
-    geoip_db: str
-    key_cache_seconds: float
+    """The container's settings; each required one is read on first use, then kept."""
+
+    @property
+    def accounts_table(self) -> str:
+        return _value("ACCOUNTS_TABLE")
+
+    @property
+    def websites_table(self) -> str:
+        return _value("WEBSITES_TABLE")
+
+    @property
+    def reports_table(self) -> str:
+        return _value("REPORTS_TABLE")
+
+    @property
+    def projects_table(self) -> str:
+        return _value("PROJECTS_TABLE")
+
+    @property
+    def stats_table(self) -> str:
+        return _value("STATS_TABLE")
+
+    @property
+    def hits_queue_url(self) -> str:
+        return _value("HITS_QUEUE_URL")
+
+    @property
+    def cleanup_queue_url(self) -> str:
+        return _value("CLEANUP_QUEUE_URL")
+
+    @property
+    def cursor_secret(self) -> bytes:
+        # Cursors must verify in every container, so the deployed stack passes one secret.
+        return _value("CURSOR_SECRET").encode()
+
+    allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
+    geoip_db: str = ""  # path of a GeoLite2 City database; "" for CloudFront's headers
+    key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
+
+
+REQUIRED = (
+    "ACCOUNTS_TABLE",
+    "WEBSITES_TABLE",
+    "REPORTS_TABLE",
+    "PROJECTS_TABLE",
+    "STATS_TABLE",
+    "HITS_QUEUE_URL",
+    "CLEANUP_QUEUE_URL",
+    "CURSOR_SECRET",
+)
+
+
+@cache
+def _value(name: str) -> str:
+    return _required(name)
 
 
 def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+    raw = os.environ.get(PREFIX + name, "").strip().lower()
+    if raw in {"", "0", "false", "no", "off"}:
+        return False
+    if raw in {"1", "true", "yes", "on"}:
+        return True
+    raise ConfigError(f"{PREFIX}{name} must be 1 or 0, not {raw!r}.")
+
+
+def _seconds(name: str, default: float, maximum: float) -> float:
+    raw = os.environ.get(PREFIX + name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= maximum:
+        raise ConfigError(f"{PREFIX}{name} must be a number of seconds from 0 to {maximum:g}.")
+    return value
 
 
 @cache
 def settings() -> Settings:
-    """The container's settings; tests call `settings.cache_clear()` after changing env."""
-    env = os.environ.get
+    """The container's settings; tests call `reset()` after changing the environment."""
     return Settings(
-        accounts_table=env("SITELENS_ACCOUNTS_TABLE", "sitelens-accounts"),
-        websites_table=env("SITELENS_WEBSITES_TABLE", "sitelens-websites"),
-        reports_table=env("SITELENS_REPORTS_TABLE", "sitelens-reports"),
-        projects_table=env("SITELENS_PROJECTS_TABLE", "sitelens-projects"),
-        stats_table=env("SITELENS_STATS_TABLE", "sitelens-stats"),
-        hits_queue_url=env("SITELENS_HITS_QUEUE_URL", ""),
-        cleanup_queue_url=env("SITELENS_CLEANUP_QUEUE_URL", ""),
-        # Cursors must verify in every container, so the deployed stack passes one secret.
-        cursor_secret=env("SITELENS_CURSOR_SECRET", "sitelens-development-secret").encode(),
-        allow_private_urls=_flag("SITELENS_ALLOW_PRIVATE_URLS"),
-        geoip_db=env("SITELENS_GEOIP_DB", ""),
-        key_cache_seconds=float(env("SITELENS_KEY_CACHE_SECONDS", "30")),
+        allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
+        geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
+        key_cache_seconds=_seconds(
+            "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
+        ),
     )
+
+
+def require_all() -> Settings:
+    """Every setting, checked now (a handler's cold start): ConfigError names each missing one."""
+    missing = [PREFIX + name for name in REQUIRED if not os.environ.get(PREFIX + name, "").strip()]
+    if missing:
+        raise ConfigError(f"Missing environment variables: {', '.join(missing)}.")
+    return settings()
+
+
+def reset() -> None:
+    """Read the environment again (tests)."""
+    settings.cache_clear()
+    _value.cache_clear()

@@ -1,1 +1,6 @@
-"""Analytics collection: turning a tracking request into counted stats."""
+"""Analytics: collecting hits (`tracking`, `hits`, `visitors`, the tracking `script`),
+counting them (`aggregation`, `cleanup`) and reading statistics (`stats`, `inputs`).
+
+Storage is `sitelens.data.stats` and `.queues`; websites are read through
+`sitelens.data.websites`, never through the websites domain.
+"""

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
 
+from sitelens import hosts
 from sitelens.analytics import visitors
 
 STAT_NAMES = (
@@ -112,29 +113,20 @@ def _split(url: str) -> SplitResult | None:
     return parts
 
 
-def _normal_host(host: str) -> str:
-    """Lower-case ASCII (punycode) host without a trailing dot or a leading `www.`."""
-    host = host.rstrip(".").lower()
-    if ":" in host:  # an IPv6 literal, bracketed as in URLs and stored domains
-        return f"[{host}]"
-    if not host.isascii():
-        import idna
-
-        try:
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except idna.IDNAError:
-            return ""
-    if any(c.isspace() or c in '"<>\\^`{|}%' for c in host):
+def _site(host: str) -> str:
+    """The site key of a URL's host (`hosts.site`); "" when it is not a host."""
+    try:
+        return hosts.site(host)
+    except hosts.InvalidHost:
         return ""
-    return host.removeprefix("www.")
 
 
 def page_host(page: str) -> str:
-    """The page URL's host, lower-case punycode without `www.`; InvalidHit if unusable."""
+    """The page URL's site key (`hosts.site`); InvalidHit if unusable."""
     if not page or not page.strip():
         raise InvalidHit("The page field is required.")
     parts = _split(page) if len(page) <= MAX_URL_LENGTH else None
-    host = _normal_host(parts.hostname or "") if parts else ""
+    host = _site(parts.hostname or "") if parts and parts.hostname else ""
     if not parts or parts.scheme not in ("http", "https") or not host:
         raise InvalidHit("The page must be a valid http or https URL.")
     return host
@@ -143,7 +135,7 @@ def page_host(page: str) -> str:
 def _referrer_host(referrer: str) -> str:
     # Any scheme with a host counts, so app referrers (android-app://...) are kept.
     parts = _split(referrer) if referrer and len(referrer) <= MAX_URL_LENGTH else None
-    return _normal_host(parts.hostname or "") if parts else ""
+    return _site(parts.hostname) if parts and parts.hostname else ""
 
 
 def _lines(text: str | None) -> list[str]:

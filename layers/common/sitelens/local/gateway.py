@@ -13,7 +13,9 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl
 
-from sitelens import errors, http, template
+from sitelens import errors
+from sitelens.edge import http
+from sitelens.local import template
 
 ROOT = template.DEFAULT_PATH.parent
 _TEXT_TYPES = ("text/", "application/json", "application/x-www-form-urlencoded", "+json", "+xml")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from sitelens import template
+from sitelens.local import template
 
 # Create-time properties the local services do not take.
 _TABLE_PROPERTIES = (

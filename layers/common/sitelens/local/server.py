@@ -16,8 +16,9 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from sitelens import errors, http, template
-from sitelens.local import gateway, resources
+from sitelens import errors
+from sitelens.edge import http
+from sitelens.local import gateway, resources, template
 
 HOST = "127.0.0.1"
 # The embedded DynamoDB/SQS, where `sitelens keys --local` finds it.

@@ -30,7 +30,6 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-import idna
 from urllib3 import BaseHTTPResponse, PoolManager, Timeout
 from urllib3.connection import HTTPConnection
 from urllib3.exceptions import (
@@ -42,6 +41,7 @@ from urllib3.exceptions import (
 from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
 from urllib3.util import make_headers
 
+from sitelens import hosts
 from sitelens.config import settings
 from sitelens.seo.page import Response, Site
 
@@ -220,17 +220,13 @@ def _target(url: str) -> _Target:
         raise FetchError(UNSUPPORTED_SCHEME)
     if parts.username is not None or parts.password is not None:
         raise FetchError(CREDENTIALS)
-    host = parts.hostname
-    if not host:
+    if not parts.hostname or port == 0:
         raise FetchError(INVALID_URL)
-    if not host.isascii():
-        try:
-            host = idna.encode(host, uts46=True).decode("ascii")
-        except idna.IDNAError as exc:
-            raise FetchError(INVALID_URL) from exc
-    if port == 0:
-        raise FetchError(INVALID_URL)
-    authority = f"[{host}]" if ":" in host else host
+    try:
+        parsed = hosts.parse(parts.hostname)
+    except hosts.InvalidHost as exc:
+        raise FetchError(INVALID_URL) from exc
+    host, authority = parsed.ascii, parsed.authority
     if port is None:
         port = _DEFAULT_PORTS[scheme]
     elif port != _DEFAULT_PORTS[scheme]:

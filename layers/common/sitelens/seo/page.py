@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -25,4 +25,3 @@ class Site:
     page: Response
     robots_txt: Response | None = None  # None when /robots.txt could not be fetched
     missing_page_status: int | None = None  # status of a random missing path, None on failure
-    extra: dict[str, object] = field(default_factory=dict)

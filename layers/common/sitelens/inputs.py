@@ -1,30 +1,19 @@
-"""Input models: what a request may carry, with the contract's 422 sentences.
+"""The base of input models: field types and the contract's 422 sentences.
 
-Form fields arrive as strings, JSON fields as their own types; both are accepted.
-Every sentence names the field and, for a choice, the allowed values. The rules of a
-field's value live with its collection (`websites.normalize_domain`, ...); this module
-only imports pydantic, so the handlers that parse no input never load it.
+Each domain area declares its own input models (`websites.inputs`, `reports.inputs`,
+`analytics.inputs`) on these. Form fields arrive as strings, JSON fields as their own
+types; both are accepted. Every sentence names the field and, for a choice, the allowed
+values. Only input models import pydantic, so handlers that parse no input never load it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
-from datetime import date, timedelta
 from typing import Annotated, Any, ClassVar, Self
 
-from pydantic import (
-    BaseModel,
-    BeforeValidator,
-    ConfigDict,
-    Field,
-    ValidationError,
-    ValidationInfo,
-    model_validator,
-)
+from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
-from sitelens import clock, errors, reports, websites
-from sitelens.analytics.hits import STAT_NAMES
+from sitelens import errors
 from sitelens.errors import FieldError
 
 
@@ -155,131 +144,3 @@ class ListQuery(Input):
     def params(self) -> dict[str, Any]:
         """Every list parameter the caller set or defaulted, except the cursor."""
         return self.model_dump(exclude={"cursor"}, exclude_none=True)
-
-
-# -- websites ---------------------------------------------------------------------------
-
-
-def _domain(value: Any, info: ValidationInfo) -> str:
-    if not isinstance(value, str):
-        raise FieldError(websites.INVALID_DOMAIN)
-    return websites.normalize_domain(value)
-
-
-Domain = Annotated[str, BeforeValidator(_domain)]
-ExcludeIps = Annotated[str, lines(websites.check_ip_line)]
-ExcludeParams = Annotated[str, lines(websites.check_param_line)]
-
-
-class WebsiteSettings(PrivacyFields):
-    """Fields shared by create and update; None means "not sent"."""
-
-    email: Flag | None = None
-    exclude_bots: Flag | None = None
-    exclude_params: ExcludeParams | None = None
-    exclude_ips: ExcludeIps | None = None
-
-
-class WebsiteCreate(WebsiteSettings):
-    domain: Domain
-
-
-class WebsiteUpdate(WebsiteSettings):
-    favorite: Flag | None = None
-
-
-class WebsiteListQuery(ListQuery):
-    search_by: Annotated[str, choice("domain")] = "domain"
-    favorite: Flag | None = None
-    sort_by: Annotated[str, choice("id", "domain")] = "id"
-
-    filter_fields: ClassVar[tuple[str, ...]] = ("favorite",)
-
-
-# -- reports ----------------------------------------------------------------------------
-
-Url = Annotated[str, BeforeValidator(reports.check_url)]
-
-
-class ReportCreate(PrivacyFields):
-    url: Url
-
-
-class ReportUpdate(PrivacyFields):
-    results: Flag | None = None
-
-
-class ReportListQuery(ListQuery):
-    search_by: Annotated[str, choice("url")] = "url"
-    result: Annotated[str, choice(*reports.RESULTS)] | None = None
-    project: SearchText | None = None
-    sort_by: Annotated[str, choice("id", "generated_at", "url", "result")] = "id"
-
-    # `result` first: its index is the denser of the two when both are given.
-    filter_fields: ClassVar[tuple[str, ...]] = ("result", "project")
-
-    def filters(self) -> dict[str, str]:
-        found = super().filters()
-        if "project" in found:
-            found["project"] = reports.project_of_host(found["project"])
-        return found
-
-
-class ProjectListQuery(ListQuery):
-    search_by: Annotated[str, choice("project")] = "project"
-    sort_by: Annotated[str, choice("project", "created_at")] = "created_at"
-
-
-# -- statistics -------------------------------------------------------------------------
-
-DEFAULT_DAYS = 30
-MAX_DAYS = 366
-
-
-def _day(field: str) -> BeforeValidator:
-    def check(value: Any, info: ValidationInfo) -> date:
-        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
-            try:
-                return date.fromisoformat(value.strip())
-            except ValueError:
-                pass
-        raise FieldError(f"The {field} field must be a date in the format YYYY-MM-DD.")
-
-    return BeforeValidator(check)
-
-
-class StatsQuery(ListQuery):
-    """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
-
-    Without `to` the period ends today; without `from` it is the 30 days up to `to`.
-    """
-
-    name: Annotated[str, choice(*STAT_NAMES)]
-    from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
-    to: Annotated[date, _day("to")] | None = None
-    sort_by: Annotated[str, choice("count", "value")] = "count"
-
-    filter_fields: ClassVar[tuple[str, ...]] = ()
-
-    @model_validator(mode="after")
-    def _period_is_valid(self) -> StatsQuery:
-        first, last = self.period()
-        if first > last:
-            raise errors.Invalid.field(
-                "from", "The from field must be a date before or equal to to."
-            )
-        if (last - first).days + 1 > MAX_DAYS:
-            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
-        return self
-
-    def period(self) -> tuple[date, date]:
-        """The first and last day counted."""
-        last = self.to or clock.now().date()
-        return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
-
-    def params(self) -> dict[str, Any]:
-        """Every parameter, with the period's days made explicit, so that links and
-        cursors keep meaning the same days after midnight."""
-        first, last = self.period()
-        params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
-        return {**params, "from": first.isoformat(), "to": last.isoformat()}

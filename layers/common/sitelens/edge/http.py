@@ -1,4 +1,5 @@
-"""The HTTP edge: API Gateway proxy events in, JSON responses out."""
+"""API Gateway proxy events in, JSON responses out: requests, bodies, the response
+envelopes, and `api_handler`, which wraps every operation."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from sitelens import errors, initialized
+from sitelens import config, errors, initialized
+from sitelens.listing import Page
 from sitelens.log import logger
 
 MAX_BODY_BYTES = 64 * 1024
@@ -151,6 +153,21 @@ def no_content(headers: dict[str, str]) -> Response:
     return Response(204, "", headers)
 
 
+def cacheable(
+    request: Request, body: str, etag: str, content_type: str, cache_control: str
+) -> Response:
+    """A static body with its validator: 304 without the body when the caller's copy
+    (`If-None-Match`) is current. Open to every origin, as public assets are."""
+    headers = {"Cache-Control": cache_control, "ETag": etag, "Access-Control-Allow-Origin": "*"}
+    known = {
+        tag.strip().removeprefix("W/")
+        for tag in request.headers.get("if-none-match", "").split(",")
+    }
+    if etag in known or "*" in known:
+        return Response(304, "", headers, content_type)
+    return Response(200, body, headers, content_type)
+
+
 def error(err: errors.ApiError) -> Response:
     return Response(err.status, err.body(), dict(err.headers))
 
@@ -158,6 +175,34 @@ def error(err: errors.ApiError) -> Response:
 def url_with(base: str, params: dict[str, Any]) -> str:
     present = {k: v for k, v in params.items() if v is not None}
     return f"{base}?{urlencode(present)}" if present else base
+
+
+def listed(request: Request, page: Page) -> Response:
+    """A list in Laravel's cursor-paginator envelope; `links` repeat every list parameter."""
+    path = f"{request.base_url}{request.path}"
+
+    def link(token: str | None) -> str | None:
+        return url_with(path, {**page.params, "cursor": token}) if token else None
+
+    return Response(
+        200,
+        {
+            "data": page.records,
+            "links": {
+                "first": None,
+                "last": None,
+                "prev": link(page.prev_cursor),
+                "next": link(page.next_cursor),
+            },
+            "meta": {
+                "path": path,
+                "per_page": page.params["per_page"],
+                "next_cursor": page.next_cursor,
+                "prev_cursor": page.prev_cursor,
+            },
+            "status": 200,
+        },
+    )
 
 
 Handler = Callable[[Request], Response]
@@ -174,6 +219,8 @@ def api_handler(
     """
 
     def wrap(operation: Handler) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
+        config.require_all()  # at cold start: a missing setting fails the init, by name
+
         @functools.wraps(operation)
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             context_ids = event.get("requestContext") or {}
@@ -181,7 +228,7 @@ def api_handler(
             try:
                 request = Request.from_event(event)
                 if not public:
-                    from sitelens import auth
+                    from sitelens.edge import auth
 
                     request.account = auth.authorize(request.headers)
                 response = operation(request)

@@ -1,9 +1,9 @@
-"""Statistics: counting batches of queued hits, reading sums, removing a website's.
+"""Counting batches of queued hits into the statistics counters.
 
 Counting (`aggregate`) runs on SQS batches of up to 1,000 hits. It sums the batch in
-memory and writes each distinct counter (website, name, value, day) once, with one
-`UpdateItem ADD`, however many hits share it. Partial failures are reported per message,
-and exactly so: see `aggregate`.
+memory (`sum_counts`) and writes each distinct counter (website, name, value, day) once,
+with one `UpdateItem ADD`, however many hits share it. Partial failures are reported per
+message, and exactly so: see `aggregate`.
 """
 
 from __future__ import annotations
@@ -16,62 +16,29 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitelens import initialized, listing, queues, store, tracking, websites
-from sitelens.analytics.aggregate import sum_counts
-from sitelens.analytics.hits import STAT_NAMES, Hit, counts
+from sitelens import initialized
+from sitelens.analytics.hits import Hit, counts
+from sitelens.data import queues, stats
+from sitelens.data import websites as stored_websites
 from sitelens.log import logger
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
-
-    from sitelens.models import StatsQuery
 
 # A ledger outlives every delivery of its message (SQS keeps hits for 4 days).
 RETRY_LEDGER_SECONDS = 5 * 24 * 3600
 # Counters are written in parallel; botocore keeps 10 connections per client.
 WRITERS = 10
 
-StatKey = tuple[int, str, str, str]  # website id, name, value, day (as sum_counts keys)
+StatKey = tuple[int, str, str, str]  # website id, name, value, day
 
 
-# -- reading ----------------------------------------------------------------------------
-
-
-def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
-    """One page of `{"value", "count"}` rows, each value's counts summed over the period;
-    404 unless the website is the account's."""
-    websites.stored(account_id, website_id)
-    first, last = query.period()
-    found, cost = store.stat_counts(website_id, query.name, first.isoformat(), last.isoformat())
-    sums: Counter[str] = Counter()
-    for value, count in found:
-        sums[value] += count
-    needle = query.search.lower() if query.search else None
-    rows = [
-        {"value": value, "count": count}
-        for value, count in sums.items()
-        if needle is None or needle in value.lower()
-    ]
-    if query.sort_by == "value":
-        key, descending = (lambda row: [row["value"]]), query.sort == "desc"
-    else:
-        # Equal counts list their values in ascending order either way.
-        sign = -1 if query.sort == "desc" else 1
-        key, descending = (lambda row: [sign * row["count"], row["value"]]), False
-    params = query.params()
-    return listing.rows_page(
-        rows,
-        key,
-        descending,
-        query.per_page,
-        query.cursor,
-        listing.binding(account_id, f"stats/{website_id}", params),
-        params,
-        cost,
-    )
-
-
-# -- counting ---------------------------------------------------------------------------
+def sum_counts(hits: Iterable[Hit]) -> dict[StatKey, int]:
+    """How much each (website_id, name, value, day) grows by: one entry per key."""
+    totals: Counter[StatKey] = Counter()
+    for hit in hits:
+        totals.update((hit.website_id, name, value, day) for name, value, day in counts(hit))
+    return dict(totals)
 
 
 @dataclass(frozen=True)
@@ -184,7 +151,7 @@ def _live(messages: list[_Message]) -> tuple[list[_Message], set[str]]:
     exists: dict[tuple[str, int], bool | None] = {}
     for website in {(m.account, m.hit.website_id) for m in messages}:
         try:
-            exists[website] = tracking.website_exists(*website)
+            exists[website] = stored_websites.exists(*website)
         except Exception:
             logger.exception("website look-up failed", extra={"website_id": website[1]})
             exists[website] = None
@@ -200,7 +167,7 @@ def _ledgers(retried: Iterable[_Message]) -> tuple[dict[str, set[str]], set[str]
     if not retried:
         return {}, set()
     try:
-        return store.retry_ledgers([(m.hit.website_id, m.id) for m in retried]), set()
+        return stats.retry_ledgers([(m.hit.website_id, m.id) for m in retried]), set()
     except Exception:
         logger.exception("retry ledgers unreadable", extra={"messages": len(retried)})
         return {}, {m.id for m in retried}
@@ -212,7 +179,7 @@ def _keys(hit: Hit) -> list[StatKey]:
 
 def _ledger_key(key: StatKey) -> str:
     _, name, value, day = key
-    return store.stat_key(name, day, value)
+    return stats.ledger_key(name, day, value)
 
 
 def _batch_token(message_ids: Iterable[str]) -> str:
@@ -225,7 +192,7 @@ def _write(totals: Counter[StatKey], batch: str) -> set[StatKey]:
     def write(key: StatKey) -> StatKey | None:
         website_id, name, value, day = key
         try:
-            store.add_stat(website_id, name, day, value, totals[key], batch)
+            stats.add(website_id, name, day, value, totals[key], batch)
         except Exception:
             logger.exception("counter not written", extra={"website_id": website_id})
             return key
@@ -242,7 +209,7 @@ def _record_progress(message: _Message, written: set[StatKey]) -> None:
     if not written:
         return
     try:
-        store.record_retry(
+        stats.record_retry(
             message.hit.website_id,
             message.id,
             {_ledger_key(key) for key in written},
@@ -252,26 +219,3 @@ def _record_progress(message: _Message, written: set[StatKey]) -> None:
         # The message must be retried for its failed counters either way; this once, its
         # retry will add to these counters again.
         logger.exception("retry ledger not written", extra={"counters": len(written)})
-
-
-# -- removing ---------------------------------------------------------------------------
-
-
-def remove(record: SQSRecord) -> int:
-    """Delete every counter of the website a cleanup message names; how many there were."""
-    website_id = queues.cleanup_website(record.raw_event)
-    removed = store.delete_stats(website_id, STAT_NAMES)
-    logger.info("stats removed", extra={"website_id": website_id, "items": removed})
-    return removed
-
-
-def schedule_removal(website_id: int) -> None:
-    """Queue the removal of a deleted website's statistics; the delete does not wait.
-
-    Never fails the delete: if the message cannot be sent, the website is gone anyway and
-    its counters, which nothing can reach any more, are only left behind (and logged).
-    """
-    try:
-        queues.send_cleanup(website_id)
-    except Exception:
-        logger.exception("stats removal not queued", extra={"website_id": website_id})

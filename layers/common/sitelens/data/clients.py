@@ -15,5 +15,5 @@ def client(service: str) -> Any:
 
 
 def reset() -> None:
-    """Forget the clients (tests start moto afresh for each test)."""
+    """Forget the clients (tests that start another AWS stand-in)."""
     client.cache_clear()

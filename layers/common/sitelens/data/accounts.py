@@ -1,49 +1,24 @@
-"""Accounts and their API keys.
+"""The accounts table: accounts, their API keys (as hashes) and id counters.
 
-A key is shown once and stored only as its SHA-256 hash. The accounts table holds:
-`KEY#<hash>`/`KEY` (lookup by key), `KEYS`/`<key id>` (the listing, for the CLI),
+Items: `KEY#<hash>`/`KEY` (lookup by key), `KEYS`/`<key id>` (the listing, for the CLI),
 `ACCOUNT#<id>`/`ACCOUNT` (the account) and `COUNTER`/`<name>` (id counters).
 """
 
 from __future__ import annotations
 
-import hashlib
-import secrets
-from dataclasses import dataclass
 from typing import Any
 
-from sitelens import clock
-from sitelens.aws import client
 from sitelens.config import settings
-from sitelens.store import from_item, to_item
-
-KEY_PREFIX = "sl_"
-
-
-@dataclass(frozen=True)
-class Account:
-    id: str
-    name: str
-    created_at: str
-
-    def public(self) -> dict[str, Any]:
-        return {"id": int(self.id), "name": self.name, "created_at": self.created_at}
-
-
-def key_hash(key: str) -> str:
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-def new_key() -> str:
-    """32 random bytes, URL-safe, with a prefix that secret scanners can recognise."""
-    return KEY_PREFIX + secrets.token_urlsafe(32)
+from sitelens.data.clients import client
+from sitelens.data.items import Item, from_item, to_item
 
 
 def _table() -> str:
     return settings().accounts_table
 
 
-def _next(counter: str) -> int:
+def next_id(counter: str) -> int:
+    """The next number of a counter (`accounts`, `keys`)."""
     answer = client("dynamodb").update_item(
         TableName=_table(),
         Key={"pk": {"S": "COUNTER"}, "sk": {"S": counter}},
@@ -54,39 +29,26 @@ def _next(counter: str) -> int:
     return int(answer["Attributes"]["last_id"]["N"])
 
 
-def create_account(name: str) -> Account:
-    account = Account(id=str(_next("accounts")), name=name, created_at=clock.now_iso())
+def put_account(account_id: str, name: str, created_at: str) -> None:
     client("dynamodb").put_item(
         TableName=_table(),
         Item=to_item(
-            {
-                "pk": f"ACCOUNT#{account.id}",
-                "sk": "ACCOUNT",
-                "name": account.name,
-                "created_at": account.created_at,
-            }
+            {"pk": f"ACCOUNT#{account_id}", "sk": "ACCOUNT", "name": name, "created_at": created_at}
         ),
         ConditionExpression="attribute_not_exists(pk)",
     )
-    return account
 
 
-def get_account(account_id: str) -> Account | None:
+def get_account(account_id: str) -> Item | None:
+    """`{"name", "created_at"}` of an account, or None."""
     answer = client("dynamodb").get_item(
         TableName=_table(), Key={"pk": {"S": f"ACCOUNT#{account_id}"}, "sk": {"S": "ACCOUNT"}}
     )
-    if "Item" not in answer:
-        return None
-    item = from_item(answer["Item"])
-    return Account(id=account_id, name=item["name"], created_at=item["created_at"])
+    return from_item(answer["Item"]) if "Item" in answer else None
 
 
-def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, str]:
-    """Store a key for the account; returns (key id, the key, shown only now)."""
-    key = key or new_key()
-    key_id = str(_next("keys"))
-    hashed = key_hash(key)
-    now = clock.now_iso()
+def put_key(account_id: str, key_id: str, key_hash: str, name: str, created_at: str) -> None:
+    """Store a key's lookup item and its listing item together."""
     client("dynamodb").transact_write_items(
         TransactItems=[
             {
@@ -94,9 +56,9 @@ def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, s
                     "TableName": _table(),
                     "Item": to_item(
                         {
-                            "pk": f"KEY#{hashed}",
+                            "pk": f"KEY#{key_hash}",
                             "sk": "KEY",
-                            "account": account.id,
+                            "account": account_id,
                             "key_id": key_id,
                         }
                     ),
@@ -110,10 +72,10 @@ def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, s
                         {
                             "pk": "KEYS",
                             "sk": key_id,
-                            "hash": hashed,
+                            "hash": key_hash,
                             "name": name,
-                            "account": account.id,
-                            "created_at": now,
+                            "account": account_id,
+                            "created_at": created_at,
                             "revoked_at": None,
                         }
                     ),
@@ -121,11 +83,10 @@ def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, s
             },
         ]
     )
-    return key_id, key
 
 
-def list_keys() -> list[dict[str, Any]]:
-    """Every key's id, name, account and dates; never the key or its hash."""
+def list_keys() -> list[Item]:
+    """Every key's listing item: `id`, `name`, `account`, `created_at`, `revoked_at`."""
     query: dict[str, Any] = {
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
@@ -137,18 +98,18 @@ def list_keys() -> list[dict[str, Any]]:
         for raw in answer["Items"]:
             item = from_item(raw)
             keys.append(
-                {k: item.get(k) for k in ("sk", "name", "account", "created_at", "revoked_at")}
+                {
+                    "id": item["sk"],
+                    **{k: item.get(k) for k in ("name", "account", "created_at", "revoked_at")},
+                }
             )
         if "LastEvaluatedKey" not in answer:
-            break
+            return keys
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-    for key in keys:
-        key["id"] = key.pop("sk")
-    return sorted(keys, key=lambda k: int(k["id"]))
 
 
-def revoke_key(key_id: str) -> bool:
-    """Remove the key's lookup item, so it no longer authenticates; False if unknown."""
+def revoke_key(key_id: str, revoked_at: str) -> bool:
+    """Remove the key's lookup item and mark its listing revoked; False if unknown."""
     answer = client("dynamodb").get_item(
         TableName=_table(), Key={"pk": {"S": "KEYS"}, "sk": {"S": key_id}}
     )
@@ -168,7 +129,7 @@ def revoke_key(key_id: str) -> bool:
                     "TableName": _table(),
                     "Key": {"pk": {"S": "KEYS"}, "sk": {"S": key_id}},
                     "UpdateExpression": "SET revoked_at = :now",
-                    "ExpressionAttributeValues": {":now": {"S": clock.now_iso()}},
+                    "ExpressionAttributeValues": {":now": {"S": revoked_at}},
                 }
             },
         ]
@@ -176,11 +137,9 @@ def revoke_key(key_id: str) -> bool:
     return True
 
 
-def account_for_key(key: str) -> Account | None:
-    """The account a key belongs to, or None for an unknown or revoked key."""
+def account_of_key(key_hash: str) -> str | None:
+    """The account id a key hash belongs to; None for an unknown or revoked key."""
     answer = client("dynamodb").get_item(
-        TableName=_table(), Key={"pk": {"S": f"KEY#{key_hash(key)}"}, "sk": {"S": "KEY"}}
+        TableName=_table(), Key={"pk": {"S": f"KEY#{key_hash}"}, "sk": {"S": "KEY"}}
     )
-    if "Item" not in answer:
-        return None
-    return get_account(answer["Item"]["account"]["S"])
+    return answer["Item"]["account"]["S"] if "Item" in answer else None

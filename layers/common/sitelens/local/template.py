@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_PATH = Path(__file__).resolve().parents[3] / "template.yaml"
+DEFAULT_PATH = Path(__file__).resolve().parents[4] / "template.yaml"
 
 
 def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:

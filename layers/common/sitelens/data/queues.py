@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitelens.aws import client
 from sitelens.config import settings
+from sitelens.data.clients import client
 
 # The account a hit belongs to travels beside the hit, so the aggregator can check that
 # the website still exists with one GetItem on its key.

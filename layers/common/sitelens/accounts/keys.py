@@ -1,0 +1,70 @@
+"""Accounts and their API keys: a key is shown once and stored only as its SHA-256 hash."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from sitelens import clock
+from sitelens.data import accounts as stored
+
+KEY_PREFIX = "sl_"
+
+
+@dataclass(frozen=True)
+class Account:
+    id: str
+    name: str
+    created_at: str
+
+    def public(self) -> dict[str, Any]:
+        """The account as `GET /api/v1/account` shows it."""
+        return {"id": int(self.id), "name": self.name, "created_at": self.created_at}
+
+
+def key_hash(key: str) -> str:
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def new_key() -> str:
+    """32 random bytes, URL-safe, with a prefix that secret scanners can recognise."""
+    return KEY_PREFIX + secrets.token_urlsafe(32)
+
+
+def create_account(name: str) -> Account:
+    account = Account(id=str(stored.next_id("accounts")), name=name, created_at=clock.now_iso())
+    stored.put_account(account.id, account.name, account.created_at)
+    return account
+
+
+def get_account(account_id: str) -> Account | None:
+    item = stored.get_account(account_id)
+    if item is None:
+        return None
+    return Account(id=account_id, name=item["name"], created_at=item["created_at"])
+
+
+def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, str]:
+    """Store a key for the account; returns (key id, the key, shown only now)."""
+    key = key or new_key()
+    key_id = str(stored.next_id("keys"))
+    stored.put_key(account.id, key_id, key_hash(key), name, clock.now_iso())
+    return key_id, key
+
+
+def list_keys() -> list[dict[str, Any]]:
+    """Every key's id, name, account and dates; never the key or its hash."""
+    return sorted(stored.list_keys(), key=lambda k: int(k["id"]))
+
+
+def revoke_key(key_id: str) -> bool:
+    """Remove the key's lookup item, so it no longer authenticates; False if unknown."""
+    return stored.revoke_key(key_id, clock.now_iso())
+
+
+def account_for_key(key: str) -> Account | None:
+    """The account a key belongs to, or None for an unknown or revoked key."""
+    account_id = stored.account_of_key(key_hash(key))
+    return None if account_id is None else get_account(account_id)

@@ -1,0 +1,66 @@
+"""What a statistics request may carry: `GET /api/v1/stats/{id}`'s query."""
+
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
+
+from sitelens import clock, errors
+from sitelens.analytics.hits import STAT_NAMES
+from sitelens.errors import FieldError
+from sitelens.inputs import ListQuery, choice
+
+DEFAULT_DAYS = 30
+MAX_DAYS = 366
+
+
+def _day(field: str) -> BeforeValidator:
+    def check(value: Any, info: ValidationInfo) -> date:
+        if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+            try:
+                return date.fromisoformat(value.strip())
+            except ValueError:
+                pass
+        raise FieldError(f"The {field} field must be a date in the format YYYY-MM-DD.")
+
+    return BeforeValidator(check)
+
+
+class StatsQuery(ListQuery):
+    """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
+
+    Without `to` the period ends today; without `from` it is the 30 days up to `to`.
+    """
+
+    name: Annotated[str, choice(*STAT_NAMES)]
+    from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
+    to: Annotated[date, _day("to")] | None = None
+    sort_by: Annotated[str, choice("count", "value")] = "count"
+
+    filter_fields: ClassVar[tuple[str, ...]] = ()
+
+    @model_validator(mode="after")
+    def _period_is_valid(self) -> StatsQuery:
+        first, last = self.period()
+        if first > last:
+            raise errors.Invalid.field(
+                "from", "The from field must be a date before or equal to to."
+            )
+        if (last - first).days + 1 > MAX_DAYS:
+            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+        return self
+
+    def period(self) -> tuple[date, date]:
+        """The first and last day counted."""
+        last = self.to or clock.now().date()
+        return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter, with the period's days made explicit, so that links and
+        cursors keep meaning the same days after midnight."""
+        first, last = self.period()
+        params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
+        return {**params, "from": first.isoformat(), "to": last.isoformat()}

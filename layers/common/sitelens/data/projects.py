@@ -1,0 +1,60 @@
+"""Projects: a row per account and host with how many reports it has and their score total,
+kept in the same transaction as every report write (see `data.reports`)."""
+
+from __future__ import annotations
+
+from sitelens.config import settings
+from sitelens.data.clients import client
+from sitelens.data.items import Write, is_condition_failure
+from sitelens.data.records import Collection
+
+
+def created_sort(created_at: str, project: str) -> str:
+    """The projects' `created_at` order: by date, then by name (project names are short)."""
+    return f"{created_at}#{project}"
+
+
+COLLECTION = Collection(
+    name="projects",
+    table=lambda: settings().projects_table,
+    orders={"created_at": lambda p: created_sort(p["created_at"], p["project"])},
+    key="project",
+)
+
+
+def change(account: str, project: str, reports: int, score: int, now: str) -> Write:
+    """A transaction entry adding `reports` and `score` to a project (created if new)."""
+    return {
+        "Update": {
+            "TableName": settings().projects_table,
+            "Key": {"account": {"S": account}, "project": {"S": project}},
+            "UpdateExpression": (
+                "ADD reports :r, score_total :s "
+                "SET created_at = if_not_exists(created_at, :now), "
+                "created_at_sort = if_not_exists(created_at_sort, :sort), "
+                "#search = :project"
+            ),
+            "ExpressionAttributeNames": {"#search": "search"},
+            "ExpressionAttributeValues": {
+                ":r": {"N": str(reports)},
+                ":s": {"N": str(score)},
+                ":now": {"S": now},
+                ":sort": {"S": created_sort(now, project)},
+                ":project": {"S": project},
+            },
+        }
+    }
+
+
+def drop_if_empty(account: str, project: str) -> None:
+    """Remove a project whose last report is gone (nothing happens while it has reports)."""
+    try:
+        client("dynamodb").delete_item(
+            TableName=settings().projects_table,
+            Key={"account": {"S": account}, "project": {"S": project}},
+            ConditionExpression="reports <= :zero",
+            ExpressionAttributeValues={":zero": {"N": "0"}},
+        )
+    except Exception as err:
+        if not is_condition_failure(err):
+            raise

@@ -1,0 +1,112 @@
+"""Reports: generating, reading, changing and deleting the SEO collection's records."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from sitelens import clock, errors, listing, privacy
+from sitelens.data import reports as stored_reports
+from sitelens.reports.rules import project_of
+
+if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
+    from sitelens.reports.inputs import ReportCreate, ReportListQuery, ReportUpdate
+
+
+def show(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the API returns it: the password only as whether one is set."""
+    return {
+        "id": record["id"],
+        "url": record["url"],
+        "project": record["project"],
+        "result": record["result"],
+        "score": record["score"],
+        "privacy": record["privacy"],
+        "password": bool(record.get("password_hash")),
+        "results": json.loads(record["results"]),
+        "generated_at": record["generated_at"],
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+    }
+
+
+def generate(url: str) -> dict[str, Any]:
+    """Fetch the page and analyse it: the report fields a generation sets."""
+    # Imported here: only the operations that generate load the fetcher and the parser.
+    from sitelens.seo import analysis, fetch
+
+    try:
+        site = fetch.fetch_site(url)
+    except fetch.FetchError as err:
+        raise errors.Invalid.field("url", str(err)) from None
+    report = analysis.analyse(site)
+    final_url = site.page.url
+    return {
+        "url": final_url,
+        "search": final_url.lower(),
+        "project": project_of(final_url),
+        "results": json.dumps(report.results, separators=(",", ":")),
+        "score": report.score,
+        "result": report.result,
+        "generated_at": clock.now_iso(),
+    }
+
+
+def create(account_id: str, fields: ReportCreate) -> dict[str, Any]:
+    """Generate a report of the URL for the account."""
+    password, _ = privacy.password_changes(None, fields.privacy, fields.password)
+    generated = generate(fields.url)
+    now = clock.now_iso()
+    record = {
+        "account": account_id,
+        "id": stored_reports.allocate_id(),
+        **generated,
+        "privacy": fields.privacy or 0,
+        "created_at": now,
+        "updated_at": now,
+        **password,
+    }
+    stored_reports.create_with_project(record)
+    return show(record)
+
+
+def stored(account_id: str, report_id: int) -> dict[str, Any]:
+    """The stored report; 404 when it is not the account's."""
+    record = stored_reports.get(account_id, report_id)
+    if record is None:
+        raise errors.NotFound()
+    return record
+
+
+def get(account_id: str, report_id: int) -> dict[str, Any]:
+    return show(stored(account_id, report_id))
+
+
+def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, Any]:
+    """Change privacy settings; with `results` = 1, also fetch and analyse the page again."""
+    current = stored(account_id, report_id)
+    changes, removed = privacy.password_changes(current, fields.privacy, fields.password)
+    if fields.privacy is not None:
+        changes["privacy"] = fields.privacy
+    regenerate = fields.results == 1
+    if regenerate:
+        changes.update(generate(current["url"]))
+    changes["updated_at"] = clock.now_iso()
+    if regenerate:
+        record = stored_reports.update_and_move_project(current, changes, removed)
+    else:
+        record = stored_reports.update(current, changes, removed)
+    if record is None:
+        raise errors.NotFound()
+    return show(record)
+
+
+def delete(account_id: str, report_id: int) -> None:
+    """Delete the report; its project goes with its last report."""
+    record = stored(account_id, report_id)
+    if not stored_reports.delete_and_update_project(record, clock.now_iso()):
+        raise errors.NotFound()
+
+
+def list_page(account_id: str, query: ReportListQuery) -> listing.Page:
+    return listing.list_page(stored_reports.COLLECTION, account_id, query, query.sort_by, show)

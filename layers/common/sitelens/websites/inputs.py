@@ -1,0 +1,49 @@
+"""What a websites request may carry: create, update and list inputs."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar
+
+from pydantic import BeforeValidator, ValidationInfo
+
+from sitelens.errors import FieldError
+from sitelens.inputs import Flag, ListQuery, PrivacyFields, choice, lines
+from sitelens.websites import rules
+
+
+def _domain(value: Any, info: ValidationInfo) -> str:
+    if not isinstance(value, str):
+        raise FieldError(rules.INVALID_DOMAIN)
+    host = rules.normalize_domain(value)
+    # Shown in the script it was typed in: `bücher.de` stays Unicode, `xn--...` punycode.
+    return host.site if value.isascii() else host.site_name
+
+
+Domain = Annotated[str, BeforeValidator(_domain)]
+ExcludeIps = Annotated[str, lines(rules.check_ip_line)]
+ExcludeParams = Annotated[str, lines(rules.check_param_line)]
+
+
+class WebsiteSettings(PrivacyFields):
+    """Fields shared by create and update; None means "not sent"."""
+
+    email: Flag | None = None
+    exclude_bots: Flag | None = None
+    exclude_params: ExcludeParams | None = None
+    exclude_ips: ExcludeIps | None = None
+
+
+class WebsiteCreate(WebsiteSettings):
+    domain: Domain
+
+
+class WebsiteUpdate(WebsiteSettings):
+    favorite: Flag | None = None
+
+
+class WebsiteListQuery(ListQuery):
+    search_by: Annotated[str, choice("domain")] = "domain"
+    favorite: Flag | None = None
+    sort_by: Annotated[str, choice("id", "domain")] = "id"
+
+    filter_fields: ClassVar[tuple[str, ...]] = ("favorite",)

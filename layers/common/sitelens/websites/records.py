@@ -1,0 +1,126 @@
+"""Websites: creating, reading, changing and deleting the analytics collection's records."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from sitelens import clock, errors, hosts, listing, privacy
+from sitelens.data import queues
+from sitelens.data import websites as stored_websites
+from sitelens.log import logger
+from sitelens.websites.rules import DOMAIN_TAKEN
+
+if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
+    from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
+
+
+def show(record: dict[str, Any]) -> dict[str, Any]:
+    """The record as the API returns it: the password only as whether one is set."""
+    return {
+        "id": record["id"],
+        "domain": record["domain"],
+        "privacy": record["privacy"],
+        "password": bool(record.get("password_hash")),
+        "email": record["email"],
+        "exclude_bots": record["exclude_bots"],
+        "exclude_params": record["exclude_params"],
+        "exclude_ips": record["exclude_ips"],
+        "favorite": bool(record["favorite"]),
+        "favorited_at": record.get("favorited_at"),
+        "created_at": record["created_at"],
+        "updated_at": record["updated_at"],
+    }
+
+
+def site_of(record: dict[str, Any]) -> str:
+    """The key of a website's domain claim, which tracked hits find it by."""
+    return hosts.site(record["domain"])
+
+
+def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
+    """A new website of the account; 422 when its domain is taken by anyone."""
+    password, _ = privacy.password_changes(None, fields.privacy, fields.password)
+    site = hosts.site(fields.domain)
+    # The transaction refuses a taken claim too; asking first spares an id for nothing.
+    if stored_websites.is_claimed(site):
+        raise errors.Invalid.field("domain", DOMAIN_TAKEN)
+    now = clock.now_iso()
+    record = {
+        "account": account_id,
+        "id": stored_websites.allocate_id(),
+        "domain": fields.domain,
+        "search": fields.domain,
+        "privacy": fields.privacy or 0,
+        "email": fields.email if fields.email is not None else 0,
+        "exclude_bots": fields.exclude_bots if fields.exclude_bots is not None else 1,
+        "exclude_params": fields.exclude_params or "",
+        "exclude_ips": fields.exclude_ips or "",
+        "favorite": False,
+        "favorited_at": None,
+        "created_at": now,
+        "updated_at": now,
+        **password,
+    }
+    try:
+        stored_websites.create_with_claim(record, site)
+    except stored_websites.DomainTaken:
+        raise errors.Invalid.field("domain", DOMAIN_TAKEN) from None
+    return show(record)
+
+
+def stored(account_id: str, website_id: int) -> dict[str, Any]:
+    """The stored website; 404 when it is not the account's."""
+    record = stored_websites.get(account_id, website_id)
+    if record is None:
+        raise errors.NotFound()
+    return record
+
+
+def get(account_id: str, website_id: int) -> dict[str, Any]:
+    return show(stored(account_id, website_id))
+
+
+def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str, Any]:
+    """Apply the fields that were sent; PUT and PATCH alike."""
+    current = stored(account_id, website_id)
+    changes: dict[str, Any] = fields.model_dump(
+        include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips"},
+        exclude_none=True,
+    )
+    password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+    changes.update(password)
+    now = clock.now_iso()
+    if fields.favorite is not None and bool(fields.favorite) != bool(current["favorite"]):
+        changes["favorite"] = bool(fields.favorite)
+        changes["favorited_at"] = now if fields.favorite else None
+    changes["updated_at"] = now
+    record = stored_websites.update(current, changes, removed, site_of(current))
+    if record is None:
+        raise errors.NotFound()
+    return show(record)
+
+
+def delete(account_id: str, website_id: int) -> None:
+    """Delete the website and its domain claim together; 404 when not the account's.
+
+    Its hits stop counting at once in this container (elsewhere within the caches' 60 s);
+    its statistics are removed in the background, after a delay that lets hits still in
+    flight be dropped first.
+    """
+    record = stored(account_id, website_id)
+    if not stored_websites.delete_with_claim(account_id, website_id, site_of(record)):
+        raise errors.NotFound()
+    _schedule_stats_removal(website_id)
+
+
+def _schedule_stats_removal(website_id: int) -> None:
+    """Never fails the delete: if the message cannot be sent, the website is gone anyway and
+    its counters, which nothing can reach any more, are only left behind (and logged)."""
+    try:
+        queues.send_cleanup(website_id)
+    except Exception:
+        logger.exception("stats removal not queued", extra={"website_id": website_id})
+
+
+def list_page(account_id: str, query: WebsiteListQuery) -> listing.Page:
+    return listing.list_page(stored_websites.COLLECTION, account_id, query, query.sort_by, show)

@@ -1,0 +1,77 @@
+"""The rules of a website's fields: its domain, excluded IP addresses and query parameters."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from sitelens import hosts
+from sitelens.errors import FieldError
+
+MAX_DOMAIN_LENGTH = 255
+MAX_PARAM_LENGTH = 255
+INVALID_DOMAIN = "Invalid domain name."
+DOMAIN_TAKEN = "The domain has already been taken."
+_PARAM_FORBIDDEN = set("=&#?/ \t")
+
+
+def normalize_domain(raw: str) -> hosts.Host:
+    """`https://www.Example.com:8080/` -> the host `example.com`; FieldError unless the
+    text is a host name (a registrable one: a dot and an alphabetic or IDN top-level
+    domain) or an IP address, optionally written as an origin."""
+    text = raw.strip()
+    if len(text) > MAX_DOMAIN_LENGTH:
+        raise FieldError(INVALID_DOMAIN)
+    lowered = text.lower()
+    for scheme in ("http://", "https://"):
+        if lowered.startswith(scheme):
+            text = text[len(scheme) :]
+            break
+    text = text.removesuffix("/")
+    try:
+        host = hosts.parse(_without_port(text))
+    except hosts.InvalidHost:
+        raise FieldError(INVALID_DOMAIN) from None
+    if not host.ip and not _is_registrable(host):
+        raise FieldError(INVALID_DOMAIN)
+    return host
+
+
+def _without_port(authority: str) -> str:
+    """`host:port` -> `host`; `[v6]:port` -> `[v6]`; a bare IPv6 address stays whole."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        rest = authority[end + 1 :] if end > 0 else ""
+        if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+            raise FieldError(INVALID_DOMAIN)
+        return authority[: end + 1] if end > 0 else authority
+    host, colon, port = authority.rpartition(":")
+    if colon and host.count(":") == 0 and port.isdigit():
+        return host
+    return authority
+
+
+def _is_registrable(host: hosts.Host) -> bool:
+    """At least two labels of letters, digits and hyphens; an alphabetic or IDN TLD."""
+    labels = host.labels
+    tld = labels[-1]
+    return (
+        len(labels) >= 2
+        and (tld.isalpha() or tld.startswith("xn--"))
+        and all(label.replace("-", "").isalnum() for label in labels)
+    )
+
+
+def check_ip_line(line: str) -> str | None:
+    try:
+        ipaddress.ip_network(line, strict=False) if "/" in line else ipaddress.ip_address(line)
+    except ValueError:
+        return f"{line} is not a valid IP address or CIDR range."
+    return None
+
+
+def check_param_line(line: str) -> str | None:
+    if line == "&":
+        return None
+    if len(line) > MAX_PARAM_LENGTH or _PARAM_FORBIDDEN & set(line):
+        return f"{line} is not a valid query parameter name."
+    return None
