@@ -115,3 +115,17 @@ def test_account_must_exist(aws_env: None, capsys: pytest.CaptureFixture[str]) -
     assert "No account 42." in captured.err
     _, rows = listed(capsys)
     assert rows == []
+
+
+def test_without_an_accounts_table_it_says_which_setting_is_missing(
+    aws_env: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sitelens import config
+
+    monkeypatch.delenv("SITELENS_ACCOUNTS_TABLE")
+    config.reset()
+    try:
+        assert cli.main(["keys", "list"]) == 1
+    finally:
+        config.reset()
+    assert "SITELENS_ACCOUNTS_TABLE is not set" in capsys.readouterr().err
