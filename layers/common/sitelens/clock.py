@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 
 def now() -> datetime:
@@ -16,3 +16,11 @@ def iso(moment: datetime) -> str:
 
 def now_iso() -> str:
     return iso(now())
+
+
+def after(previous: str) -> str:
+    """Now, or just after `previous` when this container's clock is behind the one that
+    wrote it: a record's `updated_at` never goes backwards."""
+    current = now()
+    last = datetime.strptime(previous, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return iso(max(current, last + timedelta(microseconds=1)))

@@ -43,6 +43,13 @@ class MethodNotAllowed(ApiError):
         self.headers = {"Allow": ", ".join(allowed)}
 
 
+class Conflict(ApiError):
+    """409: other requests kept changing the record; nothing was written, try again."""
+
+    status = 409
+    message = "The resource was changed by another request at the same time. Try again."
+
+
 class PayloadTooLarge(ApiError):
     status = 413
     message = "Payload too large."

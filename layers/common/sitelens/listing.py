@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitelens import cursor, errors
-from sitelens.data import records
+from sitelens.data import pages
 from sitelens.data.records import Collection
 
 if TYPE_CHECKING:
@@ -46,14 +46,14 @@ def list_page(
     after, forward = (None, True)
     if query.cursor:
         after, forward = cursor.decode(query.cursor, bound_to)
-    listing = records.Listing(
+    listing = pages.Listing(
         order=order,
         # A backwards page reads the same index in the opposite direction.
         ascending=ascending if forward else not ascending,
         filters=query.filters(),
         search=query.search.lower() if query.search else None,
     )
-    found, cost = records.page(collection, account_id, listing, after, query.per_page + 1)
+    found, cost = pages.page(collection, account_id, listing, after, query.per_page + 1)
     more = len(found) > query.per_page
     shown = found[: query.per_page]
     if not forward:
@@ -66,7 +66,7 @@ def list_page(
     def token(record: dict[str, Any] | None, towards_next: bool) -> str | None:
         if record is None:
             return None
-        return cursor.encode(records.position(collection, listing, record), towards_next, bound_to)
+        return cursor.encode(pages.position(collection, listing, record), towards_next, bound_to)
 
     return Page(
         records=[show(record) for record in shown],

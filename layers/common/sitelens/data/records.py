@@ -1,37 +1,45 @@
-"""Collections of records: ids, claims, conditional writes and list pages, on any table.
+"""Collections of records: ids, unique-name claims and versioned writes, on any table.
 
 Records of a collection live in the account's partition (`account`, `id`). Every list
 order is the table or a GSI whose sort key is that order; every filter has GSIs whose
 partition key is `<account>#<value>`, so a page never reads items it does not return.
 Sort keys other than `id` end in the zero-padded id, which keeps every order total.
+
+Every record carries a `version`. A change is written whole, on the condition that the
+stored version is still the one it was computed from; when another write came first, the
+record is read again and the change applied again (`update`), so the stored record is
+always exactly what one request answered, in some serial order. `write_id` marks who wrote
+a version, so a write whose answer was lost is recognised as ours when retried.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitelens import errors
+from sitelens.data import transactions
 from sitelens.data.clients import client
-from sitelens.data.items import (
-    Item,
-    Write,
-    cancel_reasons,
-    from_item,
-    is_condition_failure,
-    to_attr,
-    to_item,
-)
+from sitelens.data.items import Item, Write, from_item, to_attr, to_item
+from sitelens.data.transactions import ConditionFailed, Contended
 
 # Items that are not records share the table under reserved partitions.
 COUNTER_PARTITION = "#counter"
 CLAIM_PARTITION_PREFIX = "#claim:"
 # GSI sort keys are limited to 1,024 bytes; longer values sort by their prefix, then id.
-SORT_PREFIX_CHARS = 900
+SORT_PREFIX_BYTES = 900
+# A record read again this many times without getting a write in is answered 409.
+MAX_VERSION_ATTEMPTS = 8
 
 
 class Conflict(Exception):
     """A conditional write found its claim taken."""
+
+
+class Busy(errors.Conflict):
+    """Other writes kept changing the record, or DynamoDB kept refusing; nothing written."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +53,8 @@ class Collection:
     # filter -> how the filter's value is read from a record
     filters: dict[str, Callable[[Item], str]] = field(default_factory=dict)
     key: str = "id"  # the table's sort key within the account's partition (a number for id)
+    # GSIs project only keys and filter attributes; list pages fetch the records by key.
+    slim_indexes: bool = False
 
     def index(self, order: str, filter_name: str | None) -> tuple[str | None, str, str]:
         """(GSI name or None for the table, partition attribute, sort attribute)."""
@@ -68,7 +78,13 @@ class Collection:
 
 def id_suffixed(value: str, item: Item) -> str:
     """A sort key that orders by `value`, then by id (ties broken, order total)."""
-    return f"{value[:SORT_PREFIX_CHARS]}#{item['id']:012d}"
+    return f"{cut_bytes(value, SORT_PREFIX_BYTES)}#{item['id']:012d}"
+
+
+def cut_bytes(text: str, limit: int) -> str:
+    """The longest prefix of `text` of at most `limit` UTF-8 bytes, in whole characters."""
+    raw = text.encode()
+    return text if len(raw) <= limit else raw[:limit].decode(errors="ignore")
 
 
 def _key(account: str, record_id: int) -> dict[str, Any]:
@@ -107,240 +123,154 @@ def get_claim(collection: Collection, name: str) -> Item | None:
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
-def _transact(writes: list[Write]) -> None:
-    if len(writes) == 1:
-        [(kind, args)] = writes[0].items()
-        call = {"Put": "put_item", "Update": "update_item", "Delete": "delete_item"}[kind]
-        getattr(client("dynamodb"), call)(**args)
-    else:
-        client("dynamodb").transact_write_items(TransactItems=writes)
+def _put(collection: Collection, record: Item, condition: str, values: Item) -> Write:
+    request: dict[str, Any] = {
+        "TableName": collection.table(),
+        "Item": to_item(collection.with_index_keys(record)),
+        "ConditionExpression": condition,
+    }
+    if values:
+        request["ExpressionAttributeValues"] = to_item(values)
+    return {"Put": request}
+
+
+def _version_condition(current: Item) -> tuple[str, Item]:
+    """The condition that the stored record is still `current` (records from before
+    versions have none)."""
+    if "version" not in current:
+        return "attribute_exists(id) AND attribute_not_exists(version)", {}
+    return "version = :version", {":version": current["version"]}
+
+
+def _claim(collection: Collection, name: str, record: Item) -> Write:
+    return {
+        "Put": {
+            "TableName": collection.table(),
+            "Item": {
+                **claim_key(name),
+                "owner": {"S": record["account"]},
+                "record_id": {"N": str(record["id"])},
+            },
+            "ConditionExpression": "attribute_not_exists(id)",
+        }
+    }
+
+
+def _release(collection: Collection, name: str, record: Item) -> Write:
+    return {
+        "Delete": {
+            "TableName": collection.table(),
+            "Key": claim_key(name),
+            # A record from before hosts were normalised may have its claim under
+            # another spelling; then there is nothing here to delete.
+            "ConditionExpression": (
+                "attribute_not_exists(id) OR (#owner = :owner AND record_id = :id)"
+            ),
+            "ExpressionAttributeNames": {"#owner": "owner"},
+            "ExpressionAttributeValues": {
+                ":owner": {"S": record["account"]},
+                ":id": {"N": str(record["id"])},
+            },
+        }
+    }
 
 
 def create(
     collection: Collection, record: Item, claim: str | None = None, also: tuple[Write, ...] = ()
-) -> None:
-    """Write a new record with its unique-name claim and `also` in one transaction.
+) -> Item:
+    """Write a new record (version 1) with its unique-name claim and `also`, all or none.
 
-    Raises Conflict when the claim belongs to another record already.
+    Raises Conflict when the claim belongs to another record already, Busy when DynamoDB
+    kept refusing.
     """
-    table = collection.table()
-    writes: list[Write] = []
+    record = {**record, "version": 1, "write_id": uuid.uuid4().hex}
+    writes = [_put(collection, record, f"attribute_not_exists({collection.key})", {})]
     if claim is not None:
-        claim_item = {
-            **claim_key(claim),
-            "owner": {"S": record["account"]},
-            "record_id": {"N": str(record["id"])},
-        }
-        writes.append(
-            {
-                "Put": {
-                    "TableName": table,
-                    "Item": claim_item,
-                    "ConditionExpression": "attribute_not_exists(id)",
-                }
-            }
-        )
-    writes.append(
-        {
-            "Put": {
-                "TableName": table,
-                "Item": to_item(collection.with_index_keys(record)),
-                "ConditionExpression": f"attribute_not_exists({collection.key})",
-            }
-        }
-    )
+        writes.insert(0, _claim(collection, claim, record))
     try:
-        _transact([*writes, *also])
-    except Exception as err:
-        if claim is not None and cancel_reasons(err)[:1] == ["ConditionalCheckFailed"]:
+        transactions.write([*writes, *also])
+    except ConditionFailed as failed:
+        if claim is not None and 0 in failed.indexes:
             raise Conflict(claim) from None
         raise
+    except Contended:
+        raise Busy() from None
+    return record
+
+
+Change = Callable[[Item], Item]  # the new record, computed from the stored one
+Effects = Callable[[Item, Item], tuple[Write, ...]]  # writes that go with (current, new)
 
 
 def update(
     collection: Collection,
-    current: Item,
-    changes: Item,
-    removed: tuple[str, ...] = (),
-    also: tuple[Write, ...] = (),
+    account: str,
+    record_id: int,
+    change: Change,
+    also: Effects | None = None,
 ) -> Item | None:
-    """Apply changes to a stored record, with `also` in the same transaction.
-
-    None when the record no longer exists, or (with `also`) changed since it was read.
-    """
-    record = {**{k: v for k, v in current.items() if k not in removed}, **changes}
-    keyed = collection.with_index_keys(record)
-    # Index attributes follow the record, so they are rewritten with it.
-    sets = {k: v for k, v in keyed.items() if k not in ("account", "id") and current.get(k) != v}
-    names: dict[str, str] = {}
-    values: dict[str, Any] = {}
-    clauses = []
-    for n, (attr, value) in enumerate(sets.items()):
-        names[f"#s{n}"] = attr
-        values[f":s{n}"] = to_attr(value)
-        clauses.append(f"#s{n} = :s{n}")
-    expression = "SET " + ", ".join(clauses) if clauses else ""
-    gone = [attr for attr in removed if attr in current]
-    if gone:
-        for n, attr in enumerate(gone):
-            names[f"#r{n}"] = attr
-        expression += " REMOVE " + ", ".join(f"#r{n}" for n in range(len(gone)))
-    if not expression:
-        return record
-    condition = "attribute_exists(id)"
-    if also:
-        # Whatever `also` adjusts was computed from `current`: it must still be current.
-        names["#u"] = "updated_at"
-        values[":u"] = to_attr(current["updated_at"])
-        condition += " AND #u = :u"
-    write = {
-        "Update": {
-            "TableName": collection.table(),
-            "Key": _key(current["account"], current["id"]),
-            "UpdateExpression": expression.strip(),
-            "ConditionExpression": condition,
-            "ExpressionAttributeNames": names,
-            **({"ExpressionAttributeValues": values} if values else {}),
-        }
-    }
-    try:
-        _transact([write, *also])
-    except Exception as err:
-        if is_condition_failure(err):
+    """Read the record, apply `change`, and write the result whole, conditional on the
+    version read, with `also(current, new)` in the same transaction; on a version
+    conflict, read again and apply again. The record written, or None when there is none;
+    Busy when other writes kept coming first."""
+    written = None  # the write_id of our last attempt, in case it landed unanswered
+    for attempt in range(MAX_VERSION_ATTEMPTS):
+        current = get(collection, account, record_id)
+        if current is None:
             return None
-        raise
-    return record
+        if written is not None and current.get("write_id") == written:
+            return current
+        new = {
+            **change(current),
+            "version": int(current.get("version", 0)) + 1,
+            "write_id": uuid.uuid4().hex,
+        }
+        condition, values = _version_condition(current)
+        writes = [_put(collection, new, condition, values), *(also(current, new) if also else ())]
+        written = new["write_id"]
+        try:
+            transactions.write(writes)
+            return new
+        except ConditionFailed as failed:
+            if 0 not in failed.indexes:
+                raise
+        except Contended:
+            raise Busy() from None
+        transactions.backoff(attempt)
+    raise Busy()
 
 
 def delete(
     collection: Collection,
     account: str,
     record_id: int,
-    claim: str | None = None,
-    also: tuple[Write, ...] = (),
-) -> bool:
-    """Delete a record with its claim and `also` together; False when there was no record."""
-    table = collection.table()
-    writes: list[Write] = [
-        {
-            "Delete": {
-                "TableName": table,
-                "Key": _key(account, record_id),
-                "ConditionExpression": "attribute_exists(id)",
-            }
+    claim: Callable[[Item], str] | None = None,
+    also: Callable[[Item], tuple[Write, ...]] | None = None,
+) -> Item | None:
+    """Delete the record as read, with its claim and `also(record)`, all or none; if it
+    changed in between, read again. The record deleted, or None when there was none."""
+    for attempt in range(MAX_VERSION_ATTEMPTS):
+        current = get(collection, account, record_id)
+        if current is None:
+            return None
+        condition, values = _version_condition(current)
+        request: dict[str, Any] = {
+            "TableName": collection.table(),
+            "Key": _key(account, record_id),
+            "ConditionExpression": condition,
         }
-    ]
-    if claim is not None:
-        writes.append(
-            {
-                "Delete": {
-                    "TableName": table,
-                    "Key": claim_key(claim),
-                    # A record from before hosts were normalised may have its claim under
-                    # another spelling; then there is nothing here to delete.
-                    "ConditionExpression": (
-                        "attribute_not_exists(id) OR (#owner = :owner AND record_id = :id)"
-                    ),
-                    "ExpressionAttributeNames": {"#owner": "owner"},
-                    "ExpressionAttributeValues": {
-                        ":owner": {"S": account},
-                        ":id": {"N": str(record_id)},
-                    },
-                }
-            }
-        )
-    try:
-        _transact([*writes, *also])
-    except Exception as err:
-        if is_condition_failure(err):
-            return False
-        raise
-    return True
-
-
-# -- lists ------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Listing:
-    """Which records a list shows, in which order."""
-
-    order: str
-    ascending: bool
-    filters: dict[str, str]  # filter name -> value, as stored in `<name>_key`
-    search: str | None = None  # lower-cased substring of the `search` attribute
-
-
-def position(collection: Collection, listing: Listing, record: Item) -> dict[str, Any]:
-    """Where a record stands in a listing: what a cursor needs to continue after it."""
-    keyed = collection.with_index_keys(record)
-    _, _, sort_attr = collection.index(listing.order, _index_filter(listing))
-    return {"key": record[collection.key], "sort": keyed[sort_attr]}
-
-
-def _index_filter(listing: Listing) -> str | None:
-    return next(iter(listing.filters), None)
-
-
-def page(
-    collection: Collection,
-    account: str,
-    listing: Listing,
-    after: dict[str, Any] | None,
-    count: int,
-) -> tuple[list[Item], dict[str, int]]:
-    """Up to `count` records strictly after `after` (a `position`), and what it cost.
-
-    The first filter picks the index; other filters and `search` are filter expressions,
-    so only then can a page read more items than it returns.
-    """
-    index_filter = _index_filter(listing)
-    index, part_attr, sort_attr = collection.index(listing.order, index_filter)
-    part_value = account if index_filter is None else f"{account}#{listing.filters[index_filter]}"
-    query: dict[str, Any] = {
-        "TableName": collection.table(),
-        "KeyConditionExpression": "#p = :p",
-        "ExpressionAttributeNames": {"#p": part_attr},
-        "ExpressionAttributeValues": {":p": {"S": part_value}},
-        "ScanIndexForward": listing.ascending,
-    }
-    if index:
-        query["IndexName"] = index
-    conditions = []
-    for n, (name, value) in enumerate(listing.filters.items()):
-        if name != index_filter:
-            query["ExpressionAttributeNames"][f"#f{n}"] = f"{name}_key"
-            query["ExpressionAttributeValues"][f":f{n}"] = {"S": f"{account}#{value}"}
-            conditions.append(f"#f{n} = :f{n}")
-    if listing.search:
-        query["ExpressionAttributeNames"]["#q"] = "search"
-        query["ExpressionAttributeValues"][":q"] = {"S": listing.search}
-        conditions.append("contains(#q, :q)")
-    if conditions:
-        query["FilterExpression"] = " AND ".join(conditions)
-    if after is not None:
-        start = collection.record_key(account, after["key"])
-        if index:
-            start[part_attr] = {"S": part_value}
-            start[sort_attr] = to_attr(after["sort"])
-        query["ExclusiveStartKey"] = start
-    found: list[Item] = []
-    cost = {"requests": 0, "items_read": 0}
-    for answer in _query_pages(query, count, filtered=bool(conditions)):
-        cost["requests"] += 1
-        cost["items_read"] += answer.get("ScannedCount", 0)
-        found.extend(from_item(item) for item in answer.get("Items", []))
-        if len(found) >= count:
-            break
-    return found[:count], cost
-
-
-def _query_pages(query: dict[str, Any], count: int, filtered: bool) -> Iterator[dict[str, Any]]:
-    # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
-    query = {**query, "Limit": max(count, 100) if filtered else count}
-    while True:
-        answer = client("dynamodb").query(**query)
-        yield answer
-        if "LastEvaluatedKey" not in answer:
-            return
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+        if values:
+            request["ExpressionAttributeValues"] = to_item(values)
+        writes: list[Write] = [{"Delete": request}]
+        if claim is not None:
+            writes.append(_release(collection, claim(current), current))
+        try:
+            transactions.write([*writes, *(also(current) if also else ())])
+            return current
+        except ConditionFailed as failed:
+            if 0 not in failed.indexes:
+                raise
+        except Contended:
+            raise Busy() from None
+        transactions.backoff(attempt)
+    raise Busy()

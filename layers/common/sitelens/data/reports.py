@@ -1,4 +1,13 @@
-"""Reports: the SEO collection's records, each write together with its project's row."""
+"""Reports: the SEO collection's records, each write together with its project's row.
+
+Every report write (create, regeneration, delete) and the change it makes to its
+project's row (report count, score total) are one transaction, conditional on the report's
+version; so under any interleaving the rows equal the sums over the reports that exist.
+The project row is a hot item shared by its reports: concurrent transactions on it are
+cancelled with `TransactionConflict` and retried with jitter (`transactions.write`), which
+keeps the row exact without a stream or a recomputation, at the price of a retry when two
+reports of one host are written in the same few milliseconds.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +25,7 @@ COLLECTION = Collection(
         "result": lambda r: id_suffixed(f"{r['score']:03d}", r),
     },
     filters={"result": lambda r: r["result"], "project": lambda r: r["project"]},
+    slim_indexes=True,  # a report's results are kilobytes: indexes keep keys, not copies
 )
 
 
@@ -27,48 +37,49 @@ def get(account: str, report_id: int) -> Item | None:
     return records.get(COLLECTION, account, report_id)
 
 
-def create_with_project(record: Item) -> None:
+def create_with_project(record: Item) -> Item:
     """Store a new report and count it (and its score) in its project, in one transaction."""
     joining = projects.change(
         record["account"], record["project"], 1, record["score"], record["created_at"]
     )
-    records.create(COLLECTION, record, also=(joining,))
+    return records.create(COLLECTION, record, also=(joining,))
 
 
-def update(current: Item, changes: Item, removed: tuple[str, ...] = ()) -> Item | None:
-    """Change fields that no project counts (privacy); None when the report is gone."""
-    return records.update(COLLECTION, current, changes, removed)
+def update_with_project(account: str, report_id: int, change: records.Change) -> Item | None:
+    """Apply `change` to the stored report (again if another write came first) and move its
+    score, and for a new host the report, between project rows in the same transaction.
+    The report written, or None when there is none. A project left empty is removed."""
+    left: list[str] = []  # the project of the version the change was written over
+
+    def moves(current: Item, new: Item) -> tuple[Write, ...]:
+        left[:] = [current["project"]]
+        return _project_moves(current, new)
+
+    new = records.update(COLLECTION, account, report_id, change, also=moves)
+    if new is not None and left and left[0] != new["project"]:
+        projects.drop_if_empty(account, left[0])
+    return new
 
 
-def update_and_move_project(
-    current: Item, changes: Item, removed: tuple[str, ...] = ()
-) -> Item | None:
-    """Store a regenerated report and move its score (and, for a new host, the report) between
-    project rows in one transaction; None when the report is gone or changed since `current`
-    was read. A project left without reports is removed."""
-    new = {**current, **changes}
-    account, now = current["account"], changes["updated_at"]
-    moves: tuple[Write, ...]
+def _project_moves(current: Item, new: Item) -> tuple[Write, ...]:
+    account, now = current["account"], new["updated_at"]
     if new["project"] == current["project"]:
         delta = new["score"] - current["score"]
-        moves = (projects.change(account, current["project"], 0, delta, now),)
-    else:
-        moves = (
-            projects.change(account, current["project"], -1, -current["score"], now),
-            projects.change(account, new["project"], 1, new["score"], now),
-        )
-    record = records.update(COLLECTION, current, changes, removed, also=moves)
-    if record is not None and record["project"] != current["project"]:
-        projects.drop_if_empty(account, current["project"])
-    return record
+        return (projects.change(account, current["project"], 0, delta, now),) if delta else ()
+    return (
+        projects.change(account, current["project"], -1, -current["score"], now),
+        projects.change(account, new["project"], 1, new["score"], now),
+    )
 
 
-def delete_and_update_project(record: Item, now: str) -> bool:
-    """Delete a report and take it out of its project's row together; False when it was not
-    there. The project goes with its last report."""
-    account = record["account"]
-    leaving = projects.change(account, record["project"], -1, -record["score"], now)
-    if not records.delete(COLLECTION, account, record["id"], also=(leaving,)):
-        return False
-    projects.drop_if_empty(account, record["project"])
-    return True
+def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
+    """Delete a report and take it out of its project's row together; the report deleted,
+    or None when there was none. The project goes with its last report."""
+
+    def leaving(record: Item) -> tuple[Write, ...]:
+        return (projects.change(account, record["project"], -1, -record["score"], now),)
+
+    deleted = records.delete(COLLECTION, account, report_id, also=leaving)
+    if deleted is not None:
+        projects.drop_if_empty(account, deleted["project"])
+    return deleted

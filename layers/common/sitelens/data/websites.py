@@ -51,25 +51,27 @@ def is_claimed(site: str) -> bool:
     return records.get_claim(COLLECTION, site) is not None
 
 
-def create_with_claim(record: Item, site: str) -> None:
+def create_with_claim(record: Item, site: str) -> Item:
     """Store a new website with the claim of its domain; DomainTaken if another has it."""
     try:
-        records.create(COLLECTION, record, claim=site)
+        stored = records.create(COLLECTION, record, claim=site)
     except records.Conflict:
         raise DomainTaken(site) from None
     forget(record, site)
+    return stored
 
 
-def update(current: Item, changes: Item, removed: tuple[str, ...], site: str) -> Item | None:
-    """Apply changes to a stored website; None when it no longer exists."""
-    record = records.update(COLLECTION, current, changes, removed)
-    forget(current, site)
+def update(account: str, website_id: int, change: records.Change, site: str) -> Item | None:
+    """Apply `change` to the stored website, again if another write came first (see
+    `records.update`); the website written, or None when there is none."""
+    record = records.update(COLLECTION, account, website_id, change)
+    forget({"account": account, "id": website_id}, site)
     return record
 
 
-def delete_with_claim(account: str, website_id: int, site: str) -> bool:
-    """Delete a website and its domain claim together; False when there was no website."""
-    deleted = records.delete(COLLECTION, account, website_id, claim=site)
+def delete_with_claim(account: str, website_id: int, site: str) -> Item | None:
+    """Delete a website and its domain claim together; the website deleted, or None."""
+    deleted = records.delete(COLLECTION, account, website_id, claim=lambda _: site)
     forget({"account": account, "id": website_id}, site)
     return deleted
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitelens import clock, errors, listing, privacy
 from sitelens.data import reports as stored_reports
+from sitelens.data.transactions import ItemTooLarge
 from sitelens.reports.rules import project_of
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
@@ -66,7 +67,10 @@ def create(account_id: str, fields: ReportCreate) -> dict[str, Any]:
         "updated_at": now,
         **password,
     }
-    stored_reports.create_with_project(record)
+    try:
+        record = stored_reports.create_with_project(record)
+    except ItemTooLarge:
+        raise errors.Invalid.field("url", "The page's report is too large to store.") from None
     return show(record)
 
 
@@ -83,19 +87,24 @@ def get(account_id: str, report_id: int) -> dict[str, Any]:
 
 
 def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, Any]:
-    """Change privacy settings; with `results` = 1, also fetch and analyse the page again."""
+    """Change privacy settings; with `results` = 1, also fetch and analyse the page again.
+
+    The change is applied to the stored report as it is when written (a concurrent update
+    or regeneration never mixes with this one); 404 when the report is not the account's.
+    """
     current = stored(account_id, report_id)
-    changes, removed = privacy.password_changes(current, fields.privacy, fields.password)
-    if fields.privacy is not None:
-        changes["privacy"] = fields.privacy
-    regenerate = fields.results == 1
-    if regenerate:
-        changes.update(generate(current["url"]))
-    changes["updated_at"] = clock.now_iso()
-    if regenerate:
-        record = stored_reports.update_and_move_project(current, changes, removed)
-    else:
-        record = stored_reports.update(current, changes, removed)
+    generated = generate(current["url"]) if fields.results == 1 else {}
+
+    def change(current: dict[str, Any]) -> dict[str, Any]:
+        password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+        record = {k: v for k, v in current.items() if k not in removed}
+        record.update(generated, **password)
+        if fields.privacy is not None:
+            record["privacy"] = fields.privacy
+        record["updated_at"] = clock.after(current["updated_at"])
+        return record
+
+    record = stored_reports.update_with_project(account_id, report_id, change)
     if record is None:
         raise errors.NotFound()
     return show(record)
@@ -103,8 +112,7 @@ def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, A
 
 def delete(account_id: str, report_id: int) -> None:
     """Delete the report; its project goes with its last report."""
-    record = stored(account_id, report_id)
-    if not stored_reports.delete_and_update_project(record, clock.now_iso()):
+    if stored_reports.delete_with_project(account_id, report_id, clock.now_iso()) is None:
         raise errors.NotFound()
 
 

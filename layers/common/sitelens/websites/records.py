@@ -81,20 +81,29 @@ def get(account_id: str, website_id: int) -> dict[str, Any]:
 
 
 def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str, Any]:
-    """Apply the fields that were sent; PUT and PATCH alike."""
-    current = stored(account_id, website_id)
-    changes: dict[str, Any] = fields.model_dump(
+    """Apply the fields that were sent, PUT and PATCH alike; 404 when not the account's.
+
+    The fields are applied to the stored website as it is when written: a concurrent
+    update never mixes with this one (see `data.records.update`).
+    """
+    sent: dict[str, Any] = fields.model_dump(
         include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips"},
         exclude_none=True,
     )
-    password, removed = privacy.password_changes(current, fields.privacy, fields.password)
-    changes.update(password)
-    now = clock.now_iso()
-    if fields.favorite is not None and bool(fields.favorite) != bool(current["favorite"]):
-        changes["favorite"] = bool(fields.favorite)
-        changes["favorited_at"] = now if fields.favorite else None
-    changes["updated_at"] = now
-    record = stored_websites.update(current, changes, removed, site_of(current))
+
+    def change(current: dict[str, Any]) -> dict[str, Any]:
+        password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+        record = {k: v for k, v in current.items() if k not in removed}
+        record.update(sent, **password)
+        now = clock.after(current["updated_at"])
+        if fields.favorite is not None and bool(fields.favorite) != bool(current["favorite"]):
+            record["favorite"] = bool(fields.favorite)
+            record["favorited_at"] = now if fields.favorite else None
+        record["updated_at"] = now
+        return record
+
+    current = stored(account_id, website_id)
+    record = stored_websites.update(account_id, website_id, change, site_of(current))
     if record is None:
         raise errors.NotFound()
     return show(record)
@@ -108,7 +117,7 @@ def delete(account_id: str, website_id: int) -> None:
     flight be dropped first.
     """
     record = stored(account_id, website_id)
-    if not stored_websites.delete_with_claim(account_id, website_id, site_of(record)):
+    if stored_websites.delete_with_claim(account_id, website_id, site_of(record)) is None:
         raise errors.NotFound()
     _schedule_stats_removal(website_id)
 

@@ -1,0 +1,136 @@
+"""List pages of a collection: one Query on the table or the GSI of the order and filter.
+
+The first filter picks the index; other filters and `search` are filter expressions, so
+only then can a page read more items than it returns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from sitelens.data import transactions
+from sitelens.data.clients import client
+from sitelens.data.items import Item, from_item, to_attr
+from sitelens.data.records import Collection
+
+# -- lists ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listing:
+    """Which records a list shows, in which order."""
+
+    order: str
+    ascending: bool
+    filters: dict[str, str]  # filter name -> value, as stored in `<name>_key`
+    search: str | None = None  # lower-cased substring of the `search` attribute
+
+
+def position(collection: Collection, listing: Listing, record: Item) -> dict[str, Any]:
+    """Where a record stands in a listing: what a cursor needs to continue after it."""
+    keyed = collection.with_index_keys(record)
+    _, _, sort_attr = collection.index(listing.order, _index_filter(listing))
+    return {"key": record[collection.key], "sort": keyed[sort_attr]}
+
+
+def _index_filter(listing: Listing) -> str | None:
+    return next(iter(listing.filters), None)
+
+
+def page(
+    collection: Collection,
+    account: str,
+    listing: Listing,
+    after: dict[str, Any] | None,
+    count: int,
+) -> tuple[list[Item], dict[str, int]]:
+    """Up to `count` records strictly after `after` (a `position`), and what it cost.
+
+    The first filter picks the index; other filters and `search` are filter expressions,
+    so only then can a page read more items than it returns.
+    """
+    index_filter = _index_filter(listing)
+    index, part_attr, sort_attr = collection.index(listing.order, index_filter)
+    part_value = account if index_filter is None else f"{account}#{listing.filters[index_filter]}"
+    query: dict[str, Any] = {
+        "TableName": collection.table(),
+        "KeyConditionExpression": "#p = :p",
+        "ExpressionAttributeNames": {"#p": part_attr},
+        "ExpressionAttributeValues": {":p": {"S": part_value}},
+        "ScanIndexForward": listing.ascending,
+    }
+    if index:
+        query["IndexName"] = index
+    conditions = []
+    for n, (name, value) in enumerate(listing.filters.items()):
+        if name != index_filter:
+            query["ExpressionAttributeNames"][f"#f{n}"] = f"{name}_key"
+            query["ExpressionAttributeValues"][f":f{n}"] = {"S": f"{account}#{value}"}
+            conditions.append(f"#f{n} = :f{n}")
+    if listing.search:
+        query["ExpressionAttributeNames"]["#q"] = "search"
+        query["ExpressionAttributeValues"][":q"] = {"S": listing.search}
+        conditions.append("contains(#q, :q)")
+    if conditions:
+        query["FilterExpression"] = " AND ".join(conditions)
+    if after is not None:
+        start = collection.record_key(account, after["key"])
+        if index:
+            start[part_attr] = {"S": part_value}
+            start[sort_attr] = to_attr(after["sort"])
+        query["ExclusiveStartKey"] = start
+    found: list[Item] = []
+    cost = {"requests": 0, "items_read": 0, "index_entries_read": 0}
+    for answer in _query_pages(query, count, filtered=bool(conditions)):
+        cost["requests"] += 1
+        cost["index_entries_read" if index and collection.slim_indexes else "items_read"] += (
+            answer.get("ScannedCount", 0)
+        )
+        found.extend(from_item(item) for item in answer.get("Items", []))
+        if len(found) >= count:
+            break
+    found = found[:count]
+    if index and collection.slim_indexes and found:
+        found = _whole_records(collection, account, found, cost)
+    return found, cost
+
+
+def _whole_records(
+    collection: Collection, account: str, entries: list[Item], cost: dict[str, int]
+) -> list[Item]:
+    """The records of index entries, in the entries' order (one BatchGetItem: a page is at
+    most 101 entries). A record deleted in between is left out."""
+    keys = [collection.record_key(account, entry[collection.key]) for entry in entries]
+    table = collection.table()
+    records: dict[Any, Item] = {}
+    for start in range(0, len(keys), 100):
+        pending: dict[str, Any] = {
+            table: {"Keys": keys[start : start + 100], "ConsistentRead": True}
+        }
+        for attempt in range(transactions.MAX_ATTEMPTS):
+            answer = client("dynamodb").batch_get_item(RequestItems=pending)
+            cost["requests"] += 1
+            for raw in answer["Responses"].get(table, []):
+                record = from_item(raw)
+                records[record[collection.key]] = record
+                cost["items_read"] += 1
+            pending = answer.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            transactions.backoff(attempt)
+        else:
+            raise transactions.Contended()
+    return [records[e[collection.key]] for e in entries if e[collection.key] in records]
+
+
+def _query_pages(query: dict[str, Any], count: int, filtered: bool) -> Iterator[dict[str, Any]]:
+    # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
+    query = {**query, "Limit": max(count, 100) if filtered else count}
+    while True:
+        answer = client("dynamodb").query(**query)
+        yield answer
+        if "LastEvaluatedKey" not in answer:
+            return
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
