@@ -87,3 +87,17 @@ def test_a_second_key_acts_for_the_same_account(analytics, account):
     created = analytics.post("/api/v1/websites", {"domain": "example.com"}).data
     reply = analytics.get(f"/api/v1/websites/{created['id']}", key=second)
     assert reply.status == 200
+
+
+def test_a_revoked_key_stops_working_within_the_cache_time(analytics, account, monkeypatch):
+    """A warm container that saw the key trusts it for SITELENS_KEY_CACHE_SECONDS (5)."""
+    now = [1000.0]
+    monkeypatch.setattr(auth.time, "monotonic", lambda: now[0])
+    assert analytics.get("/api/v1/account").status == 200
+    [row] = [k for k in accounts.list_keys() if k["account"] == account.id]
+    assert accounts.revoke_key(row["id"])
+    now[0] += 4.9
+    assert analytics.get("/api/v1/account").status == 200  # still cached: the documented bound
+    now[0] += 0.2
+    reply = analytics.get("/api/v1/account")
+    assert reply.status == 401 and reply.headers["WWW-Authenticate"] == "Bearer"

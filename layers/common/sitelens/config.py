@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from functools import cache
 
 PREFIX = "SITELENS_"
-DEFAULT_KEY_CACHE_SECONDS = 30.0
-MAX_KEY_CACHE_SECONDS = 300.0  # a revoked key must stop working within minutes
+# A warm container trusts a key it looked up for this long, so a revoked key stops working
+# everywhere within it; in the container that revokes it, at once (`auth.forget`).
+DEFAULT_KEY_CACHE_SECONDS = 5.0
+MAX_KEY_CACHE_SECONDS = 10.0
 
 
 class ConfigError(RuntimeError):

@@ -13,33 +13,48 @@ from sitelens import errors
 PASSWORD_PROTECTED = 2
 REQUIRED_SENTENCE = "The password field is required when privacy is 2."
 
-# ~16 MiB and tens of milliseconds per hash: slow for guessing, fine for a write.
-_N, _R, _P = 2**14, 8, 1
+# OWASP's scrypt minimum: N=2^17, r=8, p=1 (128 MiB, about half a second per hash). The
+# parameters are stored in each hash, so older hashes keep verifying; a password change
+# writes the new ones.
+_N, _R, _P = 2**17, 8, 1
+_MAXMEM = 256 * 1024 * 1024  # hashlib refuses more than 32 MiB unless told
 
 
 def hash_password(password: str) -> str:
     salt = secrets.token_bytes(16)
-    digest = hashlib.scrypt(password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32)
+    digest = hashlib.scrypt(
+        password.encode(), salt=salt, n=_N, r=_R, p=_P, dklen=32, maxmem=_MAXMEM
+    )
     encoded = [base64.b64encode(part).decode() for part in (salt, digest)]
     return f"scrypt${_N}${_R}${_P}${encoded[0]}${encoded[1]}"
 
 
-def password_changes(
-    current: dict[str, Any] | None, privacy: int | None, password: str | None
-) -> tuple[dict[str, Any], tuple[str, ...]]:
-    """What to set and remove on a record for the privacy and password sent.
+class PasswordRule:
+    """The privacy and password a request sent, applied to a record (again if a write
+    is retried; the slow hash is computed once)."""
 
-    A password is needed when the resulting privacy is 2 and none is stored; it is kept
-    only as a hash, and removed when privacy leaves 2. A password sent with another
-    privacy is ignored.
-    """
-    stored = bool(current and current.get("password_hash"))
-    if privacy is None:
-        privacy = current["privacy"] if current else 0
-    if privacy == PASSWORD_PROTECTED:
-        if password:
-            return {"password_hash": hash_password(password)}, ()
-        if not stored:
-            raise errors.Invalid.field("password", REQUIRED_SENTENCE)
-        return {}, ()
-    return {}, ("password_hash",) if stored else ()
+    def __init__(self, privacy: int | None, password: str | None) -> None:
+        self.privacy = privacy
+        self.password = password
+        self._hash: str | None = None
+
+    def changes(self, current: dict[str, Any] | None) -> tuple[dict[str, Any], tuple[str, ...]]:
+        """What to set and remove on a record.
+
+        A password is needed when the resulting privacy is 2 and none is stored; it is kept
+        only as a hash, and removed when privacy leaves 2. A password sent with another
+        privacy is ignored.
+        """
+        stored = bool(current and current.get("password_hash"))
+        privacy = self.privacy
+        if privacy is None:
+            privacy = current["privacy"] if current else 0
+        if privacy == PASSWORD_PROTECTED:
+            if self.password:
+                if self._hash is None:
+                    self._hash = hash_password(self.password)
+                return {"password_hash": self._hash}, ()
+            if not stored:
+                raise errors.Invalid.field("password", REQUIRED_SENTENCE)
+            return {}, ()
+        return {}, ("password_hash",) if stored else ()

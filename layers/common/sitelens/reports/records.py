@@ -55,7 +55,7 @@ def generate(url: str) -> dict[str, Any]:
 
 def create(account_id: str, fields: ReportCreate) -> dict[str, Any]:
     """Generate a report of the URL for the account."""
-    password, _ = privacy.password_changes(None, fields.privacy, fields.password)
+    password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
     generated = generate(fields.url)
     now = clock.now_iso()
     record = {
@@ -93,10 +93,12 @@ def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, A
     or regeneration never mixes with this one); 404 when the report is not the account's.
     """
     current = stored(account_id, report_id)
+    rule = privacy.PasswordRule(fields.privacy, fields.password)
+    rule.changes(current)  # a refused password is refused before the page is fetched
     generated = generate(current["url"]) if fields.results == 1 else {}
 
     def change(current: dict[str, Any]) -> dict[str, Any]:
-        password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+        password, removed = rule.changes(current)
         record = {k: v for k, v in current.items() if k not in removed}
         record.update(generated, **password)
         if fields.privacy is not None:

@@ -39,7 +39,7 @@ def site_of(record: dict[str, Any]) -> str:
 
 def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
     """A new website of the account; 422 when its domain is taken by anyone."""
-    password, _ = privacy.password_changes(None, fields.privacy, fields.password)
+    password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
     site = hosts.site(fields.domain)
     # The transaction refuses a taken claim too; asking first spares an id for nothing.
     if stored_websites.is_claimed(site):
@@ -91,8 +91,10 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
         exclude_none=True,
     )
 
+    rule = privacy.PasswordRule(fields.privacy, fields.password)
+
     def change(current: dict[str, Any]) -> dict[str, Any]:
-        password, removed = privacy.password_changes(current, fields.privacy, fields.password)
+        password, removed = rule.changes(current)
         record = {k: v for k, v in current.items() if k not in removed}
         record.update(sent, **password)
         now = clock.after(current["updated_at"])
