@@ -195,6 +195,18 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         )
     else:
         rows.append(Line("ingestion", "not run", "writes <= hits / 5", None))
+    units = results.get("report_write_units")
+    if units:
+        before, after = units["before_all_projection"], units["after_slim_projection"]
+        for kind in ("create", "settings_update"):
+            rows.append(
+                Line(
+                    f"report {kind.replace('_', ' ')}: write units ({units['item_bytes']} B item)",
+                    f"{after[kind]} (all-attribute indexes: {before[kind]})",
+                    "",
+                    None,
+                )
+            )
     return rows
 
 
