@@ -22,7 +22,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from sitelens import config, errors
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.hits import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from sitelens.inputs import Input
 from sitelens.local import template
@@ -30,7 +30,6 @@ from sitelens.reports.inputs import ProjectListQuery, ReportCreate, ReportListQu
 from sitelens.seo import analysis, checks
 from sitelens.seo.page import Response, Site
 from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
-from tests.conftest import Client
 from tests.fixtures import site as fixture_site
 from tests.fixtures.analytics import CHROME, hit_record, run
 
@@ -333,14 +332,13 @@ def test_operation_ids_are_unique_and_statuses_complete(api):
             assert "409" in statuses, (method, path)
 
 
-def test_public_operations_are_exactly_those_that_need_no_key(aws_env):
+def test_public_operations_are_exactly_those_that_need_no_key(analytics, seo):
     routed = {(r.api, r.method, r.path) for r in template.routes(TEMPLATE)}
-    for api in FILES:
-        client = Client(api, None)
+    for api, client in (("AnalyticsApi", analytics), ("SeoApi", seo)):
         for (method, path), location in operations(api).items():
             if (api, method, path) not in routed:  # planned, not deployed yet
                 continue
-            reply = client.request(method, path.replace("{id}", "1"))
+            reply = client.request(method, path.replace("{id}", "1"), key=None)
             public = at(DOCS[api], location).get("security") == []
             assert (reply.status == 401) != public, (api, method, path, reply.status)
 
@@ -757,3 +755,69 @@ def test_links_repeat_only_documented_parameters(analytics, account):
         following = analytics.get(path, query=sent)
         check("AnalyticsApi", "GET", template_path, following)
         assert following.body["links"]["prev"] is not None
+
+
+# -- the prose reference (docs/) -----------------------------------------------------------------
+
+DOCS_DIR = ROOT / "docs"
+
+
+def anchors(markdown: str) -> set[str]:
+    """GitHub's anchors of a Markdown file's headings."""
+    found = set()
+    for heading in re.findall(r"^#+ (.*)$", markdown, flags=re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-")
+        found.add(slug)
+    return found
+
+
+@pytest.mark.parametrize("page", sorted(DOCS_DIR.glob("*.md")), ids=lambda p: p.name)
+def test_doc_links_resolve(page):
+    text = page.read_text()
+    for target in re.findall(r"\]\(([^)\s]+)\)", text):
+        if target.startswith(("http://", "https://")):
+            continue
+        file, _, anchor = target.partition("#")
+        linked = (page.parent / file).resolve() if file else page
+        assert linked.exists(), target
+        if anchor:
+            assert anchor in anchors(linked.read_text()), target
+
+
+def test_api_md_lists_the_checks_and_statistics_of_the_code():
+    text = (DOCS_DIR / "api.md").read_text()
+    rows = re.findall(r"^\| `([\w]+)` \| (\w+) \| (high|medium|low) \|", text, flags=re.MULTILINE)
+    assert rows == [(c.key, c.category, c.importance) for c in checks.CHECKS.values()]
+    names = re.search(r"^\| `name` \(required\) \| (.*) \|$", text, flags=re.MULTILINE)
+    assert names and re.findall(r"`(\w+)`", names.group(1)) == list(STAT_NAMES)
+
+
+def test_error_bodies_in_the_docs_are_the_code_s():
+    known = {
+        json.dumps(body, sort_keys=True)
+        for body in (
+            errors.Unauthenticated().body(),
+            errors.Forbidden().body(),
+            errors.NotFound().body(),
+            errors.MethodNotAllowed(["GET"]).body(),
+            errors.Conflict().body(),
+            errors.PayloadTooLarge().body(),
+            errors.UnsupportedMediaType().body(),
+            errors.ApiError().body(),
+            {"message": "Accepted.", "status": 202},
+            *(
+                json.loads(spec["ResponseTemplates"]["application/json"])
+                for spec in TEMPLATE["Resources"]["AnalyticsApi"]["Properties"][
+                    "GatewayResponses"
+                ].values()
+            ),
+        )
+    }
+    quoted = [
+        (page.name, body)
+        for page in DOCS_DIR.glob("*.md")
+        for body in re.findall(r'\{"message": "[^"]*", "status": \d+\}', page.read_text())
+    ]
+    assert len(quoted) >= 10
+    for name, body in quoted:
+        assert json.dumps(json.loads(body), sort_keys=True) in known, (name, body)
