@@ -35,6 +35,7 @@ lint: $(STAMP) $(SAM)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/openapi-spec-validator openapi/analytics.yaml openapi/seo.yaml
 	$(BIN)/cfn-lint template.yaml
 	AWS_DEFAULT_REGION=us-east-1 $(SAM) validate --lint --template template.yaml
 
