@@ -469,6 +469,26 @@ def test_conflicting_transactions_run_again(dynamodb, website, account):
     assert dynamodb.conflicts == 0
 
 
+def test_a_transaction_that_keeps_conflicting_fails_its_messages(dynamodb, website, account):
+    hits = [pageview(website["id"], "/a"), pageview(website["id"], "/b")]
+    batch = records(hits, account.id)
+    dynamodb.conflicts = 5
+    assert failures(run("HitsQueue", batch)) == {"hit-0", "hit-1"}
+    assert stored_counts(website["id"]) == {}
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(website["id"]) == sum_counts(hits)
+
+
+def test_unreadable_registries_postpone_the_hits(dynamodb, website, account):
+    hits = [pageview(website["id"], "/a"), pageview(website["id"], "/b")]
+    batch = records(hits, account.id)
+    dynamodb.fail_calls["batch_get_item"] = 1
+    assert failures(run("HitsQueue", batch)) == {"hit-0", "hit-1"}
+    assert stored_counts(website["id"]) == {}
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(website["id"]) == sum_counts(hits)
+
+
 def test_a_chunk_committed_twice_counts_once(dynamodb, website, account):
     """An SDK retry of a transaction that landed although its answer was lost."""
     counts = [(website["id"], "page", "2026-11-21", "/a", 3)]

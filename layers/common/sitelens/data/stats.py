@@ -39,6 +39,7 @@ STAT_VALUE_BYTES = 900
 CHUNK_COUNTERS = 99
 _DAY_LENGTH = len("YYYY-MM-DD")
 _ATTEMPTS = 8
+_TRANSACTION_ATTEMPTS = 5  # backing off about a second in all, within a 30 s invocation
 # Cancellation reasons that a later attempt of the same transaction can get past.
 _TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
 
@@ -86,7 +87,7 @@ def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> b
     (an SDK retry of a transaction that landed although its answer was lost)."""
     if len(counts) > CHUNK_COUNTERS:
         raise ValueError(f"a chunk holds at most {CHUNK_COUNTERS} counters")
-    actions: list[dict[str, Any]] = [_add(*count) for count in counts]
+    actions: list[dict[str, Any]] = [_counter_update(*count) for count in counts]
     actions.append(
         {
             "Put": {
@@ -101,7 +102,8 @@ def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> b
             }
         }
     )
-    for attempt in range(_ATTEMPTS):
+    attempt = 0
+    while True:
         try:
             client("dynamodb").transact_write_items(TransactItems=actions)
             return True
@@ -111,13 +113,13 @@ def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> b
                 return False
             # Concurrent batches add to the same counters (today's pageviews): a conflict
             # cancels one transaction, which then runs again.
-            if not _TRANSIENT & set(reasons) or attempt == _ATTEMPTS - 1:
+            attempt += 1
+            if not _TRANSIENT & set(reasons) or attempt == _TRANSACTION_ATTEMPTS:
                 raise
         _backoff(attempt)
-    raise AssertionError("unreachable")
 
 
-def _add(website_id: int, name: str, day: str, value: str, count: int) -> dict[str, Any]:
+def _counter_update(website_id: int, name: str, day: str, value: str, count: int) -> dict[str, Any]:
     update: dict[str, Any] = {
         "TableName": _stats_table(),
         "Key": _counter_key(website_id, name, day, value),
