@@ -1,5 +1,7 @@
-"""The aggregator: batches summed in memory, one UpdateItem per counter, partial batch
-failures that neither lose nor double a hit."""
+"""The aggregator: batches summed in memory and written a chunk of counters per
+transaction; every message counted exactly once however often it is delivered (after a
+partial failure, a timeout or a crash); at most MAX_VALUES values per website, stat and
+day, the rest under "(other)"."""
 
 from __future__ import annotations
 
@@ -15,45 +17,114 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sitelens import config
-from sitelens.analytics.aggregation import sum_counts
+from sitelens.analytics import aggregation
+from sitelens.analytics.aggregation import OTHER, sum_counts
 from sitelens.analytics.hits import STAT_NAMES, Hit
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites
 from tests.fixtures.analytics import CHROME, failures, hit_record, receive, redelivered, run
 
 DAY = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
+StatKey = tuple[int, str, str, str]
+
+
+class Crash(BaseException):
+    """The invocation killed part-way: a timeout or running out of memory leaves no
+    response, so SQS delivers every message of the batch again."""
 
 
 class RecordingClient:
-    """The DynamoDB client, counting UpdateItem calls and failing chosen counters once."""
+    """The stats store's DynamoDB client: counts requests, records the counters of every
+    transaction that landed, fails chosen transactions, and kills the invocation."""
 
-    def __init__(self, real: Any, fail_once: set[tuple[str, str]] | None = None) -> None:
+    def __init__(self, real: Any) -> None:
         self.real = real
-        self.updates: list[tuple[str, str]] = []
-        self.fail_once = set(fail_once or ())
         self.lock = threading.Lock()
+        self.moto = threading.Lock()  # moto cannot run two transactions at once
+        self.calls: Counter[str] = Counter()
+        self.added: list[tuple[str, str]] = []
+        self.fail_counters: set[tuple[str, str]] = set()  # their transaction fails, once
+        self.fail_calls: Counter[str] = Counter()  # operation: how many calls fail
+        self.conflicts = 0  # transactions cancelled by a conflict before one goes through
+        self.death: tuple[str, int, bool] | None = None
+        self.dead = False
 
-    def update_item(self, **request: Any) -> Any:
-        if request["TableName"] != config.settings().stats_table:
-            return self.real.update_item(**request)
-        key = (request["Key"]["series"]["S"], request["Key"]["slot"]["S"])
+    def kill_after(self, operation: str, calls: int, landing: bool = False) -> None:
+        """Kill the invocation at the call after the next `calls` of `operation` (after it
+        lands, when `landing`, so only its answer is lost); nothing runs after that."""
+        self.death = (operation, self.calls[operation] + calls, landing)
+
+    def revive(self) -> None:
+        self.death, self.dead = None, False
+
+    def _call(self, operation: str, request: dict[str, Any]) -> tuple[Any, bool]:
+        """The real call's answer, and whether the invocation dies once it has landed."""
         with self.lock:
-            self.updates.append(key)
-            failing = key in self.fail_once
-            self.fail_once.discard(key)
+            if self.dead:
+                raise Crash(operation)
+            self.calls[operation] += 1
+            dying, landing = False, False
+            if self.death and self.death[0] == operation:
+                dying = self.calls[operation] > self.death[1]
+                landing = self.death[2]
+            self.dead = dying
+            failing = self.fail_calls[operation] > 0
+            if failing:
+                self.fail_calls[operation] -= 1
+        if dying and not landing:
+            raise Crash(operation)
         if failing:
-            error = {"Code": "ProvisionedThroughputExceededException", "Message": "slow down"}
-            raise ClientError({"Error": error}, "UpdateItem")
-        return self.real.update_item(**request)
+            error = {"Code": "InternalServerError", "Message": "try again"}
+            raise ClientError({"Error": error}, operation)
+        with self.moto:
+            return getattr(self.real, operation)(**request), dying
+
+    def transact_write_items(self, **request: Any) -> Any:
+        actions = request["TransactItems"]
+        counters = [
+            (update["Key"]["series"]["S"], update["Key"]["slot"]["S"])
+            for action in actions
+            if (update := action.get("Update"))
+        ]
+        with self.lock:
+            failing = self.fail_counters & set(counters)
+            self.fail_counters -= failing
+            conflict = self.conflicts > 0 and not self.dead
+            self.conflicts -= conflict
+        if failing:
+            error = {"Code": "ValidationException", "Message": "failed on purpose"}
+            raise ClientError({"Error": error}, "TransactWriteItems")
+        if conflict:
+            reasons = [{"Code": "None"}] * (len(actions) - 1) + [{"Code": "TransactionConflict"}]
+            error = {"Code": "TransactionCanceledException", "Message": "conflict"}
+            raise ClientError(
+                {"Error": error, "CancellationReasons": reasons}, "TransactWriteItems"
+            )
+        answer, dying = self._call("transact_write_items", request)
+        with self.lock:
+            self.added.extend(counters)
+        if dying:
+            raise Crash("transact_write_items")
+        return answer
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self.real, name)
+        if name not in ("update_item", "batch_write_item", "batch_get_item", "query"):
+            return getattr(self.real, name)
+
+        def call(**request: Any) -> Any:
+            answer, dying = self._call(name, request)
+            if dying:
+                raise Crash(name)
+            return answer
+
+        return call
 
 
 @pytest.fixture
 def dynamodb(aws_env, monkeypatch) -> RecordingClient:
     recording = RecordingClient(boto3.client("dynamodb"))
     monkeypatch.setattr(stored_stats, "client", lambda service: recording)
+    monkeypatch.setattr(stored_stats.time, "sleep", lambda seconds: None)
     return recording
 
 
@@ -73,21 +144,34 @@ def records(hits: list[Hit], account_id: str, first: int = 0) -> list[dict[str, 
     return [hit_record(hit, account_id, first + n) for n, hit in enumerate(hits)]
 
 
-def stored_counts(*website_ids: int) -> dict[tuple[int, str, str, str], int]:
+def stored_counts(*website_ids: int) -> dict[StatKey, int]:
     """Every counter of the websites, keyed like sum_counts: (website, name, value, day)."""
     found = {}
     client = boto3.client("dynamodb")
     for website_id in website_ids:
         for name in STAT_NAMES:
-            answer = client.query(
-                TableName=config.settings().stats_table,
-                KeyConditionExpression="series = :s",
-                ExpressionAttributeValues={":s": {"S": f"{website_id}#{name}"}},
-            )
-            for item in answer["Items"]:
-                day = item["slot"]["S"][:10]
-                found[(website_id, name, item["value"]["S"], day)] = int(item["count"]["N"])
+            query: dict[str, Any] = {
+                "TableName": config.settings().stats_table,
+                "KeyConditionExpression": "series = :s",
+                "ExpressionAttributeValues": {":s": {"S": f"{website_id}#{name}"}},
+            }
+            while True:
+                answer = client.query(**query)
+                for item in answer["Items"]:
+                    slot = item["slot"]["S"]
+                    if slot.startswith("values#"):
+                        continue
+                    value = item["value"]["S"] if "value" in item else slot[11:]
+                    found[(website_id, name, value, slot[:10])] = int(item["count"]["N"])
+                if "LastEvaluatedKey" not in answer:
+                    break
+                query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
     return found
+
+
+def counter_key(key: StatKey) -> tuple[str, str]:
+    website_id, name, value, day = key
+    return (f"{website_id}#{name}", stored_stats.slot(day, value))
 
 
 def realistic_batch(website_id: int, size: int = 1000, seed: int = 7) -> list[Hit]:
@@ -125,6 +209,11 @@ def realistic_batch(website_id: int, size: int = 1000, seed: int = 7) -> list[Hi
     return hits
 
 
+def crash(batch: list[dict[str, Any]]) -> None:
+    with pytest.raises(Crash):
+        run("HitsQueue", batch)
+
+
 # -- sums and writes ----------------------------------------------------------------------
 
 
@@ -141,17 +230,23 @@ def test_a_batch_is_summed_and_each_counter_written_once(dynamodb, website, acco
     assert stored_counts(website["id"]) == expected
     assert expected[(website["id"], "pageviews", "2026-11-21", "2026-11-21")] == 4
     assert expected[(website["id"], "visitors", "2026-11-21", "2026-11-21")] == 2
-    assert len(dynamodb.updates) == len(expected) == len(set(dynamodb.updates))
+    assert sorted(dynamodb.added) == sorted(map(counter_key, expected))  # each once
+    assert dynamodb.calls["transact_write_items"] == 1
 
 
-def test_a_realistic_batch_writes_per_counter_not_per_hit(dynamodb, website, account):
+def test_a_realistic_batch_writes_per_counter_in_few_requests(dynamodb, website, account):
     hits = realistic_batch(website["id"])
     answer = run("HitsQueue", records(hits, account.id))
     assert answer == {"batchItemFailures": []}
-    assert stored_counts(website["id"]) == sum_counts(hits)
-    distinct = len(sum_counts(hits))
-    assert len(dynamodb.updates) == distinct
-    assert distinct < 200  # 169, where one write per counted stat of each hit would be 7,298
+    expected = sum_counts(hits)
+    assert stored_counts(website["id"]) == expected
+    assert sorted(dynamodb.added) == sorted(map(counter_key, expected))
+    assert len(expected) == 169  # where one write per counted stat of each hit would be 7,298
+    assert dynamodb.calls["transact_write_items"] == 3  # 99 counters each at most
+    assert dynamodb.calls["batch_write_item"] == 1  # what the batch counts, before counting
+    assert dynamodb.calls["batch_get_item"] == 1  # the registries of distinct values
+    assert dynamodb.calls["update_item"] == 12  # values new to them, one per capped stat
+    assert sum(dynamodb.calls.values()) <= len(hits) / 50
 
 
 def test_counts_add_up_across_batches(dynamodb, website, account):
@@ -185,99 +280,391 @@ def test_long_values_keep_apart_and_in_full(dynamodb, website, account):
         pages[1]: 1,
         pages[2]: 1,
     }
-    slots = {slot for _, slot in dynamodb.updates}
-    assert max(len(slot.encode()) for slot in slots) < 1024
+    assert max(len(slot.encode()) for _, slot in dynamodb.added) < 1024
 
 
-# -- partial failures ---------------------------------------------------------------------
+def test_short_values_are_kept_in_the_sort_key_only(dynamodb, website, account):
+    run("HitsQueue", records([pageview(website["id"], "/pricing")], account.id))
+    item = boto3.client("dynamodb").get_item(
+        TableName=config.settings().stats_table,
+        Key={"series": {"S": f"{website['id']}#page"}, "slot": {"S": "2026-11-21#/pricing"}},
+    )["Item"]
+    assert set(item) == {"series", "slot", "count"}
 
 
-def test_a_failed_counter_fails_exactly_its_messages_and_a_retry_is_exact(
-    dynamodb, website, account
-):
+def test_chunks_never_hold_more_than_a_transaction():
+    keys = [(1, "page", f"/p{n}", "2026-11-21") for n in range(5000)]
+    chunks = aggregation._chunk_count(keys)
+    sizes = Counter(aggregation._chunk(key, chunks) for key in keys)
+    assert max(sizes.values()) <= stored_stats.CHUNK_COUNTERS
+    assert chunks <= 5000 / 70  # about 80% full
+    assert aggregation._chunk_count(keys) == chunks  # the same keys, the same chunks
+
+
+# -- exactly once -------------------------------------------------------------------------
+
+
+def test_a_failed_chunk_fails_exactly_its_messages_and_a_retry_is_exact(dynamodb, website, account):
     wid = website["id"]
-    hits = [
-        pageview(wid, "/pricing", visit=True, browser="Chrome"),  # hit-0
-        pageview(wid, "/"),  # hit-1
-        pageview(wid, "/pricing"),  # hit-2
-        pageview(wid, "/docs", visit=True, browser="Firefox"),  # hit-3
-        Hit(website_id=wid, at=DAY, page="/pricing", visit=False, event="signup::"),  # hit-4
-    ]
+    hits = realistic_batch(wid, size=400)
     batch = records(hits, account.id)
-    dynamodb.fail_once = {(f"{wid}#page", "2026-11-21#/pricing")}
+    expected = sum_counts(hits)
+    failing = (wid, "page", "/pricing", "2026-11-21")
+    dynamodb.fail_counters = {counter_key(failing)}
 
     answer = run("HitsQueue", batch)
 
-    # Only the pageviews of /pricing added to the failed counter (the event did not).
-    assert failures(answer) == {"hit-0", "hit-2"}
-    expected = sum_counts(hits)
-    partial = dict(expected)
-    del partial[(wid, "page", "/pricing", "2026-11-21")]
-    assert stored_counts(wid) == partial  # everything else landed
+    chunks = aggregation._chunk_count(list(expected))
+    in_failed_chunk = {
+        key
+        for key in expected
+        if aggregation._chunk(key, chunks) == aggregation._chunk(failing, chunks)
+    }
+    assert 1 < len(in_failed_chunk) < len(expected)
+    # The messages with a counter in the failed chunk, and no others.
+    assert failures(answer) == {
+        record["messageId"]
+        for record, hit in zip(batch, hits, strict=True)
+        if in_failed_chunk & set(sum_counts([hit]))
+    }
+    assert stored_counts(wid) == {k: n for k, n in expected.items() if k not in in_failed_chunk}
 
+    dynamodb.added.clear()
     failed = [record for record in batch if record["messageId"] in failures(answer)]
-    dynamodb.updates.clear()
-    retry = run("HitsQueue", redelivered(failed))
-
-    assert retry == {"batchItemFailures": []}
-    assert dynamodb.updates == [(f"{wid}#page", "2026-11-21#/pricing")]  # only what failed
+    assert run("HitsQueue", redelivered(failed)) == {"batchItemFailures": []}
+    assert set(dynamodb.added) <= set(map(counter_key, in_failed_chunk))  # only what failed
     assert stored_counts(wid) == expected  # nothing lost, nothing doubled
 
 
-def test_a_retry_mixed_with_fresh_hits_is_exact(dynamodb, website, account):
+@pytest.mark.parametrize(("landed", "landing"), [(0, False), (1, False), (1, True), (2, False)])
+def test_a_crash_part_way_then_the_redelivery_is_exact(dynamodb, website, account, landed, landing):
+    """Killed after `landed` of 3 transactions (with the next one landing too, but its
+    answer lost, when `landing`): no response, so SQS delivers every message again."""
     wid = website["id"]
-    first = [pageview(wid, "/a", visit=True, browser="Chrome"), pageview(wid, "/b")]
-    batch = records(first, account.id)
-    dynamodb.fail_once = {(f"{wid}#browser", "2026-11-21#Chrome")}
-    answer = run("HitsQueue", batch)
-    assert failures(answer) == {"hit-0"}
+    hits = realistic_batch(wid)
+    batch = records(hits, account.id)
+    expected = sum_counts(hits)
+    dynamodb.kill_after("transact_write_items", landed, landing=landing)
 
-    fresh = [pageview(wid, "/a", visit=True, browser="Chrome"), pageview(wid, "/c")]
-    mixed = redelivered(batch[:1]) + records(fresh, account.id, first=10)
-    assert run("HitsQueue", mixed) == {"batchItemFailures": []}
-    assert stored_counts(wid) == Counter(sum_counts(first)) + Counter(sum_counts(fresh))
+    crash(batch)
+
+    partial = stored_counts(wid)
+    assert len(set(dynamodb.added)) == len(partial) < len(expected)
+    assert all(partial[key] == expected[key] for key in partial)  # whole chunks landed
+    dynamodb.revive()
+    dynamodb.added.clear()
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert not set(dynamodb.added) & set(map(counter_key, partial))  # not added again
+    assert stored_counts(wid) == expected
+
+
+def test_a_batch_killed_after_its_last_write_adds_nothing_again(dynamodb, website, account):
+    wid = website["id"]
+    hits = realistic_batch(wid, size=300)
+    batch = records(hits, account.id)
+    chunks = aggregation._chunk_count(list(sum_counts(hits)))
+    dynamodb.kill_after("transact_write_items", chunks - 1, landing=True)
+    crash(batch)
+    assert stored_counts(wid) == sum_counts(hits)
+
+    dynamodb.revive()
+    before = Counter(dynamodb.calls)
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert dynamodb.calls["transact_write_items"] == before["transact_write_items"]
+    assert dynamodb.calls["batch_write_item"] == before["batch_write_item"]
+    assert stored_counts(wid) == sum_counts(hits)
+
+
+def test_a_crashed_batch_comes_back_split_and_mixed_with_fresh_hits(dynamodb, website, account):
+    wid = website["id"]
+    hits = realistic_batch(wid, size=600)
+    batch = records(hits, account.id)
+    dynamodb.kill_after("transact_write_items", 2)
+    crash(batch)
+    dynamodb.revive()
+
+    fresh = realistic_batch(wid, size=300, seed=8)
+    fresh_records = records(fresh, account.id, first=1000)
+    again = redelivered(batch)
+    assert run("HitsQueue", again[:250] + fresh_records[:100]) == {"batchItemFailures": []}
+    assert run("HitsQueue", fresh_records[100:] + again[250:]) == {"batchItemFailures": []}
+    assert stored_counts(wid) == Counter(sum_counts(hits)) + Counter(sum_counts(fresh))
+
+
+def test_a_second_crash_during_the_redelivery(dynamodb, website, account):
+    wid = website["id"]
+    hits = realistic_batch(wid, size=800)
+    batch = records(hits, account.id)
+    dynamodb.kill_after("transact_write_items", 1)
+    crash(batch)
+    dynamodb.revive()
+
+    fresh = realistic_batch(wid, size=200, seed=9)
+    second = redelivered(batch) + records(fresh, account.id, first=5000)
+    dynamodb.kill_after("transact_write_items", 1, landing=True)
+    crash(second)
+    dynamodb.revive()
+
+    assert run("HitsQueue", redelivered(second)) == {"batchItemFailures": []}
+    assert stored_counts(wid) == Counter(sum_counts(hits)) + Counter(sum_counts(fresh))
+
+
+def test_a_partial_failure_then_a_crash_then_a_retry(dynamodb, website, account):
+    wid = website["id"]
+    hits = realistic_batch(wid, size=500)
+    batch = records(hits, account.id)
+    dynamodb.fail_counters = {counter_key((wid, "browser", "Chrome", "2026-11-21"))}
+    failed_ids = failures(run("HitsQueue", batch))
+    assert failed_ids
+    failed = redelivered([record for record in batch if record["messageId"] in failed_ids])
+
+    dynamodb.kill_after("transact_write_items", 0)
+    crash(failed)
+    dynamodb.revive()
+    assert run("HitsQueue", redelivered(failed)) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+
+
+def test_a_crash_before_any_counter_counts_everything_on_redelivery(dynamodb, website, account):
+    wid = website["id"]
+    hits = realistic_batch(wid, size=200)
+    batch = records(hits, account.id)
+    dynamodb.kill_after("batch_write_item", 0, landing=True)  # deliveries recorded, then dead
+    crash(batch)
+    assert stored_counts(wid) == {}
+    dynamodb.revive()
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+
+
+def test_deliveries_not_recorded_mean_nothing_is_counted(dynamodb, website, account):
+    wid = website["id"]
+    hits = [pageview(wid, "/a"), pageview(wid, "/b", visit=True, browser="Chrome")]
+    batch = records(hits, account.id)
+    dynamodb.fail_calls["batch_write_item"] = 1
+    assert failures(run("HitsQueue", batch)) == {"hit-0", "hit-1"}
+    assert stored_counts(wid) == {}
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
 
 
 def test_a_message_can_fail_more_than_once(dynamodb, website, account):
     wid = website["id"]
     hits = [pageview(wid, "/a", visit=True, browser="Chrome", language="de")]
     batch = records(hits, account.id)
-    dynamodb.fail_once = {(f"{wid}#browser", "2026-11-21#Chrome")}
+    dynamodb.fail_counters = {counter_key((wid, "browser", "Chrome", "2026-11-21"))}
     assert failures(run("HitsQueue", batch)) == {"hit-0"}
-    dynamodb.fail_once = {(f"{wid}#language", "2026-11-21#de")}
-    # The second attempt only writes the browser; it never tries the language again.
-    assert failures(run("HitsQueue", redelivered(batch))) == set()
+    dynamodb.fail_counters = {counter_key((wid, "language", "de", "2026-11-21"))}
+    assert failures(run("HitsQueue", redelivered(batch))) == {"hit-0"}
+    assert failures(run("HitsQueue", redelivered(redelivered(batch)))) == set()
     assert stored_counts(wid) == sum_counts(hits)
+
+
+def test_conflicting_transactions_run_again(dynamodb, website, account):
+    """Concurrent batches add to the same counters; a conflict cancels one transaction."""
+    hits = realistic_batch(website["id"], size=300)
+    dynamodb.conflicts = 3
+    assert run("HitsQueue", records(hits, account.id)) == {"batchItemFailures": []}
+    assert stored_counts(website["id"]) == sum_counts(hits)
+    assert dynamodb.conflicts == 0
+
+
+def test_a_transaction_that_keeps_conflicting_fails_its_messages(dynamodb, website, account):
+    hits = [pageview(website["id"], "/a"), pageview(website["id"], "/b")]
+    batch = records(hits, account.id)
+    dynamodb.conflicts = 5
+    assert failures(run("HitsQueue", batch)) == {"hit-0", "hit-1"}
+    assert stored_counts(website["id"]) == {}
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(website["id"]) == sum_counts(hits)
+
+
+def test_unreadable_registries_postpone_the_hits(dynamodb, website, account):
+    hits = [pageview(website["id"], "/a"), pageview(website["id"], "/b")]
+    batch = records(hits, account.id)
+    dynamodb.fail_calls["batch_get_item"] = 1
+    assert failures(run("HitsQueue", batch)) == {"hit-0", "hit-1"}
+    assert stored_counts(website["id"]) == {}
+    assert run("HitsQueue", redelivered(batch)) == {"batchItemFailures": []}
+    assert stored_counts(website["id"]) == sum_counts(hits)
+
+
+def test_a_chunk_committed_twice_counts_once(dynamodb, website, account):
+    """An SDK retry of a transaction that landed although its answer was lost."""
+    counts = [(website["id"], "page", "2026-11-21", "/a", 3)]
+    assert stored_stats.add_chunk("batch-1", 0, counts, 2_000_000_000) is True
+    assert stored_stats.add_chunk("batch-1", 0, counts, 2_000_000_000) is False
+    assert stored_stats.add_chunk("batch-2", 0, counts, 2_000_000_000) is True
+    assert stored_counts(website["id"])[(website["id"], "page", "/a", "2026-11-21")] == 6
+    assert stored_stats.committed("batch-1") == {0}
+
+
+def test_unreadable_earlier_deliveries_postpone_redelivered_hits(
+    dynamodb, website, account, monkeypatch
+):
+    wid = website["id"]
+    redelivery = redelivered(records([pageview(wid, "/old")], account.id))
+    fresh = records([pageview(wid, "/new")], account.id, first=5)
+
+    def unavailable(second: int) -> Any:
+        raise ClientError({"Error": {"Code": "InternalServerError"}}, "Query")
+
+    monkeypatch.setattr(stored_stats, "deliveries", unavailable)
+    assert failures(run("HitsQueue", redelivery + fresh)) == {"hit-0"}
+    assert {value for (_, name, value, _) in stored_counts(wid) if name == "page"} == {"/new"}
 
 
 def test_every_message_failing_is_reported_not_raised(dynamodb, website, account):
     wid = website["id"]
     hits = [pageview(wid), pageview(wid)]
-    dynamodb.fail_once = {(f"{wid}#pageviews", "2026-11-21#2026-11-21")}
+    dynamodb.fail_counters = {counter_key((wid, "pageviews", "2026-11-21", "2026-11-21"))}
     answer = run("HitsQueue", records(hits, account.id))
     assert failures(answer) == {"hit-0", "hit-1"}
 
 
-def test_unreadable_ledgers_postpone_redelivered_hits(dynamodb, website, account, monkeypatch):
+def test_deliveries_are_recorded_per_second_of_first_receipt(dynamodb, website, account):
     wid = website["id"]
-    redelivery = redelivered(records([pageview(wid, "/old")], account.id))
-    fresh = records([pageview(wid, "/new")], account.id, first=5)
+    batch = records([pageview(wid, f"/p{n}") for n in range(60)], account.id)
+    for n, record in enumerate(batch):  # three seconds of receipts
+        record["attributes"]["ApproximateFirstReceiveTimestamp"] = str(1_795_000_000_000 + n * 50)
+    assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    assert dynamodb.calls["batch_write_item"] == 1
+    recorded = [stored_stats.deliveries(1_795_000_000 + second) for second in range(4)]
+    assert [len(found) for found in recorded] == [1, 1, 1, 0]
+    assert sum(len(found[0].messages) for found in recorded[:3]) == 60
+    assert recorded[0][0].messages == {stored_stats.digest(f"hit-{n}") for n in range(20)}
 
-    def unavailable(messages: Any) -> Any:
-        raise ClientError({"Error": {"Code": "InternalServerError"}}, "BatchGetItem")
 
-    monkeypatch.setattr(stored_stats, "retry_ledgers", unavailable)
-    assert failures(run("HitsQueue", redelivery + fresh)) == {"hit-0"}
-    assert {value for (_, name, value, _) in stored_counts(wid) if name == "page"} == {"/new"}
+# -- distinct values ------------------------------------------------------------------------
 
 
-def test_the_same_write_twice_counts_once(dynamodb, website, account):
-    """The SDK retries a write whose answer was lost; the batch token makes it a no-op."""
-    args = (website["id"], "page", "2026-11-21", "/a", 3, "batch-1")
-    assert stored_stats.add(*args) is True
-    assert stored_stats.add(*args) is False
-    assert stored_stats.add(website["id"], "page", "2026-11-21", "/a", 2, "batch-2") is True
-    assert stored_counts(website["id"])[(website["id"], "page", "/a", "2026-11-21")] == 5
+@pytest.fixture
+def small_cap(monkeypatch) -> None:
+    monkeypatch.setattr(aggregation, "MAX_VALUES", 3)
+
+
+def page_counts(website_id: int) -> dict[tuple[str, str], int]:
+    return {
+        (value, day): n
+        for (_, name, value, day), n in stored_counts(website_id).items()
+        if name == "page"
+    }
+
+
+def test_values_past_the_cap_count_under_other(dynamodb, website, account, small_cap):
+    wid = website["id"]
+    hits = [pageview(wid, page) for page in ["/a"] * 2 + ["/b"] * 5 + ["/c", "/d"] + ["/e"] * 3]
+    assert run("HitsQueue", records(hits, account.id)) == {"batchItemFailures": []}
+    # The most hit values are admitted first.
+    assert page_counts(wid) == {
+        ("/b", "2026-11-21"): 5,
+        ("/e", "2026-11-21"): 3,
+        ("/a", "2026-11-21"): 2,
+        (OTHER, "2026-11-21"): 2,
+    }
+    # A later batch adds to admitted values, and to (other) for new ones.
+    more = [pageview(wid, "/a"), pageview(wid, "/f"), pageview(wid, "/c")]
+    assert run("HitsQueue", records(more, account.id, first=100)) == {"batchItemFailures": []}
+    assert page_counts(wid)[("/a", "2026-11-21")] == 3
+    assert page_counts(wid)[(OTHER, "2026-11-21")] == 4
+    assert sum(page_counts(wid).values()) == len(hits) + len(more)
+    registry = stored_stats.registries([(wid, "page", "2026-11-21")])[(wid, "page", "2026-11-21")]
+    assert registry.digests == {stored_stats.digest(page) for page in ("/a", "/b", "/e")}
+
+
+def test_each_day_and_stat_has_its_own_cap(dynamodb, website, account, small_cap):
+    wid = website["id"]
+    next_day = DAY + timedelta(days=1)
+    hits = [pageview(wid, f"/p{n}", visit=True) for n in range(5)]
+    hits += [pageview(wid, f"/q{n}", at=next_day) for n in range(3)]
+    run("HitsQueue", records(hits, account.id))
+    stored = stored_counts(wid)
+    assert len([k for k in stored if k[1] == "page" and k[3] == "2026-11-21"]) == 4
+    assert len([k for k in stored if k[1] == "landing_page"]) == 4
+    assert {k[2] for k in stored if k[1] == "page" and k[3] == "2026-11-22"} == {
+        "/q0",
+        "/q1",
+        "/q2",
+    }
+    assert stored[(wid, "pageviews", "2026-11-21", "2026-11-21")] == 5  # never capped
+
+
+def test_the_byte_limit_sends_long_values_to_other(dynamodb, website, account, monkeypatch):
+    monkeypatch.setattr(aggregation, "MAX_VALUE_BYTES", 1000)
+    wid = website["id"]
+    pages = ["/" + "a" * 599, "/" + "b" * 399, "/c", "/" + "d" * 599]
+    hits = [pageview(wid, page) for page in pages]
+    run("HitsQueue", records(hits, account.id))
+    assert set(page_counts(wid)) == {
+        (pages[0], "2026-11-21"),
+        (pages[1], "2026-11-21"),
+        (OTHER, "2026-11-21"),
+    }
+    # 1,000 bytes taken: even a short value has no room left.
+    run("HitsQueue", records([pageview(wid, "/c")], account.id, first=10))
+    assert page_counts(wid)[(OTHER, "2026-11-21")] == 3
+
+
+def test_a_real_other_value_adds_to_the_other_row(dynamodb, website, account, small_cap):
+    wid = website["id"]
+    hits = [pageview(wid, "/a", visit=True, campaign=OTHER)]
+    run("HitsQueue", records(hits, account.id))
+    assert stored_counts(wid)[(wid, "campaign", OTHER, "2026-11-21")] == 1
+
+
+def test_a_value_goes_to_the_same_counter_on_every_delivery(dynamodb, website, account, small_cap):
+    wid = website["id"]
+    hits = [pageview(wid, f"/p{n}", visit=True, browser=f"B{n}") for n in range(8)]
+    batch = records(hits, account.id)
+    dynamodb.kill_after("transact_write_items", 0)
+    crash(batch)  # the registries were written; no counter was
+    dynamodb.revive()
+    run("HitsQueue", redelivered(batch))
+    stored = stored_counts(wid)
+    assert {value for (_, name, value, _) in stored if name == "page"} == {
+        "/p0",
+        "/p1",
+        "/p2",
+        OTHER,
+    }
+    assert stored[(wid, "page", OTHER, "2026-11-21")] == 5
+    assert stored[(wid, "browser", OTHER, "2026-11-21")] == 5
+
+
+def test_concurrent_batches_never_pass_the_cap(dynamodb, analytics, account, small_cap):
+    """Two invocations read the registries at the same time, then both register values."""
+    wid = analytics.post("/api/v1/websites", {"domain": "busy.example"}).data["id"]
+    real_registries = stored_stats.registries
+    together = threading.Barrier(2)
+    waited: set[str] = set()
+
+    def registries_read_together(groups: Any) -> Any:
+        found = real_registries(groups)
+        if threading.current_thread().name not in waited:  # the first read of each
+            waited.add(threading.current_thread().name)
+            together.wait(timeout=10)
+        return found
+
+    first = records([pageview(wid, f"/a{n}") for n in range(3)], account.id)
+    second = records([pageview(wid, f"/b{n}") for n in range(3)], account.id, first=10)
+    answers: list[Any] = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(stored_stats, "registries", registries_read_together)
+        threads = [
+            threading.Thread(
+                target=lambda b=b: answers.append(run("HitsQueue", b)), name=f"invocation-{n}"
+            )
+            for n, b in enumerate((first, second))
+        ]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert answers == [{"batchItemFailures": []}] * 2
+    pages = page_counts(wid)
+    assert len([value for value, _ in pages if value != OTHER]) == 3  # exactly the cap
+    assert pages[(OTHER, "2026-11-21")] == 3
+    assert sum(pages.values()) == 6
 
 
 # -- what is dropped ------------------------------------------------------------------------
@@ -310,8 +697,11 @@ def test_an_unreadable_message_fails_alone(dynamodb, website, account):
     good = records([pageview(website["id"])], account.id)
     bad = [{**good[0], "messageId": "broken", "body": "{not json"}]
     orphan = [{**good[0], "messageId": "no-account", "messageAttributes": {}}]
-    answer = run("HitsQueue", good + bad + orphan)
-    assert failures(answer) == {"broken", "no-account"}
+    undated = [
+        {**good[0], "messageId": "no-receipt", "attributes": {"ApproximateReceiveCount": "1"}}
+    ]
+    answer = run("HitsQueue", good + bad + orphan + undated)
+    assert failures(answer) == {"broken", "no-account", "no-receipt"}
     assert stored_counts(website["id"]) == sum_counts([pageview(website["id"])])
 
 
@@ -326,6 +716,7 @@ def test_hits_from_the_event_endpoint_are_counted(dynamodb, analytics, website):
         )
         assert reply.status == 202
     queued = receive("HitsQueue")
+    assert all("ApproximateFirstReceiveTimestamp" in record["attributes"] for record in queued)
     assert run("HitsQueue", queued) == {"batchItemFailures": []}
     hits = [Hit.from_json(record["body"]) for record in queued]
     assert stored_counts(website["id"]) == sum_counts(hits)

@@ -10,7 +10,10 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from sitelens import clock
+from sitelens.analytics import aggregation
+from sitelens.analytics import stats as analytics_stats
 from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.analytics.inputs import StatsQuery
 from tests.fixtures.analytics import CHROME, FIREFOX, hit_record, receive, run
 
 NAMES_SENTENCE = "The name field must be one of: " + ", ".join(STAT_NAMES) + "."
@@ -200,6 +203,46 @@ def test_both_orders_both_ways(analytics, account, website):
     assert [value for value, _ in rows(by_value)] == ["/d", "/c", "/b", "/a"]
     by_value_up = stats(analytics, wid, name="page", sort_by="value", sort="asc", **period)
     assert [value for value, _ in rows(by_value_up)] == ["/a", "/b", "/c", "/d"]
+
+
+# -- distinct values -------------------------------------------------------------------------
+
+
+def test_values_past_the_cap_are_one_other_row(analytics, account, website, monkeypatch):
+    monkeypatch.setattr(aggregation, "MAX_VALUES", 2)
+    wid = website["id"]
+    # Each day admits its two most hit values (equal counts: in value order).
+    count(account.id, [view(wid, at(21), page) for page in ("/a", "/a", "/b", "/c", "/d")])
+    count(account.id, [view(wid, at(22), page) for page in ("/c", "/e", "/f")])
+    period = {"from": "2026-11-21", "to": "2026-11-22"}
+    assert rows(stats(analytics, wid, name="page", **period)) == [
+        ("(other)", 3),
+        ("/a", 2),
+        ("/b", 1),
+        ("/c", 1),
+        ("/e", 1),
+    ]
+    one_day = {"from": "2026-11-22", "to": "2026-11-22"}
+    assert rows(stats(analytics, wid, name="page", search="OTHER", **one_day)) == [("(other)", 1)]
+    assert rows(stats(analytics, wid, name="pageviews", **period)) == [
+        ("2026-11-21", 5),
+        ("2026-11-22", 3),
+    ]
+
+
+def test_a_stats_request_reads_at_most_one_item_per_value_and_day(
+    analytics, account, website, monkeypatch
+):
+    """Days times (MAX_VALUES + 1) items, however many distinct values were sent."""
+    monkeypatch.setattr(aggregation, "MAX_VALUES", 3)
+    wid = website["id"]
+    for day in (18, 19, 20, 21):
+        count(account.id, [view(wid, at(day), f"/?r={n}") for n in range(40)])
+    query = StatsQuery.parse({"name": "page", "from": "2026-11-01", "to": "2026-11-30"})
+    page = analytics_stats.page(account.id, wid, query)
+    assert page.cost["items_read"] == 4 * (3 + 1)
+    assert page.cost["requests"] == 1
+    assert [row["count"] for row in page.records][:1] == [4 * 37]  # (other)
 
 
 # -- pages ---------------------------------------------------------------------------------

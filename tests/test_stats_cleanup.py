@@ -1,6 +1,6 @@
 """Deleting a website removes its statistics in the background: the delete queues one
-cleanup message; the cleanup function deletes every counter (and retry ledger) of that
-website and nothing of any other."""
+cleanup message; the cleanup function deletes every counter (and registry of distinct
+values) of that website and nothing of any other."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def items_of(website_id: int) -> int:
     """How many stats items the website has, over all its series."""
     client = boto3.client("dynamodb")
     total = 0
-    for name in (*STAT_NAMES, "retries"):
+    for name in STAT_NAMES:
         answer = client.query(
             TableName=config.settings().stats_table,
             KeyConditionExpression="series = :s",
@@ -52,8 +52,6 @@ def busy_website(analytics: Any, account_id: str, domain: str, pages: int) -> in
     hits.append(Hit(website_id=website_id, at=DAY, page="/", visit=False, event="signup::"))
     batch = [hit_record(hit, account_id, n) for n, hit in enumerate(hits)]
     assert run("HitsQueue", batch) == {"batchItemFailures": []}
-    # A retry ledger too, as a part-way failure leaves one.
-    stored_stats.record_retry(website_id, "hit-0", {"page#2026-11-21#/page-0"}, 2_000_000_000)
     return website_id
 
 
@@ -71,6 +69,16 @@ def test_deleting_a_website_removes_its_stats_and_no_others(analytics, account):
     assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
     assert items_of(gone) == 0
     assert items_of(kept) == kept_items
+
+
+def test_registries_go_with_the_counters(analytics, account):
+    website_id = busy_website(analytics, account.id, "gone.example", pages=5)
+    registry = {"series": {"S": f"{website_id}#page"}, "slot": {"S": "values#2026-11-21"}}
+    table = config.settings().stats_table
+    assert "Item" in boto3.client("dynamodb").get_item(TableName=table, Key=registry)
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
+    assert "Item" not in boto3.client("dynamodb").get_item(TableName=table, Key=registry)
 
 
 def test_a_cleanup_delivered_twice_is_harmless(analytics, account):

@@ -1,31 +1,60 @@
-"""Statistics counters, the aggregator's retry ledgers, and removing a website's counters.
+"""Statistics counters, what each batch of the aggregator counted, and removing a
+website's counters.
 
-Counters: `series` = `<website id>#<stat name>`, `slot` = `<YYYY-MM-DD>#<value key>`, with
-the value in full in `value` and the sum in `count`, so one stats page is one Query on a
-series between two days. The series `<website id>#retries` holds, per SQS message that
-failed part-way, the keys of the counters its earlier attempts wrote.
+Items of the stats table, by `series` (partition) and `slot` (sort key):
+
+- counter: `<website id>#<stat name>`, `<YYYY-MM-DD>#<value key>`; `count` is the sum, and
+  `value` holds the value in full when the slot holds only a prefix of it (long values).
+  One stats page is one Query on a series between two days.
+- registry: `<website id>#<stat name>`, `values#<YYYY-MM-DD>`; the digests of the values
+  that have a counter of their own that day (`digests`), and their length in bytes
+  (`bytes`). It sorts after every day, so stats Queries never read it.
+- delivery: `delivery#<second>`, `<batch>`; the digests of the messages a batch counted
+  whose first receipt (ApproximateFirstReceiveTimestamp) fell in that second, and how many
+  chunks the batch wrote its counters in.
+- commit: `commit#<batch>`, `<chunk>`; written in the same transaction as the chunk's
+  counters, so it exists exactly when they were added.
+
+Deliveries and commits expire (TTL) once SQS can no longer deliver their messages.
 """
 
 from __future__ import annotations
 
 import hashlib
+import random
 import time
+from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from sitelens.config import settings
 from sitelens.data.clients import client
-from sitelens.data.items import is_condition_failure
+from sitelens.data.items import cancel_reasons, is_condition_failure
 
 # Sort keys are limited to 1,024 bytes: values up to STAT_VALUE_BYTES are their own key;
 # longer ones are keyed by a prefix and a hash of the whole value, which makes their keys
 # longer than any plain key, so two values never share one.
 STAT_VALUE_BYTES = 900
-_RETRIES = "retries"
-_BATCH_WRITE_ATTEMPTS = 8
+# A transaction holds at most 100 actions: the counters of a chunk and its commit marker.
+CHUNK_COUNTERS = 99
+_DAY_LENGTH = len("YYYY-MM-DD")
+_ATTEMPTS = 8
+_TRANSACTION_ATTEMPTS = 5  # backing off about a second in all, within a 30 s invocation
+# Cancellation reasons that a later attempt of the same transaction can get past.
+_TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+
+Group = tuple[int, str, str]  # website id, stat name, day
+Count = tuple[int, str, str, str, int]  # website id, stat name, day, value, how much to add
 
 
 def _stats_table() -> str:
     return settings().stats_table
+
+
+def digest(text: str) -> bytes:
+    """8 bytes standing for a value or a message id: a collision within one day's values
+    or one second's messages is a 1 in 2^64 chance per pair."""
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
 
 def _value_key(value: str) -> str:
@@ -41,28 +70,201 @@ def slot(day: str, value: str) -> str:
     return f"{day}#{_value_key(value)}"
 
 
-def ledger_key(name: str, day: str, value: str) -> str:
-    """A counter's name within its website, as a retry ledger records it."""
-    return f"{name}#{slot(day, value)}"
+def _counter_key(website_id: int, name: str, day: str, value: str) -> dict[str, Any]:
+    return {"series": {"S": f"{website_id}#{name}"}, "slot": {"S": slot(day, value)}}
 
 
-def add(website_id: int, name: str, day: str, value: str, count: int, batch: str) -> bool:
-    """Add `count` to a counter in one UpdateItem; False if `batch` already added to it.
+def _backoff(attempt: int) -> None:
+    time.sleep(0.05 * 2**attempt * (0.5 + random.random()))
 
-    The counter remembers the last batch that wrote it, so the SDK's retry of a write that
-    landed but whose answer was lost does not add twice.
-    """
+
+# -- counting --------------------------------------------------------------------------------
+
+
+def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> bool:
+    """Add a chunk of at most CHUNK_COUNTERS counts and mark (batch, chunk) committed, in
+    one transaction: both land or neither. False if the chunk had been committed already
+    (an SDK retry of a transaction that landed although its answer was lost)."""
+    if len(counts) > CHUNK_COUNTERS:
+        raise ValueError(f"a chunk holds at most {CHUNK_COUNTERS} counters")
+    actions: list[dict[str, Any]] = [_counter_update(*count) for count in counts]
+    actions.append(
+        {
+            "Put": {
+                "TableName": _stats_table(),
+                "Item": {
+                    "series": {"S": f"commit#{batch}"},
+                    "slot": {"S": str(chunk)},
+                    "expires_at": {"N": str(expires_at)},
+                },
+                "ConditionExpression": "attribute_not_exists(#series)",
+                "ExpressionAttributeNames": {"#series": "series"},
+            }
+        }
+    )
+    attempt = 0
+    while True:
+        try:
+            client("dynamodb").transact_write_items(TransactItems=actions)
+            return True
+        except Exception as err:
+            reasons = cancel_reasons(err)
+            if reasons and reasons[-1] == "ConditionalCheckFailed":
+                return False
+            # Concurrent batches add to the same counters (today's pageviews): a conflict
+            # cancels one transaction, which then runs again.
+            attempt += 1
+            if not _TRANSIENT & set(reasons) or attempt == _TRANSACTION_ATTEMPTS:
+                raise
+        _backoff(attempt)
+
+
+def _counter_update(website_id: int, name: str, day: str, value: str, count: int) -> dict[str, Any]:
+    update: dict[str, Any] = {
+        "TableName": _stats_table(),
+        "Key": _counter_key(website_id, name, day, value),
+        "UpdateExpression": "ADD #count :n",
+        "ExpressionAttributeNames": {"#count": "count"},
+        "ExpressionAttributeValues": {":n": {"N": str(count)}},
+    }
+    if _value_key(value) != value:  # the slot holds a prefix: keep the whole value too
+        update["UpdateExpression"] += " SET #value = :value"
+        update["ExpressionAttributeNames"]["#value"] = "value"
+        update["ExpressionAttributeValues"][":value"] = {"S": value}
+    return {"Update": update}
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """Messages a batch counted (their digests) and how many chunks it wrote."""
+
+    batch: str
+    chunks: int
+    messages: frozenset[bytes]
+
+
+def record_deliveries(
+    batch: str, chunks: int, messages: dict[int, list[bytes]], expires_at: int
+) -> None:
+    """Before counting: which messages (digests, by second of first receipt) `batch` counts,
+    in `chunks` chunks. BatchWriteItem, 25 items a request, unprocessed ones retried."""
+    puts = [
+        {
+            "PutRequest": {
+                "Item": {
+                    "series": {"S": f"delivery#{second}"},
+                    "slot": {"S": batch},
+                    "chunks": {"N": str(chunks)},
+                    "messages": {"B": b"".join(sorted(digests))},
+                    "expires_at": {"N": str(expires_at)},
+                }
+            }
+        }
+        for second, digests in messages.items()
+    ]
+    for start in range(0, len(puts), 25):
+        _batch_write(puts[start : start + 25])
+
+
+def deliveries(second: int) -> list[Delivery]:
+    """Every batch that counted messages first received in `second` (strongly consistent)."""
+    found = _query_all(
+        {
+            "KeyConditionExpression": "#series = :series",
+            "ExpressionAttributeNames": {"#series": "series"},
+            "ExpressionAttributeValues": {":series": {"S": f"delivery#{second}"}},
+            "ConsistentRead": True,
+        }
+    )
+    return [
+        Delivery(
+            item["slot"]["S"],
+            int(item["chunks"]["N"]),
+            frozenset(_split_digests(item["messages"]["B"])),
+        )
+        for item in found
+    ]
+
+
+def _split_digests(joined: bytes) -> Iterable[bytes]:
+    return (joined[start : start + 8] for start in range(0, len(joined), 8))
+
+
+def committed(batch: str) -> set[int]:
+    """The chunks of `batch` whose counters were added (strongly consistent)."""
+    found = _query_all(
+        {
+            "KeyConditionExpression": "#series = :series",
+            "ExpressionAttributeNames": {"#series": "series"},
+            "ExpressionAttributeValues": {":series": {"S": f"commit#{batch}"}},
+            "ConsistentRead": True,
+        }
+    )
+    return {int(item["slot"]["S"]) for item in found}
+
+
+# -- distinct values -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The values of one website, stat and day that have a counter of their own."""
+
+    digests: frozenset[bytes] = frozenset()
+    size: int = 0  # the values' length in bytes, summed
+
+
+def _registry_key(group: Group) -> dict[str, Any]:
+    website_id, name, day = group
+    return {"series": {"S": f"{website_id}#{name}"}, "slot": {"S": f"values#{day}"}}
+
+
+def registries(groups: list[Group]) -> dict[Group, Registry]:
+    """The registry of each group (empty when it has none); strongly consistent reads,
+    100 a request, unprocessed keys retried."""
+    by_key = {(f"{g[0]}#{g[1]}", f"values#{g[2]}"): g for g in groups}
+    found = dict.fromkeys(groups, Registry())
+    keys = [_registry_key(group) for group in dict.fromkeys(groups)]
+    for start in range(0, len(keys), 100):
+        pending: dict[str, Any] = {
+            _stats_table(): {"Keys": keys[start : start + 100], "ConsistentRead": True}
+        }
+        for attempt in range(_ATTEMPTS):
+            answer = client("dynamodb").batch_get_item(RequestItems=pending)
+            for item in answer["Responses"].get(_stats_table(), []):
+                group = by_key[(item["series"]["S"], item["slot"]["S"])]
+                found[group] = Registry(
+                    frozenset(item.get("digests", {}).get("BS", [])),
+                    int(item.get("bytes", {}).get("N", "0")),
+                )
+            pending = answer.get("UnprocessedKeys") or {}
+            if not pending:
+                break
+            _backoff(attempt)
+        else:
+            raise RuntimeError("registries still unprocessed")
+    return found
+
+
+def register(group: Group, digests: set[bytes], size: int, max_values: int, max_bytes: int) -> bool:
+    """Add values (their digests, and `size`, their bytes) to a group's registry unless it
+    would then hold more than `max_values` values or `max_bytes` bytes; False if it would.
+
+    The condition is checked against the stored registry, so concurrent batches can never
+    take it past either limit between them."""
     try:
         client("dynamodb").update_item(
             TableName=_stats_table(),
-            Key={"series": {"S": f"{website_id}#{name}"}, "slot": {"S": slot(day, value)}},
-            UpdateExpression="ADD #count :n SET #value = :value, #batch = :batch",
-            ConditionExpression="attribute_not_exists(#batch) OR #batch <> :batch",
-            ExpressionAttributeNames={"#count": "count", "#value": "value", "#batch": "batch"},
+            Key=_registry_key(group),
+            UpdateExpression="ADD #digests :digests, #bytes :bytes",
+            ConditionExpression="attribute_not_exists(#digests) OR "
+            "(size(#digests) <= :values_before AND #bytes <= :bytes_before)",
+            ExpressionAttributeNames={"#digests": "digests", "#bytes": "bytes"},
             ExpressionAttributeValues={
-                ":n": {"N": str(count)},
-                ":value": {"S": value},
-                ":batch": {"S": batch},
+                ":digests": {"BS": sorted(digests)},
+                ":bytes": {"N": str(size)},
+                ":values_before": {"N": str(max_values - len(digests))},
+                ":bytes_before": {"N": str(max_bytes - size)},
             },
         )
     except Exception as err:
@@ -70,6 +272,9 @@ def add(website_id: int, name: str, day: str, value: str, count: int, batch: str
             return False
         raise
     return True
+
+
+# -- reading ---------------------------------------------------------------------------------
 
 
 def counts(
@@ -81,7 +286,7 @@ def counts(
         "TableName": _stats_table(),
         # `$` follows `#`: every slot of the last day sorts before `<last day>$`.
         "KeyConditionExpression": "#series = :series AND #slot BETWEEN :first AND :last",
-        "ProjectionExpression": "#value, #count",
+        "ProjectionExpression": "#slot, #value, #count",
         "ExpressionAttributeNames": {
             "#series": "series",
             "#slot": "slot",
@@ -100,62 +305,37 @@ def counts(
         answer = client("dynamodb").query(**query)
         cost["requests"] += 1
         cost["items_read"] += answer.get("ScannedCount", 0)
-        found.extend((item["value"]["S"], int(item["count"]["N"])) for item in answer["Items"])
+        found.extend((_value(item), int(item["count"]["N"])) for item in answer["Items"])
         if "LastEvaluatedKey" not in answer:
             return found, cost
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
-def _retry_key(website_id: int, message_id: str) -> dict[str, Any]:
-    return {"series": {"S": f"{website_id}#{_RETRIES}"}, "slot": {"S": message_id}}
+def _value(item: dict[str, Any]) -> str:
+    if "value" in item:
+        return str(item["value"]["S"])
+    return str(item["slot"]["S"][_DAY_LENGTH + 1 :])
 
 
-def retry_ledgers(messages: list[tuple[int, str]]) -> dict[str, set[str]]:
-    """The counters earlier attempts of these (website id, message id) wrote, by message
-    id (`ledger_key`s); messages without a ledger are left out."""
-    ledgers: dict[str, set[str]] = {}
-    unique = list(dict.fromkeys(messages))
-    for start in range(0, len(unique), 100):
-        pending: dict[str, Any] = {
-            _stats_table(): {
-                "Keys": [_retry_key(*message) for message in unique[start : start + 100]],
-                "ProjectionExpression": "#slot, done",
-                "ExpressionAttributeNames": {"#slot": "slot"},
-                "ConsistentRead": True,
-            }
-        }
-        for attempt in range(_BATCH_WRITE_ATTEMPTS):
-            answer = client("dynamodb").batch_get_item(RequestItems=pending)
-            for item in answer["Responses"].get(_stats_table(), []):
-                ledgers[item["slot"]["S"]] = set(item.get("done", {}).get("SS", []))
-            pending = answer.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-            time.sleep(0.05 * 2**attempt)
-        else:
-            raise RuntimeError("retry ledgers still unprocessed")
-    return ledgers
+def _query_all(query: dict[str, Any]) -> list[dict[str, Any]]:
+    query = {"TableName": _stats_table(), **query}
+    found: list[dict[str, Any]] = []
+    while True:
+        answer = client("dynamodb").query(**query)
+        found.extend(answer["Items"])
+        if "LastEvaluatedKey" not in answer:
+            return found
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
-def record_retry(website_id: int, message_id: str, written: set[str], expires_at: int) -> None:
-    """Add counters (`ledger_key`s) to what a message's attempts have written; the ledger
-    expires (TTL) once SQS can no longer deliver the message."""
-    client("dynamodb").update_item(
-        TableName=_stats_table(),
-        Key=_retry_key(website_id, message_id),
-        UpdateExpression="ADD done :written SET expires_at = :expires",
-        ExpressionAttributeValues={
-            ":written": {"SS": sorted(written)},
-            ":expires": {"N": str(expires_at)},
-        },
-    )
+# -- removing --------------------------------------------------------------------------------
 
 
 def delete_all(website_id: int, names: tuple[str, ...]) -> int:
-    """Delete every counter of a website's series `names`, and its retry ledgers; returns
-    how many items were deleted. Unprocessed deletes are retried with backoff."""
+    """Delete every counter and registry of a website's series `names`; returns how many
+    items were deleted. Unprocessed deletes are retried with backoff."""
     deleted = 0
-    for name in (*names, _RETRIES):
+    for name in names:
         query: dict[str, Any] = {
             "TableName": _stats_table(),
             "KeyConditionExpression": "#series = :series",
@@ -167,7 +347,7 @@ def delete_all(website_id: int, names: tuple[str, ...]) -> int:
             answer = client("dynamodb").query(**query)
             keys = answer["Items"]
             for start in range(0, len(keys), 25):
-                _delete_items(keys[start : start + 25])
+                _batch_write([{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]])
             deleted += len(keys)
             if "LastEvaluatedKey" not in answer:
                 break
@@ -175,12 +355,12 @@ def delete_all(website_id: int, names: tuple[str, ...]) -> int:
     return deleted
 
 
-def _delete_items(keys: list[dict[str, Any]]) -> None:
-    pending: dict[str, Any] = {_stats_table(): [{"DeleteRequest": {"Key": key}} for key in keys]}
-    for attempt in range(_BATCH_WRITE_ATTEMPTS):
+def _batch_write(requests: list[dict[str, Any]]) -> None:
+    pending: dict[str, Any] = {_stats_table(): requests}
+    for attempt in range(_ATTEMPTS):
         answer = client("dynamodb").batch_write_item(RequestItems=pending)
         pending = answer.get("UnprocessedItems") or {}
         if not pending:
             return
-        time.sleep(0.05 * 2**attempt)
-    raise RuntimeError("stats deletes still unprocessed")
+        _backoff(attempt)
+    raise RuntimeError("stats writes still unprocessed")
