@@ -6,8 +6,6 @@ from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
-import geoip2.errors
-import geoip2.models
 import pytest
 
 from sitelens import config
@@ -220,8 +218,9 @@ BROWSERS = [
 
 @pytest.fixture(autouse=True)
 def no_geoip(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """Locations come from CloudFront headers unless a test configures a database."""
+    """Locations come from the shipped country data (tests/analytics/test_location.py)."""
     monkeypatch.delenv("SITELENS_GEOIP_DB", raising=False)
+    monkeypatch.delenv("SITELENS_BEHIND_CLOUDFRONT", raising=False)
     config.reset()
     yield
     config.reset()
@@ -522,70 +521,10 @@ def test_no_campaign() -> None:
     assert hit(page="https://example.com/?utm_campaign=").campaign == ""
 
 
-def test_location_from_cloudfront_headers() -> None:
-    headers = {"cloudfront-viewer-country": "br", "cloudfront-viewer-city": "S%C3%A3o%20Paulo"}
-    counted = with_fields({"page": "https://example.com/"}, headers)
-    assert (counted.country, counted.continent, counted.city) == ("BR", "", "São Paulo")
-
-
 def test_no_location() -> None:
-    counted = with_fields({"page": "https://example.com/"})
+    headers = {"cloudfront-viewer-country": "BR"}  # not trusted without CloudFront declared
+    counted = with_fields({"page": "https://example.com/"}, headers)
     assert (counted.country, counted.continent, counted.city) == ("", "", "")
-
-
-class FakeGeoIP:
-    """Answers like geoip2.database.Reader for two known addresses."""
-
-    def city(self, ip: str) -> geoip2.models.City:
-        known: dict[str, dict[str, Any]] = {
-            "81.2.69.160": {
-                "city": {"names": {"en": "London"}},
-                "continent": {"code": "EU", "names": {"en": "Europe"}},
-                "country": {"iso_code": "GB", "names": {"en": "United Kingdom"}},
-            },
-            "2001:480::1": {
-                "continent": {"code": "NA", "names": {"en": "North America"}},
-                "country": {"iso_code": "US", "names": {"en": "United States"}},
-            },
-        }
-        if ip not in known:
-            raise geoip2.errors.AddressNotFoundError(f"The address {ip} is not in the database.")
-        return geoip2.models.City(["en"], **known[ip])
-
-
-@pytest.fixture
-def geoip(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("SITELENS_GEOIP_DB", "/data/GeoLite2-City.mmdb")
-    config.reset()
-    monkeypatch.setattr(visitors, "_geoip_reader", lambda path: FakeGeoIP())
-
-
-@pytest.mark.parametrize(
-    ("ip", "expected"),
-    [
-        ("81.2.69.160", ("GB", "EU", "London")),
-        ("::ffff:81.2.69.160", ("GB", "EU", "London")),
-        ("2001:480::1", ("US", "NA", "")),
-        ("10.0.0.1", ("", "", "")),
-        ("not-an-ip", ("", "", "")),
-    ],
-)
-def test_location_from_the_geoip_database(geoip: None, ip: str, expected: tuple) -> None:
-    headers = {"cloudfront-viewer-country": "DE", "cloudfront-viewer-city": "Berlin"}
-    where = visitors.location(ip, headers)
-    assert (where.country, where.continent, where.city) == expected
-
-
-def test_geoip_reader_is_opened_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    opened = []
-    monkeypatch.setattr("geoip2.database.Reader", lambda path, locales: opened.append(path))
-    visitors._geoip_reader.cache_clear()
-    try:
-        visitors._geoip_reader("/data/a.mmdb")
-        visitors._geoip_reader("/data/a.mmdb")
-    finally:
-        visitors._geoip_reader.cache_clear()
-    assert opened == ["/data/a.mmdb"]
 
 
 def test_time_is_utc() -> None:

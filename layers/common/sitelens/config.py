@@ -70,7 +70,10 @@ class Settings:
         return _value("CURSOR_SECRET").encode()
 
     allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
-    geoip_db: str = ""  # path of a GeoLite2 City database; "" for CloudFront's headers
+    geoip_db: str = ""  # path of a MaxMind/DB-IP .mmdb; "" for the country data of iptocc
+    # Any client can send CloudFront-Viewer-* headers: they are read only when the operator
+    # declares that a CloudFront distribution adding them sits in front of the API.
+    behind_cloudfront: bool = False
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
 
 
@@ -119,6 +122,7 @@ def settings() -> Settings:
     return Settings(
         allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
+        behind_cloudfront=_flag("BEHIND_CLOUDFRONT"),
         key_cache_seconds=_seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
         ),

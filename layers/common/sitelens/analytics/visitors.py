@@ -1,8 +1,9 @@
 """Who a visitor is: browser, OS and device from the user agent, language, location.
 
-The parsers (ua-parser, crawlerdetect, the GeoIP database) are imported and built on
-first use and then kept for the container's life, so functions that never look at a
-visitor (the aggregator) do not pay for them at cold start.
+The parsers and data (ua-parser, crawlerdetect, iptocc, the continent table, an .mmdb
+database) are imported and built on first use and then kept for the container's life,
+so functions that never look at a visitor (the aggregator) do not pay for them at cold
+start.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from sitelens.config import settings
 
 if TYPE_CHECKING:
     from crawlerdetect import CrawlerDetect
-    from geoip2.database import Reader
+    from maxminddb import Reader
     from ua_parser import Result
 
 Device = Literal["desktop", "mobile", "tablet", "other"]
@@ -113,38 +114,80 @@ def language(accept_language: str) -> str:
     return primary if primary.isascii() and primary.isalpha() and len(primary) <= 8 else ""
 
 
-@cache
-def _geoip_reader(path: str) -> Reader:
-    from geoip2.database import Reader
+def location(ip: str, headers: Mapping[str, str]) -> Location:
+    """Where the visitor is, from the first of these sources that applies:
 
-    return Reader(path, locales=["en"])
+    1. CloudFront's viewer headers, when SITELENS_BEHIND_CLOUDFRONT declares that a
+       distribution adds them (any client can send them, so they are ignored otherwise);
+    2. the .mmdb database of SITELENS_GEOIP_DB (country, continent, city);
+    3. the registry data shipped in iptocc (country).
+
+    The continent comes from the country when the source has none. Private, reserved
+    and malformed addresses have no location.
+    """
+    current = settings()
+    if current.behind_cloudfront and (viewer := _cloudfront_location(headers)):
+        return viewer
+    address = client_address(ip)
+    if address is None or not address.is_global:
+        return Location()
+    if current.geoip_db:
+        return _mmdb_location(current.geoip_db, address)
+    return _registry_location(address)
 
 
-def _geoip_location(path: str, ip: str) -> Location:
-    from geoip2.errors import AddressNotFoundError
+def continent_of(country: str) -> str:
+    """The continent code (AF, AN, AS, EU, NA, OC, SA) of an ISO country code; "" if unknown."""
+    from pycountry_convert import country_alpha2_to_continent_code
 
     try:
-        city = _geoip_reader(path).city(ip)
-    except AddressNotFoundError:  # private or unknown address
-        return Location()
-    return Location(
-        country=city.country.iso_code or "",
-        continent=city.continent.code or "",
-        city=city.city.name or "",
-    )
+        return country_alpha2_to_continent_code(country)
+    except KeyError:
+        return ""
 
 
-def location(ip: str, headers: Mapping[str, str]) -> Location:
-    """Location from the GeoLite2 City database when one is configured, else from the
-    CloudFront viewer headers (which carry no continent), else unknown."""
-    if path := settings().geoip_db:
-        address = client_address(ip)
-        return _geoip_location(path, str(address)) if address else Location()
+def _cloudfront_location(headers: Mapping[str, str]) -> Location | None:
     country = headers.get("cloudfront-viewer-country", "").strip().upper()
+    if not (len(country) == 2 and country.isascii() and country.isalpha()):
+        return None
+    city = unquote(headers.get("cloudfront-viewer-city", "")).strip()
+    return Location(country=country, continent=continent_of(country), city=city)
+
+
+def _registry_location(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Location:
+    # The country each address block is registered to at its Regional Internet Registry,
+    # refreshed with every iptocc release; it agrees with MaxMind for about 95% of IPv4.
+    from iptocc import country_code
+
+    country = country_code(str(address)) or ""
+    if country == "EU":  # RIPE NCC blocks registered to Europe as a whole: no country
+        return Location(continent="EU")
+    return Location(country=country, continent=continent_of(country))
+
+
+@cache
+def _mmdb_reader(path: str) -> Reader:
+    import maxminddb
+
+    return maxminddb.open_database(path)
+
+
+def _mmdb_location(path: str, address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> Location:
+    # GeoLite2/GeoIP2 and DB-IP share this layout; a Country database has no city.
+    record = _mmdb_reader(path).get(address)
+    country = _text(record, "country", "iso_code")
     return Location(
-        country=country if len(country) == 2 and country.isalpha() else "",
-        city=unquote(headers.get("cloudfront-viewer-city", "")).strip(),
+        country=country,
+        continent=_text(record, "continent", "code") or continent_of(country),
+        city=_text(record, "city", "names", "en"),
     )
+
+
+def _text(record: object, *keys: str) -> str:
+    """record[key][key]... when every level is a map and the value is text, else ""."""
+    for key in keys:
+        record = record.get(key) if isinstance(record, dict) else None
+    return record if isinstance(record, str) else ""
 
 
 def client_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
