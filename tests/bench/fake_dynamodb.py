@@ -107,6 +107,8 @@ class FakeDynamoDB:
         self.calls["PutItem"] += 1
         return {}
 
-    def transact_write_items(self, *, TransactItems: list[dict[str, Any]]) -> dict[str, Any]:
+    def transact_write_items(
+        self, *, TransactItems: list[dict[str, Any]], ClientRequestToken: str = ""
+    ) -> dict[str, Any]:
         self.calls["TransactWriteItems"] += 1
         return {}

@@ -1,5 +1,6 @@
 """What the benchmarks found: `RESULTS` (filled by the tests), the targets of issue 5
-checked against it, the printed table and build/bench.json."""
+checked against it, the printed tables (the targets, then the month's cost when
+`test_zz_cost.py` ran) and build/bench.json."""
 
 from __future__ import annotations
 
@@ -207,10 +208,77 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                     None,
                 )
             )
+    found = results.get("cost")
+    if found:
+        alternatives = found["alternatives_total_usd"]
+        reference = found["reference"]["serverless_website_analytics_per_million_usd"]
+        rows.append(
+            Line(
+                "cost a month: 1M hits, 10k reads, 1k reports",
+                f"${alternatives['rest_api']:.2f} (hit path "
+                f"${found['hit_path_per_million_usd']:.2f}); HTTP API "
+                f"${alternatives['http_api']:.2f}, function URL "
+                f"${alternatives['function_url']:.2f}",
+                f"serverless-website-analytics: ${reference:.2f} / 1M views",
+                None,
+            )
+        )
+    else:
+        rows.append(Line("cost model", "not run", "", None))
     return rows
 
 
-def table(rows: list[Line], context: dict[str, Any]) -> list[str]:
+def _usd(value: float) -> str:
+    return f"${value:.4f}" if 0 < value < 0.01 else f"${value:,.2f}"
+
+
+def _quantity(value: float) -> str:
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:,.1f}" if value >= 1 else f"{value:.4f}"
+
+
+PATH_TITLES = {"hits": "hit path", "api": "API", "fixed": "other"}
+
+
+def cost_table(found: dict[str, Any]) -> list[str]:
+    """The month's bill, line by line, with a subtotal per path and the total."""
+    cells = [("component", "quantity", "unit price", "monthly")]
+    for path, title in PATH_TITLES.items():
+        for line in found["lines"]:
+            if line["path"] == path:
+                cells.append(
+                    (
+                        f"{title}: {line['service']} {line['component']}",
+                        f"{_quantity(line['quantity'])} {line['unit']}",
+                        line["unit_price"],
+                        _usd(line["usd"]),
+                    )
+                )
+        cells.append((f"{title}: subtotal", "", "", _usd(found["totals_usd"][path])))
+    cells.append(("total", "", "", _usd(found["total_usd"])))
+    widths = [max(len(row[i]) for row in cells) for i in range(4)]
+    workload = found["workload"]
+    out = [
+        f"Cost a month: {workload['hits']:,} hits, {workload['reads']:,} API reads, "
+        f"{workload['reports']:,} reports ({found['prices_as_of']} list prices, us-east-1)",
+        "",
+    ]
+    for number, row in enumerate(cells):
+        out.append(
+            "  ".join(
+                cell.rjust(width) if i in (1, 3) else cell.ljust(width)
+                for i, (cell, width) in enumerate(zip(row, widths, strict=True))
+            ).rstrip()
+        )
+        if number == 0:
+            out.append("  ".join("-" * width for width in widths))
+    return out
+
+
+def table(
+    rows: list[Line], context: dict[str, Any], results: dict[str, Any] | None = None
+) -> list[str]:
     widths = [
         max(len(getattr(row, attr)) for row in rows) for attr in ("measure", "value", "target")
     ]
@@ -231,6 +299,9 @@ def table(rows: list[Line], context: dict[str, Any]) -> list[str]:
         "cold start: wall clock of a fresh process's imports and clients (its CPU time in "
         "brackets); warm, seo, ingest: CPU time of this process"
     )
+    found = (RESULTS if results is None else results).get("cost")
+    if found:
+        out += ["", *cost_table(found)]
     return out
 
 

@@ -1,0 +1,622 @@
+"""The cost model of `make bench`: what a month of 1,000,000 tracked hits, 10,000 API reads
+and 1,000 reports costs at AWS list prices, component by component.
+
+Pure arithmetic: `bill(inputs)` turns measured figures (`Inputs`, filled by
+`test_zz_cost.py` from the same bench run) into priced lines. Every price is a `Price`
+and every guess an `Assumption`, each with its reason, so the model can be read and
+challenged line by line.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# ----------------------------------------------------------------------------- prices
+
+PRICES_AS_OF = "June 2025"
+PRICE_NOTE = (
+    f"AWS list prices as of {PRICES_AS_OF} (us-east-1, from memory, not fetched: check "
+    "https://aws.amazon.com/pricing before relying on them); no free tier applied"
+)
+
+
+@dataclass(frozen=True)
+class Price:
+    usd: float
+    per: float  # how many units `usd` buys
+    unit: str
+
+    def cost(self, quantity: float) -> float:
+        return quantity * self.usd / self.per
+
+    def label(self) -> str:
+        per = {1: "", 10_000: "10k ", 1_000_000: "1M "}.get(int(self.per), f"{self.per:g} ")
+        whole, _, cents = f"{self.usd:.10f}".partition(".")
+        return f"${whole}.{cents.rstrip('0').ljust(2, '0')} / {per}{self.unit}"
+
+
+# REST API requests, first 333 million a month.
+API_GATEWAY_REST = Price(3.50, 1_000_000, "requests")
+# HTTP API requests, first 300 million a month (metered in 512 KB steps).
+API_GATEWAY_HTTP = Price(1.00, 1_000_000, "requests")
+# A Lambda function URL: no charge beyond the function's own requests and duration.
+FUNCTION_URL = Price(0.0, 1_000_000, "requests")
+LAMBDA_REQUESTS = Price(0.20, 1_000_000, "requests")
+# arm64, first 7.5 billion GB-seconds a month (x86 is $0.0000166667).
+LAMBDA_ARM64_DURATION = Price(0.0000133334, 1, "GB-s")
+# Standard queue, after the first million a month; every 64 KB of a request is one request.
+SQS_STANDARD = Price(0.40, 1_000_000, "requests")
+# On-demand, Standard table class (halved on 1 November 2024).
+DYNAMODB_WRITES = Price(0.625, 1_000_000, "WRU")
+DYNAMODB_READS = Price(0.125, 1_000_000, "RRU")
+DYNAMODB_STORAGE = Price(0.25, 1, "GB-month")
+# Continuous backups: every table of template.yaml has PointInTimeRecoveryEnabled.
+DYNAMODB_PITR = Price(0.20, 1, "GB-month")
+# Standard log class; Lambda's logs are tiered above 10 TB a month.
+LOGS_INGESTION = Price(0.50, 1, "GB")
+LOGS_STORAGE = Price(0.03, 1, "GB-month")
+# To the internet, after the first 100 GB a month (free across services), up to 10 TB.
+DATA_TRANSFER_OUT = Price(0.09, 1, "GB")
+SECRETS_MANAGER = Price(0.40, 1, "secret-month")
+KMS_REQUESTS = Price(0.03, 10_000, "requests")
+
+# The best-known open-source serverless analytics, in its own worst-case sheet: 1 site,
+# a 15-minute Firehose buffer, 200 dashboard views a month (its README's table, updated
+# later, says $10.18 for the same million).
+SWA_USD_PER_MILLION_VIEWS = 14.64
+SWA_SOURCE = (
+    "rehanvdm/serverless-website-analytics, docs/COST.md, 'Current WORST case projected "
+    "cost', 1,000,000 views (https://github.com/rehanvdm/serverless-website-analytics/blob/"
+    "main/docs/COST.md)"
+)
+
+# ----------------------------------------------------------------------------- workload
+
+HITS = 1_000_000  # tracked hits a month: each one POST /api/event
+READS = 10_000  # API reads a month, each a list page (the dearest read)
+REPORTS = 1_000  # reports created a month
+SECONDS = 730 * 3600  # AWS prices a month as 730 hours
+DAYS = SECONDS / 86_400
+
+# DynamoDB's units and overheads.
+WRITE_UNIT_BYTES = 1024
+READ_UNIT_BYTES = 4096
+ITEM_OVERHEAD_BYTES = 100  # storage adds 100 bytes per item and per index entry
+GIB = 2**30
+
+
+@dataclass(frozen=True)
+class Assumption:
+    value: float
+    reason: str
+
+
+# What the bench cannot measure, each with why this value.
+LAMBDA_FULL_VCPU_MB = Assumption(
+    1769, "Lambda gives a function one full vCPU at 1,769 MB and a proportional share below"
+)
+BENCH_CORE_PER_LAMBDA_CORE = Assumption(
+    1.0, "one core of the bench machine taken as fast as a Graviton vCPU per thread (unmeasured)"
+)
+INIT_CPU_SHARE = Assumption(
+    1.0,
+    "init runs with unthrottled CPU at any memory size (observed, not documented): the "
+    "bench's cold start wall time is used unscaled",
+)
+DYNAMODB_MS = Assumption(
+    5.0, "one in-region DynamoDB GetItem/UpdateItem from Lambda, SDK included: single-digit ms"
+)
+SQS_SEND_MS = Assumption(
+    20.0, "SQS's FAQ puts typical SendMessage latency in the tens of milliseconds"
+)
+FETCH_MS = Assumption(
+    1000.0,
+    "a report fetches the page, robots.txt and a missing-page probe in parallel "
+    "(DNS, TLS, one slow response) from an ordinary site; the deadline is 10 s",
+)
+REPORT_PAGE = Assumption(
+    300.0,
+    "KB of HTML analysed per report: the bench's 300 KB page, bigger than most pages' "
+    "HTML, so the analysis time errs high",
+)
+REPORT_ROUND_TRIPS = Assumption(
+    3.0,
+    "a report create's DynamoDB calls after auth: allocate_id, then a transaction "
+    "(counted twice: transactions take about two round trips)",
+)
+ID_COUNTER_WRU = Assumption(
+    1.0,
+    "allocate_id's UpdateItem of the reports table's counter item, which test_writes "
+    "(the transaction) leaves out",
+)
+SCRIPT_LOADS_PER_HIT = Assumption(
+    0.4,
+    "GET /js/script.js per hit: the script is cached a day (max-age=86400); a new "
+    "visit (40% of the bench's hits) may fetch it, a page within a visit does not",
+)
+API_COLD_SHARE = Assumption(
+    0.5,
+    "share of API reads and report creates that start an environment: one request "
+    "every 4 minutes over several functions, idle environments are reclaimed in minutes",
+)
+HIT_PATH_INITS_PER_HOUR = Assumption(
+    1.0,
+    "cold starts per hour of each always-busy hit-path function: environments are "
+    "replaced every few hours and scale out at peaks; one an hour errs high",
+)
+MESSAGES_PER_RECEIVE = Assumption(
+    1.0,
+    "messages per non-empty ReceiveMessage: at 0.4 hits/s a long poll returns with the "
+    "first message (with 10+ waiting it would carry 10)",
+)
+IDLE_POLLERS = Assumption(
+    5.0,
+    "Lambda's SQS event source long-polls (20 s) with 5 pollers even when the queue is "
+    "empty; their empty receives are billed",
+)
+LONG_POLL_S = Assumption(20.0, "the long-poll wait of Lambda's SQS pollers")
+KMS_REQUESTS_PER_TABLE_HOUR = Assumption(
+    12.0,
+    "rough: SSEEnabled tables use the AWS-managed KMS key, whose table key DynamoDB "
+    "fetches again after minutes unused; one call per table every 5 minutes",
+)
+GATEWAY_HEADER_BYTES = Assumption(
+    300.0,
+    "what API Gateway adds to each response: status line, Date, Content-Length, "
+    "Connection, x-amzn-RequestId, x-amz-apigw-id, X-Amzn-Trace-Id",
+)
+TRAFFIC = Assumption(
+    1.0,
+    "hits arrive as a Poisson stream at the month's average rate; daily peaks would "
+    "make batches larger by day and smaller at night",
+)
+
+
+def assumptions() -> dict[str, dict[str, Any]]:
+    return {
+        name: {"value": value.value, "reason": value.reason}
+        for name, value in globals().items()
+        if isinstance(value, Assumption)
+    }
+
+
+# ----------------------------------------------------------------------------- arithmetic
+
+
+def cpu_stretch(memory_mb: int) -> float:
+    """How much longer CPU-bound work takes in a function of `memory_mb` than on a bench core."""
+    share = min(1.0, memory_mb / LAMBDA_FULL_VCPU_MB.value)
+    return BENCH_CORE_PER_LAMBDA_CORE.value / share
+
+
+def gb_seconds(invocations: float, billed_ms: float, memory_mb: int) -> float:
+    return invocations * billed_ms / 1000 * memory_mb / 1024
+
+
+def billed_ms(ms: float) -> int:
+    """Lambda rounds each invocation's duration up to the millisecond."""
+    return max(1, math.ceil(ms))
+
+
+def cached_lookups(events: float, rate_per_s: float, ttl_s: float) -> float:
+    """Look-ups made by a cache of `ttl_s` seconds for `events` Poisson arrivals: each
+    look-up is followed by `rate * ttl` events, on average, answered from the cache."""
+    return events / (1 + rate_per_s * ttl_s)
+
+
+def poisson(rng: random.Random, mean: float) -> int:
+    """A Poisson draw: Knuth's method for small means, the normal approximation above 500
+    (where exp(-mean) would underflow)."""
+    if mean > 500:
+        return max(0, round(rng.gauss(mean, math.sqrt(mean))))
+    limit, count, product = math.exp(-mean), 0, rng.random()
+    while product > limit:
+        count += 1
+        product *= rng.random()
+    return count
+
+
+def long_polls(rate_per_s: float, pollers: float, wait_s: float, seconds: float) -> float:
+    """ReceiveMessage calls of `pollers` long-polling a queue that gets `rate_per_s`
+    messages (Poisson, shared evenly): a poll ends at its first message or after `wait_s`,
+    so it lasts (1 - exp(-r * wait)) / r on average, r being one poller's share."""
+    share = rate_per_s / pollers
+    mean_s = wait_s if share == 0 else (1 - math.exp(-share * wait_s)) / share
+    return pollers * seconds / mean_s
+
+
+def window_batches(
+    hits: int, rate_per_s: float, window_s: float, batch_size: int, seed: int = 3
+) -> list[int]:
+    """Batch sizes when each batch opens with a hit and takes what arrives within the
+    window (Poisson arrivals), up to `batch_size`; their sum is `hits`."""
+    rng = random.Random(seed)
+    sizes: list[int] = []
+    left = hits
+    while left:
+        size = min(batch_size, left, 1 + poisson(rng, rate_per_s * window_s))
+        sizes.append(size)
+        left -= size
+    return sizes
+
+
+def read_units(item_bytes: int, consistent: bool) -> float:
+    units = math.ceil(item_bytes / READ_UNIT_BYTES)
+    return units if consistent else units / 2
+
+
+def write_units(item_bytes: int) -> int:
+    return max(1, math.ceil(item_bytes / WRITE_UNIT_BYTES))
+
+
+# Lambda's text-format platform log lines, as CloudWatch Logs ingests them.
+_REQUEST_ID = "8d6f4c2e-3b1a-4e5f-9a7b-0c1d2e3f4a5b"
+_START = f"START RequestId: {_REQUEST_ID} Version: $LATEST\n"
+_END = f"END RequestId: {_REQUEST_ID}\n"
+_REPORT = (
+    f"REPORT RequestId: {_REQUEST_ID}\tDuration: 12.34 ms\tBilled Duration: 13 ms\t"
+    "Memory Size: 512 MB\tMax Memory Used: 87 MB\t\n"
+)
+_INIT = (
+    "INIT_START Runtime Version: python:3.13.v31\tRuntime Version ARN: "
+    f"arn:aws:lambda:us-east-1::runtime:{'0' * 64}\n"
+)
+_INIT_DURATION = "Init Duration: 345.67 ms\t"
+
+
+def platform_log_bytes(cold: bool = False) -> int:
+    """Bytes of Lambda's own START, END and REPORT lines for one invocation."""
+    size = len(_START) + len(_END) + len(_REPORT)
+    return size + (len(_INIT) + len(_INIT_DURATION) if cold else 0)
+
+
+# ----------------------------------------------------------------------------- the model
+
+
+@dataclass
+class Inputs:
+    """What the model needs; `sources` says for each figure whether this run measured it."""
+
+    memory_mb: dict[str, int]  # by function name, from template.yaml
+    batch_size: int  # AggregatorFunction's BatchSize
+    window_s: float  # its MaximumBatchingWindowInSeconds
+    writers: int  # the aggregator's parallel UpdateItems
+    website_cache_s: float  # the hit path's cached website look-ups
+    key_cache_s: float  # the API's cached key look-ups
+    tables: int  # DynamoDB tables in template.yaml (KMS)
+    quiet_queues: int  # SQS event sources besides the hits queue, nearly always empty
+    event_cpu_ms: float  # event handler, CPU per hit
+    aggregate_cpu_ms: float  # ingest benchmark: CPU per hit of both stages
+    warm_get_us: float
+    warm_list_us: float
+    warm_create_us: float
+    seo_ms: float  # analysis of one REPORT_PAGE page
+    init_ms: dict[str, float]  # cold start, by function name
+    items_per_page: int  # items read by the dearest list page (no search)
+    requests_per_page: int
+    report_create_wru: float  # the create transaction (test_writes)
+    report_item_bytes: int
+    report_storage_bytes: int  # a report and its index entries, with overheads
+    batching: dict[str, float]  # at the deployed window: see `batching`
+    full_batch_writes_per_hit: float  # ingest benchmark at the deployed BatchSize
+    message_bytes: int  # a hit's SQS message
+    stats_items_per_day: float
+    stats_item_bytes: float
+    event_response_bytes: int  # the event function's 202: body and headers
+    script_response_bytes: int  # GET /js/script.js, 200 with the script (uncompressed)
+    event_log_bytes: float  # the event function's own log bytes per invocation
+    aggregate_log_bytes: float  # the aggregator's own log bytes per invocation
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def batching(
+    batches: Sequence[Sequence[Any]], keys_of: Any, key_bytes: Any, writers: int
+) -> dict[str, float]:
+    """Per hit and per batch figures of the aggregator for these batches of hits:
+    `keys_of(batch)` is the set of counters a batch writes, `key_bytes(key)` a counter
+    item's size."""
+    hits = sum(len(b) for b in batches)
+    writes = wru = rounds = deletes = 0
+    for batch in batches:
+        keys = keys_of(batch)
+        writes += len(keys)
+        wru += sum(write_units(key_bytes(key)) for key in keys)
+        rounds += math.ceil(len(keys) / writers)
+        deletes += math.ceil(len(batch) / 10)  # DeleteMessageBatch: 10 messages a call
+    return {
+        "hits_per_batch": hits / len(batches),
+        "batches_per_hit": len(batches) / hits,
+        "writes_per_hit": writes / hits,
+        "wru_per_hit": wru / hits,
+        "write_rounds_per_batch": rounds / len(batches),
+        "deletes_per_batch": deletes / len(batches),
+    }
+
+
+@dataclass(frozen=True)
+class Line:
+    path: str  # "hits", "api" or "fixed"
+    service: str
+    component: str
+    quantity: float
+    unit: str
+    price: Price
+    usd: float
+
+    def as_dict(self) -> dict[str, Any]:
+        found = asdict(self)
+        found["unit_price"] = self.price.label()
+        found["price"] = asdict(self.price)
+        found["usd"] = round(self.usd, 4)
+        return found
+
+
+def _line(path: str, service: str, component: str, quantity: float, price: Price) -> Line:
+    return Line(path, service, component, quantity, price.unit, price, price.cost(quantity))
+
+
+def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
+    """A month's lines; `hit_api` prices the POST /api/event requests."""
+    lines: list[Line] = []
+    mem = m.memory_mb
+    rate = HITS / SECONDS
+    api_requests = READS + REPORTS
+
+    # Hit path: the gateway, the event function, the queue, the aggregator, the counters.
+    script_loads = HITS * SCRIPT_LOADS_PER_HIT.value
+    gateway = {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}
+    name = gateway.get(id(hit_api), "REST")
+    lines.append(_line("hits", "API Gateway", f"{name}: POST /api/event", HITS, hit_api))
+    lines.append(
+        _line("hits", "API Gateway", "REST: GET /js/script.js", script_loads, API_GATEWAY_REST)
+    )
+    batches = HITS * m.batching["batches_per_hit"]
+    lines.append(
+        _line(
+            "hits",
+            "Lambda",
+            "requests: event, script, aggregator",
+            HITS + script_loads + batches,
+            LAMBDA_REQUESTS,
+        )
+    )
+
+    website_lookups = cached_lookups(HITS, rate, m.website_cache_s)
+    event_ms = (
+        m.event_cpu_ms * cpu_stretch(mem["EventFunction"])
+        + SQS_SEND_MS.value
+        + website_lookups / HITS * 2 * DYNAMODB_MS.value
+    )
+    exists_lookups = cached_lookups(batches, batches / SECONDS, m.website_cache_s)
+    aggregate_ms = (
+        m.batching["hits_per_batch"] * m.aggregate_cpu_ms * cpu_stretch(mem["AggregatorFunction"])
+        + exists_lookups / batches * DYNAMODB_MS.value
+        + m.batching["write_rounds_per_batch"] * DYNAMODB_MS.value
+    )
+    script_ms = m.warm_get_us / 1000 * cpu_stretch(mem["ScriptFunction"])
+    inits = HIT_PATH_INITS_PER_HOUR.value * SECONDS / 3600
+    for name, invocations, ms in (
+        ("EventFunction", HITS, event_ms),
+        ("AggregatorFunction", batches, aggregate_ms),
+        ("ScriptFunction", script_loads, script_ms),
+    ):
+        init = m.init_ms[name] * INIT_CPU_SHARE.value
+        quantity = gb_seconds(invocations, billed_ms(ms), mem[name]) + gb_seconds(
+            inits, billed_ms(init), mem[name]
+        )
+        lines.append(
+            _line(
+                "hits",
+                "Lambda",
+                f"GB-s: {name} ({mem[name]} MB, {billed_ms(ms)} ms; "
+                f"{inits:.0f} inits x {billed_ms(init)} ms)",
+                quantity,
+                LAMBDA_ARM64_DURATION,
+            )
+        )
+
+    chunks = math.ceil(m.message_bytes / (64 * 1024))
+    lines.append(_line("hits", "SQS", "SendMessage", HITS * chunks, SQS_STANDARD))
+    polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
+    receives = max(polls, HITS / MESSAGES_PER_RECEIVE.value)
+    lines.append(
+        _line(
+            "hits",
+            "SQS",
+            f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
+            f"{receives - HITS / MESSAGES_PER_RECEIVE.value:,.0f} of them empty)",
+            receives,
+            SQS_STANDARD,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "SQS",
+            f"DeleteMessageBatch (batches of {m.batching['hits_per_batch']:.1f} hits)",
+            batches * m.batching["deletes_per_batch"],
+            SQS_STANDARD,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "DynamoDB",
+            f"writes: stats counters ({m.batching['writes_per_hit']:.2f} per hit)",
+            HITS * m.batching["wru_per_hit"],
+            DYNAMODB_WRITES,
+        )
+    )
+    # by_host: the claim (eventually consistent) and the website (consistent), both small;
+    # the aggregator's existence check: the website (consistent).
+    lines.append(
+        _line(
+            "hits",
+            "DynamoDB",
+            "reads: cached website look-ups (event, aggregator)",
+            website_lookups * 1.5 + exists_lookups * 1.0,
+            DYNAMODB_READS,
+        )
+    )
+
+    # API: reads and report creates.
+    lines.append(
+        _line(
+            "api", "API Gateway", "REST: reads and report creates", api_requests, API_GATEWAY_REST
+        )
+    )
+    lines.append(
+        _line("api", "Lambda", "requests: reads, report creates", api_requests, LAMBDA_REQUESTS)
+    )
+    key_lookups = cached_lookups(api_requests, api_requests / SECONDS, m.key_cache_s)
+    key_share = key_lookups / api_requests
+    read_ms = (
+        m.warm_list_us / 1000 * cpu_stretch(mem["ListReportsFunction"])
+        + key_share * 2 * DYNAMODB_MS.value
+        + m.requests_per_page * DYNAMODB_MS.value
+    )
+    create_mem = mem["CreateReportFunction"]
+    create_ms = (
+        (m.warm_create_us / 1000 + m.seo_ms) * cpu_stretch(create_mem)
+        + FETCH_MS.value
+        + key_share * 2 * DYNAMODB_MS.value
+        + REPORT_ROUND_TRIPS.value * DYNAMODB_MS.value
+    )
+    for name, requests, ms in (
+        ("ListReportsFunction", READS, read_ms),
+        ("CreateReportFunction", REPORTS, create_ms),
+    ):
+        cold = requests * API_COLD_SHARE.value
+        init = m.init_ms[name] * INIT_CPU_SHARE.value
+        quantity = gb_seconds(requests, billed_ms(ms), mem[name]) + gb_seconds(
+            cold, billed_ms(init), mem[name]
+        )
+        label = "reads" if name == "ListReportsFunction" else "report creates"
+        lines.append(
+            _line(
+                "api",
+                "Lambda",
+                f"GB-s: {label} ({mem[name]} MB, {billed_ms(ms)} ms; "
+                f"{cold:.0f} inits x {billed_ms(init)} ms)",
+                quantity,
+                LAMBDA_ARM64_DURATION,
+            )
+        )
+    # A list page: every item read counted as a whole consistent read of a report's size
+    # (index entries are smaller and Query rounds the page's sum, so this errs high).
+    lines.append(
+        _line(
+            "api",
+            "DynamoDB",
+            f"reads: list pages ({m.items_per_page} items each)",
+            READS * m.items_per_page * read_units(m.report_item_bytes, consistent=True),
+            DYNAMODB_READS,
+        )
+    )
+    lines.append(
+        _line(
+            "api",
+            "DynamoDB",
+            f"reads: API key look-ups ({key_share:.0%} miss the {m.key_cache_s:g} s cache)",
+            key_lookups * 2 * read_units(200, consistent=False),
+            DYNAMODB_READS,
+        )
+    )
+    lines.append(
+        _line(
+            "api",
+            "DynamoDB",
+            "writes: report creates",
+            REPORTS * (m.report_create_wru + ID_COUNTER_WRU.value),
+            DYNAMODB_WRITES,
+        )
+    )
+
+    # Storage, logs, fixed charges.
+    stats_gb = m.stats_items_per_day * DAYS * (m.stats_item_bytes + ITEM_OVERHEAD_BYTES) / GIB
+    reports_gb = REPORTS * m.report_storage_bytes / GIB
+    lines.append(
+        _line("hits", "DynamoDB", "storage: a month of stats counters", stats_gb, DYNAMODB_STORAGE)
+    )
+    lines.append(
+        _line("api", "DynamoDB", "storage: a month of reports", reports_gb, DYNAMODB_STORAGE)
+    )
+    lines.append(
+        _line(
+            "fixed",
+            "DynamoDB",
+            "point-in-time recovery of that storage",
+            stats_gb + reports_gb,
+            DYNAMODB_PITR,
+        )
+    )
+    warm_bytes = platform_log_bytes()
+    cold_extra = platform_log_bytes(cold=True) - warm_bytes
+    hit_logs = (
+        HITS * (warm_bytes + m.event_log_bytes)
+        + batches * (warm_bytes + m.aggregate_log_bytes)
+        + script_loads * warm_bytes
+        + 3 * inits * cold_extra
+    ) / GIB
+    api_logs = (api_requests * warm_bytes + api_requests * API_COLD_SHARE.value * cold_extra) / GIB
+    lines.append(_line("hits", "CloudWatch Logs", "ingestion: hit path", hit_logs, LOGS_INGESTION))
+    lines.append(_line("api", "CloudWatch Logs", "ingestion: API", api_logs, LOGS_INGESTION))
+    lines.append(
+        _line(
+            "fixed",
+            "CloudWatch Logs",
+            "storage: a month of logs (no retention set)",
+            hit_logs + api_logs,
+            LOGS_STORAGE,
+        )
+    )
+    headers = GATEWAY_HEADER_BYTES.value
+    hit_egress = (
+        HITS * (m.event_response_bytes + headers)
+        + script_loads * (m.script_response_bytes + headers)
+    ) / GIB
+    # Reads as if each page carried whole reports (list pages show less): errs high.
+    api_egress = (
+        READS * m.items_per_page * m.report_item_bytes + REPORTS * m.report_item_bytes
+    ) / GIB
+    lines.append(
+        _line(
+            "hits",
+            "Data transfer",
+            "out: 202s and script.js",
+            hit_egress,
+            DATA_TRANSFER_OUT,
+        )
+    )
+    lines.append(_line("api", "Data transfer", "out: API responses", api_egress,
+                       DATA_TRANSFER_OUT))  # fmt: skip
+    quiet = m.quiet_queues * long_polls(0.0, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
+    lines.append(
+        _line(
+            "fixed",
+            "SQS",
+            f"ReceiveMessage: empty long polls of {m.quiet_queues} other queue(s)",
+            quiet,
+            SQS_STANDARD,
+        )
+    )
+    lines.append(_line("fixed", "Secrets Manager", "the cursor secret", 1, SECRETS_MANAGER))
+    kms = m.tables * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
+    lines.append(_line("fixed", "KMS", "DynamoDB's AWS-managed key (rough)", kms, KMS_REQUESTS))
+    return lines
+
+
+def total(lines: Iterable[Line], path: str | None = None) -> float:
+    return sum(line.usd for line in lines if path is None or line.path == path)
+
+
+def by_service(lines: Iterable[Line], path: str) -> dict[str, float]:
+    found: dict[str, float] = {}
+    for line in lines:
+        if line.path == path:
+            found[line.service] = found.get(line.service, 0.0) + line.usd
+    return dict(sorted(found.items(), key=lambda item: -item[1]))

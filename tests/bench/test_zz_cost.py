@@ -1,0 +1,580 @@
+"""Cost: a month of 1,000,000 hits, 10,000 API reads and 1,000 reports at AWS list prices,
+from this run's measurements (`tests/bench/cost.py` holds the prices, the assumptions and
+the arithmetic).
+
+Named to be collected last, so `report.RESULTS` already holds the other benchmarks'
+figures: the ingest CPU per hit, warm overhead, SEO analysis time, cold starts, items read
+per list page, report write units. A figure this run did not measure falls back to
+`DEFAULTS` (the README's run), and a note says so.
+
+What only this module measures: at 1,000,000 hits a month (0.38 a second) the aggregator's
+batches are closed by its batching window long before they reach BatchSize, so the writes
+per hit are counted here for batches of that size, on one day of the ingest benchmark's
+traffic (its generator, the real event handler, the real `sum_counts`). The same day gives
+the stats counters a day stores, the event handler's CPU per hit, its response and SQS
+message sizes and what it logs; real aggregator invocations give the aggregator's log
+bytes, and the script handler the size of GET /js/script.js.
+"""
+
+from __future__ import annotations
+
+import gc
+import io
+import json
+import math
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from unittest import mock
+
+import boto3
+import pytest
+
+from sitelens import clock, config
+from sitelens.analytics import aggregation
+from sitelens.analytics.aggregation import sum_counts
+from sitelens.analytics.hits import Hit
+from sitelens.data import clients, stats
+from sitelens.data import reports as stored_reports
+from sitelens.data import websites as stored_websites
+from sitelens.data.items import to_item
+from sitelens.data.transactions import item_size
+from sitelens.local import gateway, template, worker
+from sitelens.log import logger
+from sitelens.reports.rules import project_of
+from sitelens.seo.analysis import analyse, band
+from tests.bench import cost, pages, report, test_ingest, test_writes, timing
+
+# Used only when this run did not measure the figure: the README's run (commit f9454dd,
+# 2 cores of an AMD EPYC, Python 3.11.7) and test_writes on the same tree.
+DEFAULTS: dict[str, Any] = {
+    "aggregate_cpu_ms": 1000 / 8545,  # ingest: 8,545 hits/s, both stages
+    "full_batch_writes_per_hit": 1193 / 10_000,  # ingest at BatchSize 5,000
+    "warm_get_us": 13.0,
+    "warm_list_us": 78.0,
+    "warm_create_us": 66.0,
+    "seo_ms": 7.1,  # the 300 KB page
+    "init_ms": 202.0,  # the slowest handler's cold start, for every function
+    "items_per_page": 11,
+    "requests_per_page": 2,
+    "report_create_wru": 36.0,
+    "report_item_bytes": 6113,
+}
+TIMED_HITS = 2_000  # events per sample of the event handler's CPU time
+AGGREGATED_BATCHES = 20  # window-sized batches run through the real aggregator (logs)
+WINDOWS_S = (0.0, 60.0, 300.0)  # batching windows compared with the deployed one
+DAY = datetime(2026, 3, 3, tzinfo=UTC)
+
+
+# ----------------------------------------------------------------------------- unit checks
+
+
+def test_price_arithmetic() -> None:
+    assert cost.API_GATEWAY_REST.cost(1_000_000) == pytest.approx(3.50)
+    assert cost.API_GATEWAY_HTTP.cost(1_000_000) == pytest.approx(1.00)
+    assert cost.FUNCTION_URL.cost(1_000_000) == 0
+    assert cost.LAMBDA_REQUESTS.cost(2_500_000) == pytest.approx(0.50)
+    assert cost.DYNAMODB_WRITES.cost(4_000_000) == pytest.approx(2.50)
+    assert cost.KMS_REQUESTS.cost(20_000) == pytest.approx(0.06)
+    assert cost.gb_seconds(1_000_000, 11, 512) == pytest.approx(5_500)
+    assert cost.LAMBDA_ARM64_DURATION.cost(5_500) == pytest.approx(0.0733, abs=1e-4)
+    assert cost.API_GATEWAY_REST.label() == "$3.50 / 1M requests"
+    assert cost.DYNAMODB_WRITES.label() == "$0.625 / 1M WRU"
+    assert cost.LAMBDA_ARM64_DURATION.label() == "$0.0000133334 / GB-s"
+
+
+def test_model_arithmetic() -> None:
+    assert (cost.billed_ms(0.2), cost.billed_ms(10.0), cost.billed_ms(10.01)) == (1, 10, 11)
+    assert cost.cpu_stretch(1769) == pytest.approx(1.0)
+    assert cost.cpu_stretch(3008) == pytest.approx(1.0)
+    assert cost.cpu_stretch(512) == pytest.approx(1769 / 512)
+    assert cost.cached_lookups(100, 0.0, 30) == 100  # nothing arrives within the TTL
+    assert cost.cached_lookups(1000, 1.0, 9) == pytest.approx(100)
+    assert (cost.read_units(6113, True), cost.read_units(200, False)) == (2, 0.5)
+    assert (cost.write_units(1024), cost.write_units(1025), cost.write_units(10)) == (1, 2, 1)
+    assert cost.window_batches(10, 0.0, 10, 5000) == [1] * 10
+    sizes = cost.window_batches(100_000, 0.38, 10, 5000)
+    assert sum(sizes) == 100_000 and max(sizes) <= 5000
+    assert sum(sizes) / len(sizes) == pytest.approx(1 + 3.8, rel=0.02)
+    assert cost.window_batches(10_000, 1000.0, 10, 5000) == [5000, 5000]
+    polls = cost.long_polls(0.0, 5, 20, 3600)
+    assert polls == 900  # idle: 5 pollers, one 20 s poll after another
+    assert 900 < cost.long_polls(0.38, 5, 20, 3600) < 900 + 0.38 * 3600
+    found = cost.batching([["a", "b"], ["a"]], keys_of=set, key_bytes=lambda key: 1500, writers=1)
+    assert found == {
+        "hits_per_batch": 1.5,
+        "batches_per_hit": 2 / 3,
+        "writes_per_hit": 1.0,
+        "wru_per_hit": 2.0,
+        "write_rounds_per_batch": 1.5,
+        "deletes_per_batch": 1.0,
+    }
+
+
+def test_gateway_alternatives() -> None:
+    """Only the POST /api/event line changes between REST, HTTP API and a function URL."""
+    inputs = _inputs_from({}, _toy_measured())
+    rest, http, url = (
+        cost.total(cost.bill(inputs, price))
+        for price in (cost.API_GATEWAY_REST, cost.API_GATEWAY_HTTP, cost.FUNCTION_URL)
+    )
+    assert rest - http == pytest.approx(2.50)
+    assert rest - url == pytest.approx(3.50)
+    lines = cost.bill(inputs)
+    assert cost.total(lines) == pytest.approx(sum(cost.total(lines, p) for p in PATHS))
+    event = next(line for line in lines if "POST /api/event" in line.component)
+    assert (event.component, event.quantity) == ("REST: POST /api/event", cost.HITS)
+    assert event.usd == pytest.approx(3.50)
+
+
+# ----------------------------------------------------------------------------- the run
+
+PATHS = ("hits", "api", "fixed")
+
+
+def _toy_measured() -> dict[str, Any]:
+    return {
+        "event_cpu_ms": 0.1,
+        "batching": {
+            "hits_per_batch": 4.8,
+            "batches_per_hit": 1 / 4.8,
+            "writes_per_hit": 5.0,
+            "wru_per_hit": 5.0,
+            "write_rounds_per_batch": 3.0,
+            "deletes_per_batch": 1.0,
+        },
+        "message_bytes": 400,
+        "stats_items_per_day": 1000.0,
+        "stats_item_bytes": 120.0,
+        "report_storage_bytes": 9000,
+        "event_response_bytes": 150,
+        "script_response_bytes": 3000,
+        "event_log_bytes": 0.0,
+        "aggregate_log_bytes": 450.0,
+    }
+
+
+def _deployed(spec: dict[str, Any]) -> dict[str, Any]:
+    """Memory of every function, the aggregator's batching, the table count."""
+    resources = spec["Resources"]
+    default = int(spec["Globals"]["Function"]["MemorySize"])
+    memory = {
+        name: int(resource["Properties"].get("MemorySize", default))
+        for name, resource in resources.items()
+        if resource.get("Type") == "AWS::Serverless::Function"
+    }
+    hits = resources["AggregatorFunction"]["Properties"]["Events"]["Hits"]["Properties"]
+    queue_sources = [
+        event
+        for resource in resources.values()
+        if resource.get("Type") == "AWS::Serverless::Function"
+        for event in (resource["Properties"].get("Events") or {}).values()
+        if event.get("Type") == "SQS"
+    ]
+    return {
+        "quiet_queues": len(queue_sources) - 1,
+        "memory_mb": memory,
+        "batch_size": int(hits["BatchSize"]),
+        "window_s": float(hits["MaximumBatchingWindowInSeconds"]),
+        "tables": len(template.tables(spec)),
+    }
+
+
+def _measured_elsewhere(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The other benchmarks' figures this model uses, and where each came from."""
+    found: dict[str, Any] = {}
+    sources: dict[str, str] = {}
+
+    def take(name: str, value: Any, source: str) -> None:
+        found[name], sources[name] = value, source
+
+    ingest = results.get("ingest")
+    if ingest:
+        take("aggregate_cpu_ms", 1000 / ingest["hits_per_s"], "test_ingest (both stages)")
+        take(
+            "full_batch_writes_per_hit",
+            ingest["writes_at_deployed_batch"] / ingest["hits"],
+            "test_ingest",
+        )
+    warm = results.get("warm_us")
+    if warm:
+        for op in ("get", "list", "create"):
+            take(f"warm_{op}_us", warm[f"sitelens_{op}"], "test_warm")
+    seo = results.get("seo_ms")
+    page = f"{cost.REPORT_PAGE.value:.0f}kb"
+    if seo and f"sitelens_{page}" in seo:
+        take("seo_ms", seo[f"sitelens_{page}"], f"test_seo ({page})")
+    handlers = results.get("cold_start_handlers_ms")
+    if handlers:
+        take("init_ms", dict(handlers), "test_cold_start (wall clock)")
+    reads = results.get("reads_per_page")
+    if reads:
+        plain = [key for key in reads if ":search=" not in key]
+        take("items_per_page", max(reads[key] for key in plain), "test_reads (max, no search)")
+        requests = results.get("requests_per_page") or {}
+        if requests:
+            take(
+                "requests_per_page",
+                max(requests[key] for key in plain if key in requests),
+                "test_reads (max, no search)",
+            )
+    units = results.get("report_write_units")
+    if units:
+        take("report_create_wru", units["after_slim_projection"]["create"], "test_writes")
+        take("report_item_bytes", units["item_bytes"], "test_writes")
+    return found, sources
+
+
+def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost.Inputs:
+    """The model's inputs: template and code settings, this module's measurements, the
+    other benchmarks' figures, and the defaults for whatever is missing."""
+    deployed = _deployed(template.load())
+    found, sources = _measured_elsewhere(results)
+    for name, default in DEFAULTS.items():
+        if name not in found:
+            found[name], sources[name] = default, "default (README run)"
+    functions = deployed["memory_mb"]
+    init = found.pop("init_ms")
+    init_ms = {
+        name: float(init.get(name, DEFAULTS["init_ms"])) if isinstance(init, dict) else init
+        for name in functions
+    }
+    sources.update({name: "this module" for name in measured_here})
+    return cost.Inputs(
+        memory_mb=functions,
+        batch_size=deployed["batch_size"],
+        window_s=deployed["window_s"],
+        writers=aggregation.WRITERS,
+        website_cache_s=stored_websites.CACHE_SECONDS,
+        key_cache_s=config.DEFAULT_KEY_CACHE_SECONDS,
+        tables=deployed["tables"],
+        quiet_queues=deployed["quiet_queues"],
+        init_ms=init_ms,
+        **found,
+        **measured_here,
+        sources=sources,
+    )
+
+
+def _response_bytes(answer: dict[str, Any]) -> int:
+    """A proxy response as sent: the body and the handler's headers."""
+    headers = answer.get("headers") or {}
+    return len((answer.get("body") or "").encode()) + sum(
+        len(name) + len(value) + 4 for name, value in headers.items()
+    )
+
+
+def _script_response_bytes() -> int:
+    """GET /js/script.js through the real handler, for a browser without a cached copy."""
+    script = gateway.load_module(report.ROOT / "functions/analytics/script/app.py").handler
+    event = gateway.proxy_event("GET", "/js/script.js", "/js/script.js", headers={"Accept": "*/*"})
+    answer = script(event, gateway.LambdaContext("ScriptFunction"))
+    assert answer["statusCode"] == 200, answer
+    return _response_bytes(answer)
+
+
+def _message_bytes(message: dict[str, Any]) -> int:
+    """What SQS bills of a message: its body and attributes (names, types, values)."""
+    attributes = message.get("MessageAttributes") or {}
+    return len(message["Body"].encode()) + sum(
+        len(name) + len(value["DataType"]) + len(value["StringValue"].encode())
+        for name, value in attributes.items()
+    )
+
+
+@contextmanager
+def _captured_logs() -> Iterator[io.StringIO]:
+    """The structured logger at the deployed level (INFO), written to a buffer."""
+    handler = logger.registered_handler
+    level = logger.log_level
+    buffer = io.StringIO()
+    saved = handler.setStream(buffer)  # type: ignore[attr-defined]
+    logger.setLevel("INFO")
+    try:
+        yield buffer
+    finally:
+        logger.setLevel(level)
+        handler.setStream(saved)  # type: ignore[attr-defined]
+
+
+def _counter_bytes(website_id: int, day_totals: dict[Any, int]) -> Callable[[Any], int]:
+    """A stats counter item's size as `stats.add` writes it (series, slot, value, count,
+    the batch token)."""
+    sizes: dict[Any, int] = {}
+
+    def size(key: Any) -> int:
+        if key not in sizes:
+            _, name, value, day = key
+            sizes[key] = item_size(
+                {
+                    "series": {"S": f"{website_id}#{name}"},
+                    "slot": {"S": stats.slot(day, value)},
+                    "count": {"N": str(day_totals.get(key, 1))},
+                    "value": {"S": value},
+                    "batch": {"S": "0" * 24},
+                }
+            )
+        return sizes[key]
+
+    return size
+
+
+def _report_storage_bytes() -> int:
+    """A report as test_writes builds it, stored: the item and its index entries, each with
+    DynamoDB's per-item overhead."""
+    analysed = analyse(pages.site(60_000, seed=3))
+    url = "https://www.example.com/pricing"
+    record = {
+        "account": "1",
+        "id": 42,
+        "url": url,
+        "search": url,
+        "project": project_of(url),
+        "results": json.dumps(analysed.results, separators=(",", ":")),
+        "score": analysed.score,
+        "result": band(analysed.score),
+        "privacy": 0,
+        "generated_at": "2026-11-22T10:00:00.000000Z",
+        "created_at": "2026-11-22T10:00:00.000000Z",
+        "updated_at": "2026-11-22T10:00:00.000000Z",
+        "version": 1,
+        "write_id": "0" * 32,
+    }
+    item = to_item(stored_reports.COLLECTION.with_index_keys(record))
+    total = item_size(item) + cost.ITEM_OVERHEAD_BYTES
+    for index in test_writes._indexes():
+        if all(k["AttributeName"] in item for k in index["KeySchema"]):
+            entry = test_writes._entry(item, index, "INCLUDE")
+            total += item_size(entry) + cost.ITEM_OVERHEAD_BYTES
+    return total
+
+
+def test_cost(aws_env: None, deployed_logging: None) -> None:
+    deployed = _deployed(template.load())
+    website_id = test_ingest._website()
+    per_day = round(cost.HITS / cost.DAYS)
+    events = test_ingest.hit_events(per_day, seed=23)
+    queue = test_ingest.QueueStub()
+    stubs = {"sqs": queue, "dynamodb": boto3.client("dynamodb")}
+    clients.reset()
+    stored_websites.forget_all()
+    with mock.patch("boto3.client", side_effect=lambda service, **_: stubs[service]):
+        clients.client("sqs")
+        clients.client("dynamodb")
+    collect = gateway.load_module(test_ingest.EVENT_APP).handler
+    aggregate = gateway.load_module(test_ingest.AGGREGATE_APP).handler
+    collect_context = gateway.LambdaContext("EventFunction")
+
+    # One day of hits, spread evenly over the day, through the real event handler.
+    step = timedelta(seconds=86_400 / per_day)
+    moment = [DAY]
+    try:
+        with mock.patch.object(clock, "now", lambda: moment[0]), _captured_logs() as logs:
+            answers = []
+            for number, event in enumerate(events):
+                moment[0] = DAY + number * step
+                answers.append(collect(event, collect_context))
+        assert {answer["statusCode"] for answer in answers} == {202}
+        event_response_bytes = max(map(_response_bytes, answers))
+        event_log_bytes = len(logs.getvalue().encode()) / per_day
+        messages = list(queue.messages)
+        hits = [Hit.from_json(m["Body"]) for m in messages]
+        message_bytes = max(map(_message_bytes, messages))
+
+        # The event handler's CPU per hit, medians of interleaved runs.
+        def sample() -> float:
+            queue.messages.clear()
+            gc.collect()
+            begin = time.process_time()
+            for event in events[:TIMED_HITS]:
+                collect(event, collect_context)
+            return (time.process_time() - begin) * 1000 / TIMED_HITS
+
+        with timing.own_garbage_only():
+            event_cpu_ms = timing.interleaved({"event": sample})["event"]
+
+        # Writes per hit for batches the deployed window closes, and for longer windows.
+        day_totals = sum_counts(hits)
+        key_bytes = _counter_bytes(website_id, day_totals)
+        rate = cost.HITS / cost.SECONDS
+
+        def keys_of(batch: list[Hit]) -> set[Any]:
+            return set(sum_counts(batch))
+
+        def batches_for(window_s: float) -> list[list[Hit]]:
+            sizes = cost.window_batches(len(hits), rate, window_s, deployed["batch_size"])
+            found, start = [], 0
+            for size in sizes:
+                found.append(hits[start : start + size])
+                start += size
+            return found
+
+        by_window = {
+            window: cost.batching(batches_for(window), keys_of, key_bytes, aggregation.WRITERS)
+            for window in (deployed["window_s"], *WINDOWS_S)
+        }
+        size = deployed["batch_size"]
+        full = [hits[i : i + size] for i in range(0, len(hits), size)]
+        by_window["full"] = cost.batching(full, keys_of, key_bytes, aggregation.WRITERS)
+
+        # The real aggregator on window-sized batches: it counts, and what it logs.
+        records = [worker.lambda_record(m, "HitsQueue") for m in messages]
+        aggregate_context = gateway.LambdaContext("AggregatorFunction")
+        sizes = cost.window_batches(len(hits), rate, deployed["window_s"], deployed["batch_size"])
+        with _captured_logs() as logs:
+            start = 0
+            for size in sizes[:AGGREGATED_BATCHES]:
+                answer = aggregate({"Records": records[start : start + size]}, aggregate_context)
+                assert answer["batchItemFailures"] == []
+                start += size
+        aggregate_log_bytes = len(logs.getvalue().encode()) / AGGREGATED_BATCHES
+    finally:
+        stored_websites.forget_all()
+
+    measured_here = {
+        "event_cpu_ms": event_cpu_ms,
+        "batching": by_window[deployed["window_s"]],
+        "message_bytes": message_bytes,
+        "stats_items_per_day": float(len(day_totals)),
+        "stats_item_bytes": sum(map(key_bytes, day_totals)) / len(day_totals),
+        "report_storage_bytes": _report_storage_bytes(),
+        "event_response_bytes": event_response_bytes,
+        "script_response_bytes": _script_response_bytes(),
+        "event_log_bytes": event_log_bytes,
+        "aggregate_log_bytes": aggregate_log_bytes,
+    }
+    inputs = _inputs_from(report.RESULTS, measured_here)
+    report.RESULTS["cost"] = summary(inputs, by_window)
+    report.NOTES.extend(notes(report.RESULTS["cost"], inputs))
+
+
+def summary(inputs: cost.Inputs, by_window: dict[Any, dict[str, float]]) -> dict[str, Any]:
+    lines = cost.bill(inputs)
+    totals = {path: cost.total(lines, path) for path in PATHS}
+    alternatives = {
+        name: cost.total(cost.bill(inputs, price))
+        for name, price in (
+            ("rest_api", cost.API_GATEWAY_REST),
+            ("http_api", cost.API_GATEWAY_HTTP),
+            ("function_url", cost.FUNCTION_URL),
+        )
+    }
+    hit_alternatives = {
+        name: cost.total(cost.bill(inputs, price), "hits")
+        for name, price in (
+            ("rest_api", cost.API_GATEWAY_REST),
+            ("http_api", cost.API_GATEWAY_HTTP),
+            ("function_url", cost.FUNCTION_URL),
+        )
+    }
+    services = cost.by_service(lines, "hits")
+    top, top_usd = next(iter(services.items()))
+    biggest = max((line for line in lines if line.path == "hits"), key=lambda line: line.usd)
+    per_million = totals["hits"] / cost.HITS * 1_000_000
+    return {
+        "prices": cost.PRICE_NOTE,
+        "prices_as_of": cost.PRICES_AS_OF,
+        "workload": {
+            "hits": cost.HITS,
+            "reads": cost.READS,
+            "reports": cost.REPORTS,
+            "month_hours": cost.SECONDS / 3600,
+        },
+        "lines": [line.as_dict() for line in lines],
+        "total_usd": round(sum(totals.values()), 2),
+        "totals_usd": {path: round(value, 4) for path, value in totals.items()},
+        "hit_path_per_million_usd": round(per_million, 2),
+        "alternatives_total_usd": {k: round(v, 2) for k, v in alternatives.items()},
+        "alternatives_hit_path_usd": {k: round(v, 2) for k, v in hit_alternatives.items()},
+        "reference": {
+            "serverless_website_analytics_per_million_usd": cost.SWA_USD_PER_MILLION_VIEWS,
+            "source": cost.SWA_SOURCE,
+        },
+        "hit_path_by_service_usd": {k: round(v, 4) for k, v in services.items()},
+        "dominant": {
+            "service": top,
+            "usd": round(top_usd, 2),
+            "share_of_hit_path": round(top_usd / totals["hits"], 3),
+            "line": biggest.component,
+            "line_usd": round(biggest.usd, 2),
+        },
+        "batching_by_window": {
+            str(window): {k: round(v, 3) for k, v in figures.items()}
+            for window, figures in by_window.items()
+        },
+        "inputs": {
+            name: value
+            for name, value in vars(inputs).items()
+            if name not in ("sources", "batching")
+        },
+        "sources": inputs.sources,
+        "assumptions": cost.assumptions(),
+    }
+
+
+def notes(found: dict[str, Any], inputs: cost.Inputs) -> list[str]:
+    """What the cost table means, for the printed notes."""
+    out = [f"cost: {found['prices']}"]
+    defaulted = sorted(k for k, v in inputs.sources.items() if v.startswith("default"))
+    if defaulted:
+        out.append(f"cost: not measured in this run, defaults used: {', '.join(defaulted)}")
+    hit_path = found["totals_usd"]["hits"]
+    top = found["dominant"]
+    share = top["share_of_hit_path"]
+    verdict = "dominated by" if share >= 0.5 else "led by"
+    out.append(
+        f"cost: the hit path (${hit_path:.2f} a month) is {verdict} {top['service']}: "
+        f"${top['usd']:.2f} ({share:.0%}); its dearest line is {top['line']}, "
+        f"${top['line_usd']:.2f}"
+    )
+    batching = inputs.batching
+    full = inputs.full_batch_writes_per_hit
+    window = inputs.window_s
+    out.append(
+        f"cost: at {cost.HITS / cost.SECONDS:.2f} hits/s the {window:g} s batching window "
+        f"closes batches at {batching['hits_per_batch']:.1f} hits, not BatchSize "
+        f"{inputs.batch_size}: {batching['writes_per_hit']:.2f} writes per hit "
+        f"(${cost.DYNAMODB_WRITES.cost(cost.HITS * batching['wru_per_hit']):.2f}); full "
+        f"batches (from {inputs.batch_size / window:.0f} hits/s) write {full:.2f} per hit "
+        f"(${cost.DYNAMODB_WRITES.cost(cost.HITS * full):.2f})"
+    )
+    windows = found["batching_by_window"]
+    others = []
+    for name, figures in windows.items():
+        if name == "full" or float(name) == window:
+            continue
+        label = f"{float(name):g} s" if float(name) else "no window"
+        usd = cost.DYNAMODB_WRITES.cost(cost.HITS * figures["wru_per_hit"])
+        others.append(
+            f"{label}: batches of {figures['hits_per_batch']:.0f}, "
+            f"{figures['writes_per_hit']:.2f} writes per hit (${usd:.2f})"
+        )
+    out.append(f"cost: other batching windows: {'; '.join(others)}")
+    alt = found["alternatives_total_usd"]
+    hits_alt = found["alternatives_hit_path_usd"]
+    out.append(
+        f"cost: POST /api/event through an HTTP API: ${alt['http_api']:.2f} a month (hit path "
+        f"${hits_alt['http_api']:.2f}); through a function URL: ${alt['function_url']:.2f} "
+        f"(hit path ${hits_alt['function_url']:.2f}); REST as deployed: ${alt['rest_api']:.2f}"
+    )
+    reference = found["reference"]["serverless_website_analytics_per_million_usd"]
+    out.append(
+        f"cost: serverless-website-analytics publishes ${reference:.2f} per million page views "
+        f"(worst case, {cost.SWA_SOURCE.split(',')[1].strip()}); Sitelens's hit path costs "
+        f"${found['hit_path_per_million_usd']:.2f} per million hits, everything "
+        f"${found['total_usd']:.2f} a month"
+    )
+    return out
+
+
+def test_defaults_cover_every_input() -> None:
+    """Without any other benchmark's figures the model still prices a month, from DEFAULTS."""
+    inputs = _inputs_from({}, _toy_measured())
+    assert all(
+        source.startswith("default") for name, source in inputs.sources.items() if name in DEFAULTS
+    )
+    lines = cost.bill(inputs)
+    assert all(line.usd >= 0 and math.isfinite(line.usd) for line in lines)
+    assert cost.total(lines) > cost.API_GATEWAY_REST.cost(cost.HITS)
