@@ -106,9 +106,9 @@ def test_model_arithmetic() -> None:
     assert found == {
         "hits_per_batch": 1.5,
         "batches_per_hit": 2 / 3,
-        "writes_per_hit": 1.0,
-        "wru_per_hit": 2.0,
-        "write_rounds_per_batch": 1.5,
+        "writes_per_hit": 4 / 3,  # per batch: one transaction, one delivery record
+        "wru_per_hit": 6.0,  # 2 x (2 counters of 2 units + a marker) + 1, 2 x (2 + 1) + 1
+        "write_rounds_per_batch": 1.0,
         "deletes_per_batch": 1.0,
     }
 
@@ -246,7 +246,7 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
         memory_mb=functions,
         batch_size=deployed["batch_size"],
         window_s=deployed["window_s"],
-        writers=aggregation.WRITERS,
+        writers=aggregation.WORKERS,
         website_cache_s=stored_websites.CACHE_SECONDS,
         key_cache_s=config.DEFAULT_KEY_CACHE_SECONDS,
         tables=deployed["tables"],
@@ -412,12 +412,12 @@ def test_cost(aws_env: None, deployed_logging: None) -> None:
             return found
 
         by_window = {
-            window: cost.batching(batches_for(window), keys_of, key_bytes, aggregation.WRITERS)
+            window: cost.batching(batches_for(window), keys_of, key_bytes, aggregation.WORKERS)
             for window in (deployed["window_s"], *WINDOWS_S)
         }
         size = deployed["batch_size"]
         full = [hits[i : i + size] for i in range(0, len(hits), size)]
-        by_window["full"] = cost.batching(full, keys_of, key_bytes, aggregation.WRITERS)
+        by_window["full"] = cost.batching(full, keys_of, key_bytes, aggregation.WORKERS)
 
         # The real aggregator on window-sized batches: it counts, and what it logs.
         records = [worker.lambda_record(m, "HitsQueue") for m in messages]
