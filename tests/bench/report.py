@@ -217,7 +217,8 @@ def table(rows: list[Line], context: dict[str, Any]) -> list[str]:
     out.append("")
     out.append(
         "cold start: wall clock of a fresh process's imports and clients (its CPU time in "
-        "brackets); warm, seo, ingest: CPU time of this process"
+        "brackets); warm, seo, ingest: CPU time of this process (seo: and of the child "
+        "process a page over 64 KiB is analysed in)"
     )
     return out
 

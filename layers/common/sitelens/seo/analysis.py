@@ -33,8 +33,8 @@ MAX_ERROR_TEXT = 300  # characters of an error sentence: a few words quoted from
 CUT = "…"  # ends a text that was cut, and starts the entry that counts left-out list entries
 # the serialised `results` (JSON, non-ASCII escaped): a quarter of DynamoDB's 400 KB item
 MAX_RESULTS_BYTES = 100_000
-# Lexbor's worst markup of this size parses in about 0.3 s (at 128 KiB, 3 s): analysed in
-# process, as no deadline is needed
+# a page up to this size is analysed in this process: the worst markup of this size parses
+# in about 0.3 s (of 128 KiB, 3 s), and the child process would cost 5 to 20 ms
 IN_PROCESS_BYTES = 64 * 1024
 # wall clock for analysing a larger page: with the 10 s fetch, a report is answered well
 # within the report functions' 25 s timeout
@@ -100,7 +100,7 @@ def bounded(value: JSON, max_text: int = MAX_TEXT, max_items: int = MAX_ITEMS) -
 
 
 def _serialised_size(results: JSON | Mapping[str, Result]) -> int:
-    # as stored: ASCII-only JSON, the largest form any serialisation of them takes
+    # as a report record stores them; with non-ASCII escaped, also their longest JSON
     return len(json.dumps(results, separators=(",", ":")))
 
 
