@@ -50,8 +50,10 @@ def run(work: Callable[[], Any], seconds: float) -> Any | None:
 def _read(fd: int, deadline: float) -> bytes | None:
     """Everything written to the pipe until it closes, or None when the deadline comes first."""
     chunks: list[bytes] = []
+    readable = select.poll()  # not select.select, which fails on descriptors over 1023
+    readable.register(fd, select.POLLIN)
     while (remaining := deadline - time.monotonic()) > 0:
-        if not select.select([fd], [], [], remaining)[0]:
+        if not readable.poll(math.ceil(remaining * 1000)):
             return None
         chunk = os.read(fd, _READ_SIZE)
         if not chunk:
