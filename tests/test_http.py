@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import pytest
 
 from sitelens import errors
-from sitelens.edge.http import Request, parse_form
+from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_depth, parse_form
 from sitelens.local.gateway import proxy_event
 
 
@@ -126,3 +127,76 @@ def test_logs_never_carry_keys_or_bodies(analytics, account, capsys):
     logged = out.out + out.err
     assert account.key not in logged
     assert "hunter2-secret" not in logged
+
+
+# -- JSON nesting -------------------------------------------------------------------------
+
+TOO_DEEP = {
+    "message": {"body": [f"The body must not be nested more than {MAX_JSON_DEPTH} levels deep."]},
+    "status": 422,
+}
+
+
+def nested_body(depth: int, **fields: str) -> bytes:
+    """A JSON object of `fields` whose `extra` field makes it `depth` levels deep in all."""
+    extra = "[" * (depth - 1) + "1" + "]" * (depth - 1)
+    return json.dumps(fields)[:-1].encode() + b', "extra": ' + extra.encode() + b"}"
+
+
+def test_json_as_deep_as_the_limit_is_accepted(analytics):
+    body = nested_body(MAX_JSON_DEPTH, domain="example.com")
+    assert json_depth(json.loads(body)) == MAX_JSON_DEPTH
+    reply = analytics.request(
+        "POST", "/api/v1/websites", body=body, headers={"Content-Type": "application/json"}
+    )
+    assert reply.status == 201
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 1_000, 30_000])  # 30,000: 60 KB
+def test_deeper_json_is_422_and_nothing_is_stored(analytics, depth):
+    reply = analytics.request(
+        "POST",
+        "/api/v1/websites",
+        body=nested_body(depth, domain="example.com"),
+        headers={"Content-Type": "application/json"},
+    )
+    assert (reply.status, reply.body) == (422, TOO_DEEP)
+    assert analytics.get("/api/v1/websites").data == []
+
+
+@pytest.mark.parametrize("depth", [MAX_JSON_DEPTH + 1, 1_000, 30_000])
+def test_deeper_json_is_422_on_the_keyless_event_route(analytics, depth):
+    reply = analytics.request(
+        "POST",
+        "/api/event",
+        body=nested_body(depth, page="https://example.com/"),
+        headers={"Content-Type": "application/json"},
+        key=None,
+    )
+    assert (reply.status, reply.body) == (422, TOO_DEEP)
+    assert reply.headers["Access-Control-Allow-Origin"] == "*"
+
+
+def test_json_too_deep_for_the_decoder_is_422_without_a_stack_trace(analytics, capsys):
+    body = b'{"page": ' + b"[" * 60_000 + b"}"  # json.loads raises RecursionError on it
+    reply = analytics.request(
+        "POST", "/api/event", body=body, headers={"Content-Type": "application/json"}, key=None
+    )
+    assert (reply.status, reply.body) == (422, TOO_DEEP)
+    logged = capsys.readouterr()
+    assert "Traceback" not in logged.out + logged.err
+
+
+@pytest.mark.parametrize(
+    ("value", "depth"),
+    [("x", 0), ({}, 1), ([], 1), ({"a": [1, {"b": []}]}, 4), ([[[[]]], []], 4)],
+)
+def test_json_depth(value, depth):
+    assert json_depth(value) == depth
+
+
+def test_json_depth_needs_no_recursion():
+    value: list = []
+    for _ in range(100_000):
+        value = [value]
+    assert json_depth(value) == 100_001

@@ -435,3 +435,41 @@ def test_random_key_when_unset_and_sigterm_stops_cleanly() -> None:
             server.process.wait()
     assert code == 0, server.output
     assert server.lines[-1] == "Stopped.", server.output
+
+
+def test_json_nested_too_deeply_is_422_on_the_keyless_event_route(dev: Dev) -> None:
+    body = b'{"page": ' + b"[" * 30_000 + b"]" * 30_000 + b"}"
+    reply = call(
+        "POST", f"{dev.server.analytics}/api/event", data=body, content_type="application/json"
+    )
+    assert reply.status == 422
+    assert reply.body == {
+        "message": {"body": ["The body must not be nested more than 32 levels deep."]},
+        "status": 422,
+    }
+
+
+def test_a_large_page_is_analysed_in_a_child_of_the_threaded_server() -> None:
+    from tests.fixtures.site import Site
+
+    site = Site()
+    site.pages["/large"] = "<html><head><title>" + "Large and unclosed. " * 20_000
+    server = start_server(
+        SITELENS_DEV_API_KEY="sl_test_large_page", SITELENS_ALLOW_PRIVATE_URLS="1"
+    )
+    try:
+        reply = call(
+            "POST",
+            f"{server.seo}/api/v1/reports",
+            "sl_test_large_page",
+            form={"url": site.url("/large")},
+        )
+        assert reply.status == 201, reply.body
+        title = reply.body["data"]["results"]["title"]["value"]
+        assert title.startswith("Large and unclosed.") and len(title) == 1_000
+        assert server.stop() == 0, server.output
+    finally:
+        site.close()
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.wait()

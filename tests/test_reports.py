@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
 from sitelens import config
-from sitelens.seo import checks
+from sitelens.seo import analysis, checks
 from tests.fixtures.site import GOOD, Site
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
@@ -347,3 +349,67 @@ def test_projects_list(seo, many):
     assert [r["project"] for r in newest_first] == ["localhost", "127.0.0.1"]
     assert seo.get("/api/v1/projects", query={"search": "local"}).data[0]["project"] == "localhost"
     assert seo.get("/api/v1/projects", query={"sort_by": "score"}).status == 422
+
+
+# -- bounded sizes and time -------------------------------------------------------------
+
+# each over 500 KB: a whole page as the value of one check
+UNCLOSED_TITLE = "<html><head><title>" + "Sitelens measures every page. " * 20_000
+UNCLOSED_H1 = (
+    '<html lang="en"><head><title>Unclosed heading</title></head><body><h1>'
+    + "A heading that never ends. " * 20_000
+)
+
+
+def stored_size(record):
+    return len(json.dumps(record["results"], separators=(",", ":")))
+
+
+def test_an_unclosed_title_gives_a_normal_report(seo, site):
+    site.pages["/unclosed-title"] = UNCLOSED_TITLE
+    record = create(seo, site.url("/unclosed-title"))
+    title = record["results"]["title"]
+    assert title["passed"] is False and set(title["errors"]) == {"too_long"}
+    assert len(title["value"]) == analysis.MAX_TEXT
+    assert title["value"].startswith("Sitelens measures every page. Sitelens")
+    assert title["value"].endswith("…")
+    assert stored_size(record) <= analysis.MAX_RESULTS_BYTES
+    assert seo.get(f"/api/v1/reports/{record['id']}").data == record
+
+
+def test_an_unclosed_heading_gives_a_normal_report_also_when_regenerated(seo, site):
+    site.pages["/unclosed-h1"] = GOOD
+    record = create(seo, site.url("/unclosed-h1"))
+    site.pages["/unclosed-h1"] = UNCLOSED_H1
+    updated = seo.put(f"/api/v1/reports/{record['id']}", {"results": "1"}).data
+    [heading] = updated["results"]["headings"]["value"]
+    assert len(heading) == analysis.MAX_ITEM_TEXT and heading.endswith("…")
+    assert heading.startswith("A heading that never ends.")
+    assert updated["results"]["headings"]["passed"] is True
+    assert stored_size(updated) <= analysis.MAX_RESULTS_BYTES
+    assert seo.get(f"/api/v1/reports/{record['id']}").data == updated
+
+
+def test_long_lists_keep_their_first_entries_and_say_how_many_are_left_out(seo, site):
+    images = "".join(f'<img src="/photo-{n}.jpg">' for n in range(35))
+    site.pages["/gallery"] = f"<html><body>{images}</body></html>"
+    record = create(seo, site.url("/gallery"))
+    missing_alt = record["results"]["image_keywords"]
+    assert missing_alt["value"] == [
+        *(site.url(f"/photo-{n}.jpg") for n in range(analysis.MAX_ITEMS)),
+        "… 15 more",
+    ]
+    assert missing_alt["errors"] == {"missing_alt": "Images without alt text: 35."}
+
+
+def test_a_page_that_cannot_be_analysed_in_time_gets_a_report_saying_so(seo, site, monkeypatch):
+    monkeypatch.setattr(analysis, "ANALYSIS_SECONDS", 1.0)
+    site.pages["/deep"] = "<html><body>" + "<div>" * 100_000  # minutes for the parser alone
+    started = time.monotonic()
+    record = create(seo, site.url("/deep"))
+    assert time.monotonic() - started < 4
+    assert (record["score"], record["result"]) == (0, "bad")
+    for entry in record["results"].values():
+        assert entry["passed"] is False and entry["value"] is None
+        assert entry["errors"] == {"unfinished": "The page could not be analysed within 1 s."}
+    assert seo.get(f"/api/v1/reports/{record['id']}").data == record

@@ -4,10 +4,31 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import time
 
 import pytest
 
-from sitelens.seo.analysis import BANDS, WEIGHTS, Report, Result, analyse, band, weighted_score
+from sitelens.seo import analysis
+from sitelens.seo.analysis import (
+    ANALYSIS_SECONDS,
+    BANDS,
+    IN_PROCESS_BYTES,
+    MAX_ERROR_TEXT,
+    MAX_ITEM_TEXT,
+    MAX_ITEMS,
+    MAX_RESULTS_BYTES,
+    MAX_TEXT,
+    WEIGHTS,
+    Report,
+    Result,
+    analyse,
+    band,
+    bounded,
+    checked,
+    fitted,
+    unfinished,
+    weighted_score,
+)
 from sitelens.seo.checks import CHECKS, Check, Context, Outcome
 from sitelens.seo.page import Response, Site
 
@@ -241,3 +262,129 @@ def test_page_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(checks, "LexborHTMLParser", counting)
     analyse(make_site(GOOD_PAGE))
     assert len(parsed) == 1
+
+
+# -- bounded values and results ----------------------------------------------------------
+
+
+def test_texts_are_cut_to_their_limit_ending_in_an_ellipsis() -> None:
+    assert bounded("a" * MAX_TEXT) == "a" * MAX_TEXT
+    assert bounded("a" * (MAX_TEXT + 1)) == "a" * (MAX_TEXT - 1) + "…"
+    assert bounded({"server": "b" * 5000}) == {"server": "b" * (MAX_ITEM_TEXT - 1) + "…"}
+    assert bounded(12345) == 12345 and bounded(None) is None and bounded(True) is True
+
+
+def test_lists_keep_their_first_entries_then_say_how_many_are_left_out() -> None:
+    assert bounded([f"u{n}" for n in range(MAX_ITEMS)]) == [f"u{n}" for n in range(MAX_ITEMS)]
+    assert bounded([f"u{n}" for n in range(MAX_ITEMS + 7)]) == [
+        *(f"u{n}" for n in range(MAX_ITEMS)),
+        "… 7 more",
+    ]
+    assert bounded(["x" * 5000]) == ["x" * (MAX_ITEM_TEXT - 1) + "…"]
+    assert bounded(["a", "b"], max_text=0, max_items=0) == ["… 2 more"]
+    assert bounded([], max_text=0, max_items=0) == []
+
+
+def test_error_sentences_are_cut() -> None:
+    found = entries(("high", False))
+    found["check0"]["errors"] = {"missing": "Title words not in the page text: " + "w, " * 500}
+    sentence = fitted(found)["check0"]["errors"]["missing"]  # type: ignore[index]
+    assert len(sentence) == MAX_ERROR_TEXT and sentence.endswith("…")
+
+
+def test_results_over_the_budget_lose_their_largest_values_first() -> None:
+    found = entries(*[("low", False)] * 38)
+    for n, entry in enumerate(found.values()):
+        entry["value"] = [f"https://example.com/{n}/{'x' * 280}"] * 25  # 20 x 300 characters
+    found["check5"]["value"] = "short"
+    results = fitted(found)
+    size = len(json.dumps(results, separators=(",", ":")))
+    assert MAX_RESULTS_BYTES - 8_000 < size <= MAX_RESULTS_BYTES
+    emptied = [key for key, entry in results.items() if entry["value"] == ["… 25 more"]]
+    kept = [key for key, entry in results.items() if len(entry["value"]) == MAX_ITEMS + 1]  # type: ignore[arg-type]
+    assert emptied and kept and len(emptied) + len(kept) == 37
+    assert results["check5"]["value"] == "short"
+
+
+def test_the_worst_page_stays_within_the_budget() -> None:
+    # every value as long as allowed, in characters that JSON escapes to 12 bytes each
+    wide = "\U0001d400" * 400
+    images = "".join(f'<img src="/{wide}{n}.png">' for n in range(30))
+    links = "".join(f'<a href="http://{n}.example/{wide}" target="_blank">x</a>' for n in range(30))
+    hreflangs = "".join(f'<link rel="alternate" hreflang="{wide}{n}">' for n in range(30))
+    html = (
+        f"<title>{' '.join(wide[:50] + str(n) for n in range(40))}</title>"
+        f'<meta name="description" content="{wide * 3}"><link rel="canonical" href="{wide}">'
+        f"<h1>{wide}</h1><h1>{wide}</h1>{images}{links}{hreflangs}"
+        + "".join(f'<p style="x"><script src="http://x/{wide}{n}"></script></p>' for n in range(30))
+        + "".join(f'<a href="mailto:{wide}{n}@x.org">{wide}</a>' for n in range(30))
+    )
+    headers = {"content-type": "text/html", "server": f"nginx/1.2 {wide}", "x-powered-by": wide}
+    report = analyse(make_site(html, url="https://acme.example/page", headers=headers))
+    assert len(json.dumps(report.results, separators=(",", ":"))) <= MAX_RESULTS_BYTES
+    assert set(report.results) == set(CHECKS)
+    assert report.results["image_keywords"]["value"] == ["… 30 more"]  # emptied to fit
+
+
+# -- bounded time ------------------------------------------------------------------------
+
+
+def test_a_large_page_is_analysed_in_a_child_process_with_the_same_results() -> None:
+    site = make_site(GOOD_PAGE.replace("</body>", "<p>filler</p>" * 10_000 + "</body>"))
+    assert len(site.page.body) > IN_PROCESS_BYTES
+    assert analyse(site).results == checked(site)
+
+
+@pytest.mark.parametrize(
+    ("name", "html"),
+    [
+        ("100,000 nested divs", "<body>" + "<div>" * 100_000),
+        ("a select of 300,000 options", "<select>" + "<option>x</option>" * 300_000),
+        (
+            "one element with 400,000 attributes",
+            "<div " + " ".join(f"a{n}" for n in range(400_000)),
+        ),
+    ],
+)
+def test_a_page_the_parser_cannot_finish_in_time_fails_every_check_saying_so(
+    monkeypatch: pytest.MonkeyPatch, name: str, html: str
+) -> None:
+    monkeypatch.setattr(analysis, "ANALYSIS_SECONDS", 1.0)
+    started = time.monotonic()
+    report = analyse(make_site(html))
+    assert time.monotonic() - started < 2.5, name
+    assert (report.score, report.result) == (0, "bad")
+    assert report.results == {key: unfinished(check) for key, check in CHECKS.items()}
+    assert report.results["title"]["errors"] == {
+        "unfinished": "The page could not be analysed within 1 s."
+    }
+
+
+def test_a_check_that_does_not_finish_in_time_fails_the_analysis(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def stuck(context: Context) -> Outcome:
+        time.sleep(60)
+        raise AssertionError("not reached")
+
+    monkeypatch.setattr(analysis, "ANALYSIS_SECONDS", 0.5)
+    monkeypatch.setitem(CHECKS, "dom_size", Check("dom_size", "low", "performance", stuck))
+    report = analyse(make_site(GOOD_PAGE + " " * IN_PROCESS_BYTES))
+    assert report.results == {key: unfinished(check) for key, check in CHECKS.items()}
+
+
+@pytest.mark.parametrize(
+    ("name", "html"),
+    [
+        ("1,250,000 elements", "<body>" + "<br>" * 1_250_000),
+        ("a whole page in an unclosed <title>", "<title>" + "word " * 1_000_000),
+        ("a whole page in an unclosed <h1>", "<body><h1>" + "word " * 1_000_000),
+        ("1,250,000 nested <b>", "<body>" + "<b>" * 1_250_000),
+        ("5 MB of one word without an @", "<body>" + "a" * 5_000_000 + " @"),
+    ],
+)
+def test_pathological_pages_of_5_mb_are_analysed_in_time(name: str, html: str) -> None:
+    started = time.monotonic()
+    report = analyse(make_site(html))
+    assert time.monotonic() - started < ANALYSIS_SECONDS, name
+    assert not any("unfinished" in (entry["errors"] or {}) for entry in report.results.values())

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
-from sitelens.seo.checks import CHECKS, Context, Outcome, decode, has_word, keywords
+from sitelens.seo.checks import (
+    CHECKS,
+    MAX_ROBOTS_BYTES,
+    Context,
+    Outcome,
+    decode,
+    has_word,
+    keywords,
+)
 from sitelens.seo.page import Response, Site
 
 URL = "https://example.com/pricing"
@@ -797,3 +807,54 @@ def test_odd_pages_never_raise(body: bytes, url: str) -> None:
         outcome = registered.run(context)
         assert isinstance(outcome.passed, bool), key
         assert outcome.passed is (outcome.errors is None), key
+
+
+# -- work that stays linear on hostile pages -----------------------------------------------
+
+
+def timed(key: str, html: str, **kwargs: object) -> tuple[Outcome, float]:
+    context = Context(make_site(html, **kwargs))  # type: ignore[arg-type]
+    started = time.perf_counter()
+    outcome = CHECKS[key].run(context)
+    return outcome, time.perf_counter() - started
+
+
+def test_plaintext_email_is_linear_in_a_long_run_without_an_at_sign() -> None:
+    outcome, seconds = timed("plaintext_email", "<p>" + "a" * 100_000 + " @ a@b.org</p>")
+    assert outcome.value == ["a@b.org"]
+    assert seconds < 0.1  # was 10 s, quadratic: every start inside the run was tried
+
+
+def test_image_format_reads_each_picture_once() -> None:
+    html = "<picture>" + '<img src="a.jpg">' * 3_000 + '<source type="image/webp"></picture>'
+    outcome, seconds = timed("image_format", html)
+    assert outcome.passed
+    assert seconds < 0.2  # was 1 s, quadratic: every <img> walked all its siblings
+
+
+def test_title_finds_svg_titles_without_walking_up_from_each() -> None:
+    html = "<title>Page</title><svg>" + "<g>" * 5_000 + "<title>tip</title>" * 5_000
+    outcome, seconds = timed("title", html)
+    assert outcome == (True, "Page", None)
+    assert seconds < 0.5  # was 2.5 s, quadratic: each title walked up its 5,000 ancestors
+
+
+def test_content_keywords_looks_for_the_first_20_keywords_and_lists_them_all() -> None:
+    words = [f"keyword{n}" for n in range(25)]
+    title = f"<title>{' '.join(words)}</title>"
+    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:20])}</body>")
+    assert outcome == (True, words, None)  # the report keeps 20 of them: analysis.bounded
+    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:19])}</body>")
+    assert outcome.errors == {"missing": "Title words not in the page text: keyword19."}
+
+
+def test_robots_reads_the_first_500_kib_as_google_does() -> None:
+    late = "# padding\n" * (MAX_ROBOTS_BYTES // 10) + "User-agent: *\nDisallow: /\n"
+    assert run("robots", robots=late).passed
+    early = "User-agent: *\nDisallow: /\n" + "# padding\n" * (MAX_ROBOTS_BYTES // 10)
+    assert not run("robots", robots=early).passed
+
+
+def test_checks_list_every_value_found_the_report_cuts_them() -> None:
+    outcome = run("headings", "<h1>heading</h1>" * 30)
+    assert outcome.value == ["heading"] * 30

@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+MAX_ECHOED = 100  # characters of a caller's input a message repeats: enough to find the line
+
+
+def echoed(text: str) -> str:
+    """A caller's input as an error sentence repeats it: cut to `MAX_ECHOED` characters, the
+    last of them "…", so that a 64 KiB line is not sent back whole."""
+    return text if len(text) <= MAX_ECHOED else text[: MAX_ECHOED - 1] + "…"
+
 
 class FieldError(ValueError):
     """Why one field's value is refused: a sentence of the 422 body."""

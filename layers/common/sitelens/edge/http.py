@@ -16,6 +16,10 @@ from sitelens.listing import Page
 from sitelens.log import logger
 
 MAX_BODY_BYTES = 64 * 1024
+# a form is an object of values and lists, two levels; deeper JSON is no form, and the
+# code below the parser need never walk it
+MAX_JSON_DEPTH = 32
+TOO_DEEP = f"The body must not be nested more than {MAX_JSON_DEPTH} levels deep."
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
 
@@ -97,11 +101,29 @@ def parse_form(body: bytes) -> Form:
 def _parse_json(body: bytes) -> Form:
     try:
         fields = json.loads(body)
+    except RecursionError:  # nested deeper than the interpreter's recursion limit
+        raise errors.Invalid.field("body", TOO_DEEP) from None
     except ValueError:
         raise errors.Invalid.field("body", "The body is not valid JSON.") from None
     if not isinstance(fields, dict):
         raise errors.Invalid.field("body", "The body must be a JSON object.")
+    if json_depth(fields) > MAX_JSON_DEPTH:
+        raise errors.Invalid.field("body", TOO_DEEP)
     return fields
+
+
+def json_depth(value: Any) -> int:
+    """How deeply objects and arrays nest in a parsed JSON value (`{}` is 1, a string 0),
+    measured with a stack of our own rather than by recursion."""
+    deepest = 0
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            deepest = max(deepest, depth)
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _base_url(event: dict[str, Any], headers: dict[str, str], context: dict[str, Any]) -> str:

@@ -26,7 +26,8 @@ JSON: TypeAlias = str | int | float | bool | Sequence["JSON"] | Mapping[str, "JS
 Errors: TypeAlias = dict[str, str]
 
 USER_AGENT = "Sitelens"  # our token in robots.txt
-MAX_LISTED = 20  # values list at most this many items, so a stored report stays small
+MAX_ROBOTS_BYTES = 500 * 1024  # what Google reads of a robots.txt (RFC 9309: at least 500 KiB)
+MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
 
 MAX_TITLE_LENGTH = 60
 MAX_LINKS = 150
@@ -166,6 +167,7 @@ _COLLECTED = (
     "embed",
     "object",
     "h1",
+    "svg",
     *_DEPRECATED_TAGS,
 )
 # the outermost of these only: decomposing a node frees its descendants
@@ -213,15 +215,6 @@ def _has_token(node: LexborNode, attribute: str, token: str) -> bool:
     return token in node.attrs.sget(attribute).lower().split()
 
 
-def _in_svg(node: LexborNode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.tag == "svg":
-            return True
-        parent = parent.parent
-    return False
-
-
 def _split(url: str) -> SplitResult | None:
     try:
         parts = urlsplit(url)
@@ -255,14 +248,14 @@ def _is_http(url: str) -> bool:
     return url[:8].lower().startswith(("http://", "https://"))
 
 
-def _listed(items: Iterable[str]) -> list[str]:
-    """Distinct items in order, at most `MAX_LISTED` of them."""
-    return list(dict.fromkeys(items))[:MAX_LISTED]
+def _distinct(items: Iterable[str]) -> list[str]:
+    """The items in order, each once (the report keeps the first ones: `analysis.bounded`)."""
+    return list(dict.fromkeys(items))
 
 
 def _shown(url: str) -> str:
     # a data: URI can be megabytes of base64; its media type is what a reader needs
-    return url.split(",", 1)[0] + ",…" if url[:5].lower() == "data:" else url[:300]
+    return url.split(",", 1)[0] + ",…" if url[:5].lower() == "data:" else url
 
 
 class Context:
@@ -349,7 +342,10 @@ class Context:
     @cached_property
     def titles(self) -> list[str]:
         """The text of every document `<title>` (an SVG's titles are tooltips)."""
-        return [_text(node) for node in self.tags("title") if not _in_svg(node)]
+        titles = self.tags("title")
+        if self.tags("svg"):  # one selector pass in C, not a walk up from every title
+            titles = self.css("title:not(svg title)")
+        return [_text(node) for node in titles]
 
     @cached_property
     def title(self) -> str | None:
@@ -403,7 +399,8 @@ class Context:
         if response is None or not 200 <= response.status < 300:
             return None
         parser = RobotFileParser()
-        parser.parse(response.body.decode("utf-8", "replace").splitlines())
+        text = response.body[:MAX_ROBOTS_BYTES].decode("utf-8", "replace")
+        parser.parse(text.splitlines())
         return parser
 
 
@@ -451,7 +448,7 @@ def headings(ctx: Context) -> Outcome:
         errors["multiple"] = f"The page has {len(h1s)} <h1> headings; keep one."
     if ctx.title and any(h1.casefold() == ctx.title.casefold() for h1 in h1s):
         errors["same_as_title"] = "The <h1> repeats the title; make it describe the content."
-    return verdict(h1s[:MAX_LISTED], errors)
+    return verdict(h1s, errors)
 
 
 _WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # letters and digits; keeps "don't" whole
@@ -519,7 +516,7 @@ def keywords(text: str) -> list[str]:
 
     Words shorter than three characters and common English stop words are skipped.
     """
-    return _listed(
+    return _distinct(
         word
         for word in _WORD.findall(text.casefold())
         if len(word) >= _MIN_KEYWORD_LENGTH and word not in _STOP_WORDS
@@ -540,13 +537,17 @@ def has_word(text: str, word: str) -> bool:
 
 @check("content_keywords", "high", "seo")
 def content_keywords(ctx: Context) -> Outcome:
-    """Every keyword of the title appears in the visible body text. Value: the keywords."""
+    """Every keyword of the title (the first 20) appears in the visible body text.
+
+    Value: the keywords.
+    """
     wanted = keywords(ctx.title or "")
     errors: Errors = {}
     if not wanted:
         errors["no_keywords"] = "The title has no keywords to look for in the page."
     else:
-        missing = [word for word in wanted if not has_word(ctx.folded_text, word)]
+        searched = wanted[:MAX_KEYWORDS]
+        missing = [word for word in searched if not has_word(ctx.folded_text, word)]
         if missing:
             errors["missing"] = "Title words not in the page text: " + ", ".join(missing) + "."
     return verdict(wanted, errors)
@@ -559,7 +560,7 @@ def image_keywords(ctx: Context) -> Outcome:
     errors: Errors = {}
     if bare:
         errors["missing_alt"] = f"Images without alt text: {len(bare)}."
-    return verdict(_listed(_shown(ctx.resolve(src) or src) for src in bare), errors)
+    return verdict(_distinct(_shown(ctx.resolve(src) or src) for src in bare), errors)
 
 
 _URL_SEGMENT = re.compile(r"[^\W_]+(?:[-.][^\W_]+)*")
@@ -693,7 +694,7 @@ def _absolute_http(url: str) -> bool:
 @check("canonical", "medium", "seo")
 def canonical(ctx: Context) -> Outcome:
     """One canonical URL, absolute http(s). Value: the canonical href."""
-    hrefs = _listed(_attr(node, "href") for node in ctx.link_rel("canonical"))
+    hrefs = _distinct(_attr(node, "href") for node in ctx.link_rel("canonical"))
     errors: Errors = {}
     if not hrefs:
         errors["missing"] = 'The page has no <link rel="canonical">.'
@@ -714,7 +715,7 @@ def hreflang(ctx: Context) -> Outcome:
     Passes when the page declares none.
     """
     alternates = ctx.link_rel("alternate")
-    codes = _listed(_attr(node, "hreflang") for node in alternates if "hreflang" in node.attrs)
+    codes = _distinct(_attr(node, "hreflang") for node in alternates if "hreflang" in node.attrs)
     invalid = [c for c in codes if c.lower() != "x-default" and not _LANGUAGE_TAG.fullmatch(c)]
     errors = {"invalid": "Invalid hreflang codes: " + ", ".join(invalid)} if invalid else {}
     return verdict(codes, errors)
@@ -756,7 +757,7 @@ def link_text(ctx: Context) -> Outcome:
     """No link says only "click here", "read more" and the like. Value: such texts."""
     generic = [text for text in (_text(link.node) for link in ctx.links) if _is_generic(text)]
     errors = {"generic": f"Links with generic texts: {len(generic)}."} if generic else {}
-    return verdict(_listed(generic), errors)
+    return verdict(_distinct(generic), errors)
 
 
 @check("crawlable_anchors", "low", "seo")
@@ -768,7 +769,7 @@ def crawlable_anchors(ctx: Context) -> Outcome:
         if link.href in ("", "#") or link.href[:11].lower() == "javascript:"
     ]
     errors = {"uncrawlable": f"Links without a crawlable URL: {len(bad)}."} if bad else {}
-    return verdict(_listed(_shown(href) for href in bad), errors)
+    return verdict(_distinct(_shown(href) for href in bad), errors)
 
 
 @check("http_status_code", "high", "seo")
@@ -839,17 +840,15 @@ def _modern_image(url: str) -> bool:
     return "." in name and name.rsplit(".", 1)[1].lower() in _MODERN_EXTENSIONS
 
 
-def _in_modern_picture(img: LexborNode) -> bool:
-    # a <picture> offering AVIF or WebP serves those where supported; the <img> is a fallback
-    parent = img.parent
-    return (
-        parent is not None
+def _modern_pictures(ctx: Context) -> set[int]:
+    """The `mem_id`s of the `<picture>` elements that offer an AVIF or WebP `<source>`."""
+    return {
+        parent.mem_id
+        for node in ctx.tags("source")
+        if (parent := node.parent) is not None
         and parent.tag == "picture"
-        and any(
-            child.tag == "source" and _attr(child, "type").lower() in _PICTURE_TYPES
-            for child in parent.iter()
-        )
-    )
+        and _attr(node, "type").lower() in _PICTURE_TYPES
+    }
 
 
 @check("image_format", "medium", "performance")
@@ -858,16 +857,20 @@ def image_format(ctx: Context) -> Outcome:
 
     An `<img>` in a `<picture>` that offers an AVIF or WebP `<source>` counts as modern.
     """
+    # a <picture> offering AVIF or WebP serves those where supported; the <img> is a fallback
+    modern_pictures = _modern_pictures(ctx)
     legacy = []
     for node in ctx.tags("img"):
         src = _attr(node, "src")
         url = ctx.resolve(src) if src else None
-        if url and not _modern_image(url) and not _in_modern_picture(node):
+        parent = node.parent
+        in_modern_picture = parent is not None and parent.mem_id in modern_pictures
+        if url and not _modern_image(url) and not in_modern_picture:
             legacy.append(url)
     errors: Errors = {}
     if legacy:
         errors["legacy"] = f"Images not in AVIF, WebP or SVG: {len(legacy)}."
-    return verdict(_listed(_shown(url) for url in legacy), errors)
+    return verdict(_distinct(_shown(url) for url in legacy), errors)
 
 
 _JS_TYPES = frozenset(
@@ -898,7 +901,7 @@ def defer_javascript(ctx: Context) -> Outcome:
     errors: Errors = {}
     if blocking:
         errors["blocking"] = f"Scripts without defer or async: {len(blocking)}."
-    return verdict(_listed(_shown(url) for url in blocking), errors)
+    return verdict(_distinct(_shown(url) for url in blocking), errors)
 
 
 @check("dom_size", "low", "performance")
@@ -932,7 +935,7 @@ def mixed_content(ctx: Context) -> Outcome:
     errors: Errors = {}
     if insecure:
         errors["insecure"] = f"Resources loaded over plain HTTP: {len(insecure)}."
-    return verdict(_listed(insecure), errors)
+    return verdict(_distinct(insecure), errors)
 
 
 # a dotted version ("nginx/1.18.0", "PHP 8.1") or a number after a slash ("Apache/2")
@@ -975,10 +978,14 @@ def unsafe_cross_origin_links(ctx: Context) -> Outcome:
         errors["unsafe"] = (
             f'Links to other sites in a new tab without rel="noopener": {len(unsafe)}.'
         )
-    return verdict(_listed(unsafe), errors)
+    return verdict(_distinct(unsafe), errors)
 
 
-_EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
+# starts where a run of address characters starts: trying every position inside a long run
+# without an "@" would take quadratic time
+_EMAIL = re.compile(
+    r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
+)
 
 
 @check("plaintext_email", "low", "security")
@@ -993,7 +1000,7 @@ def plaintext_email(ctx: Context) -> Outcome:
     errors: Errors = {}
     if found:
         errors["exposed"] = f"Email addresses readable by spam bots: {len(set(found))}."
-    return verdict(_listed(found), errors)
+    return verdict(_distinct(found), errors)
 
 
 # --- miscellaneous ----------------------------------------------------------------------
@@ -1055,7 +1062,7 @@ def sitemap(ctx: Context) -> Outcome:
     """robots.txt declares a `Sitemap:`. Value: the sitemap URLs."""
     sitemaps = (ctx.robots.site_maps() if ctx.robots else None) or []
     errors = {} if sitemaps else {"missing": "robots.txt declares no Sitemap."}
-    return verdict(_listed(sitemaps), errors)
+    return verdict(_distinct(sitemaps), errors)
 
 
 _SOCIAL_NETWORKS = {
@@ -1111,7 +1118,7 @@ def _network_of(host: str) -> str | None:
 def social(ctx: Context) -> Outcome:
     """Links to social networks. Value: the networks linked to."""
     # a relative href stays on this site; only absolute and //host links can leave it
-    networks = _listed(
+    networks = _distinct(
         network
         for link in ctx.links
         if "//" in link.href and (network := social_network(link.href))
@@ -1147,7 +1154,7 @@ def inline_css(ctx: Context) -> Outcome:
     errors: Errors = {}
     if styled:
         errors["inline"] = f"Elements with a style attribute: {len(styled)}."
-    return verdict(_listed(styled), errors)
+    return verdict(_distinct(styled), errors)
 
 
 @check("deprecated_html_tags", "low", "miscellaneous")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ipaddress
 
 from sitelens import hosts
-from sitelens.errors import FieldError
+from sitelens.errors import FieldError, echoed
 
 MAX_DOMAIN_LENGTH = 255
 MAX_PARAM_LENGTH = 255
@@ -65,7 +65,7 @@ def check_ip_line(line: str) -> str | None:
     try:
         ipaddress.ip_network(line, strict=False) if "/" in line else ipaddress.ip_address(line)
     except ValueError:
-        return f"{line} is not a valid IP address or CIDR range."
+        return f"{echoed(line)} is not a valid IP address or CIDR range."
     return None
 
 
@@ -73,5 +73,5 @@ def check_param_line(line: str) -> str | None:
     if line == "&":
         return None
     if len(line) > MAX_PARAM_LENGTH or _PARAM_FORBIDDEN & set(line):
-        return f"{line} is not a valid query parameter name."
+        return f"{echoed(line)} is not a valid query parameter name."
     return None
