@@ -10,7 +10,7 @@ export SAM_CLI_TELEMETRY := 0
 PY313_DIR := $(shell pyenv prefix 3.13 2>/dev/null || pyenv prefix 3.13.0 2>/dev/null)
 SAM_PATH := $(if $(PY313_DIR),$(PY313_DIR)/bin:,)$(PATH)
 
-.PHONY: serve test lint format build deploy bench routes browser clean
+.PHONY: serve test lint format build deploy bench routes openapi browser clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -57,6 +57,10 @@ deploy: build
 # Regenerate the layer's routes.json (the 405 Allow lists) from template.yaml.
 routes: $(STAMP)
 	$(BIN)/python -m sitelens.local.routes
+
+# Regenerate the layer's edge/openapi/*.json from openapi/*.yaml (the served documents).
+openapi: $(STAMP)
+	$(BIN)/python -m sitelens.local.openapi
 
 # Benchmarks against peers (tests/bench; not part of `make test`): prints a table against
 # the targets and writes build/bench.json. BENCH_RUNS=9 takes more runs (default 7, min 5).

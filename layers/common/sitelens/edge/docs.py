@@ -1,0 +1,99 @@
+"""The API's own description: its OpenAPI document (`GET /api/v1/openapi.json`) and a
+reference page that renders it (`GET /api/v1/docs`, Redoc, served from the layer with its
+integrity hash, so the page needs no third-party host).
+
+`openapi/<api>.json` is generated from the repository's `openapi/<api>.yaml` by
+`make openapi` (`sitelens.local.openapi`; a test fails when it is stale).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from sitelens import errors
+from sitelens.edge.http import Request, Response, cacheable
+
+REDOC_VERSION = "2.5.0"
+# The SHA-384 of `assets/redoc.standalone.js` from npm's redoc@2.5.0 (bundles/): the page
+# names it, so a browser runs that file and no other.
+REDOC_INTEGRITY = "sha384-4vOjrBu7SuDWXcAw1qFznVLA/sKL+0l4nn+J1HY8w7cpa6twQEYuh4b0Cwuo7CyX"
+JSON_TYPE = "application/json"
+HTML_TYPE = "text/html; charset=utf-8"
+SCRIPT_TYPE = "application/javascript; charset=utf-8"
+# Documents change with deploys: cached briefly, revalidated by ETag.
+DOCUMENT_CACHE = "public, max-age=300"
+# The bundle is pinned and checked by its hash: a day, then revalidated.
+SCRIPT_CACHE = "public, max-age=86400"
+
+
+@dataclass(frozen=True)
+class Asset:
+    body: str
+    etag: str
+    content_type: str
+    cache_control: str
+
+
+def _asset(body: str, content_type: str, cache_control: str) -> Asset:
+    etag = f'"{hashlib.sha256(body.encode()).hexdigest()[:32]}"'
+    return Asset(body, etag, content_type, cache_control)
+
+
+@cache
+def document(api: str) -> Asset:
+    """The OpenAPI document of `api` ("analytics" or "seo"), as JSON."""
+    text = resources.files("sitelens.edge").joinpath(f"openapi/{api}.json").read_text("utf-8")
+    return _asset(text, JSON_TYPE, DOCUMENT_CACHE)
+
+
+@cache
+def redoc_script() -> Asset:
+    bundle = resources.files("sitelens.edge").joinpath("assets/redoc.standalone.js")
+    text = bundle.read_text("utf-8")
+    return _asset(text, SCRIPT_TYPE, SCRIPT_CACHE)
+
+
+def integrity(text: str) -> str:
+    """A Subresource Integrity value (SHA-384) for `text`."""
+    return "sha384-" + base64.b64encode(hashlib.sha384(text.encode()).digest()).decode()
+
+
+@cache
+def page(api: str) -> Asset:
+    """The reference page: Redoc reading `openapi.json` beside it (relative URLs, so the
+    page works under a stage prefix or a custom domain alike)."""
+    title = json.loads(document(api).body)["info"]["title"]
+    html = f"""<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{title}</title>
+</head>
+<body>
+<div id="redoc"></div>
+<script src="docs/redoc.js" integrity="{REDOC_INTEGRITY}"></script>
+<script>Redoc.init("openapi.json", {{}}, document.getElementById("redoc"));</script>
+</body>
+</html>
+"""
+    return _asset(html, HTML_TYPE, DOCUMENT_CACHE)
+
+
+def respond(request: Request, api: str) -> Response:
+    """The document, the page or the page's script, by the route asked for."""
+    assets = {
+        "/api/v1/openapi.json": lambda: document(api),
+        "/api/v1/docs": lambda: page(api),
+        "/api/v1/docs/redoc.js": redoc_script,
+    }
+    make = assets.get(request.resource)
+    if make is None:
+        raise errors.NotFound()
+    asset = make()
+    return cacheable(request, asset.body, asset.etag, asset.content_type, asset.cache_control)

@@ -1,0 +1,27 @@
+"""`make openapi`: regenerate the layer's `edge/openapi/<api>.json` from the repository's
+`openapi/<api>.yaml`, the documents written and reviewed by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from sitelens.local.template import DEFAULT_PATH
+
+SOURCES = DEFAULT_PATH.parent / "openapi"
+PACKAGED = Path(__file__).resolve().parents[1] / "edge" / "openapi"
+APIS = ("analytics", "seo")
+
+
+def as_json(api: str) -> str:
+    """The YAML document of `api` as compact JSON (anchors expanded)."""
+    import yaml
+
+    document = yaml.safe_load((SOURCES / f"{api}.yaml").read_text())
+    return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+if __name__ == "__main__":
+    PACKAGED.mkdir(exist_ok=True)
+    for api in APIS:
+        (PACKAGED / f"{api}.json").write_text(as_json(api))
