@@ -18,6 +18,7 @@ os.environ.update(
     AWS_SESSION_TOKEN="testing",
     AWS_DEFAULT_REGION="us-east-1",
     SITELENS_CURSOR_SECRET="test-cursor-secret",
+    SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; tests/test_limits.py sets one
     POWERTOOLS_LOG_LEVEL="WARNING",
 )
 for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS"):
@@ -26,7 +27,7 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
 from moto import mock_aws  # noqa: E402
 
 from sitelens import accounts, config, initialized  # noqa: E402
-from sitelens.data import clients  # noqa: E402
+from sitelens.data import clients, limits, secrets  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
     gateway,
@@ -44,6 +45,8 @@ def reset_caches() -> None:
     clients.reset()
     auth.forget()
     config.reset()
+    limits.forget()
+    secrets.forget()
 
 
 @pytest.fixture
@@ -56,7 +59,9 @@ def aws_env() -> Iterator[None]:
         resources.create_tables(TEMPLATE, boto3.client("dynamodb"))
         queues = resources.create_queues(TEMPLATE, boto3.client("sqs"))
         env = resources.function_environment(TEMPLATE, queues)
-        env.pop("SITELENS_CURSOR_SECRET", None)
+        # Set above, for every test: the secret itself, and no rate limit.
+        for name in ("SITELENS_CURSOR_SECRET_ARN", "SITELENS_ACCOUNT_RATE_LIMIT"):
+            env.pop(name, None)
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         reset_caches()

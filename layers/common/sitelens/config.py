@@ -1,8 +1,9 @@
 """Configuration from the environment, read and validated once per container.
 
-Every value a deployed function needs (table names, queue URLs, the cursor secret) is
-required: `require_all` runs at a handler's cold start and names every missing variable,
-rather than letting a default table name or a development secret slip into production.
+Every value a deployed function needs (table names, queue URLs, the cursor secret or the
+ARN of the Secrets Manager secret holding it) is required: `require_all` runs at a
+handler's cold start and names every missing variable, rather than letting a default
+table name or a development secret slip into production.
 Tools that need only part (the key CLI needs the accounts table) read just that part; a
 missing value still fails, by name, where it is first used. A plain dataclass rather than
 pydantic-settings: most handlers never load pydantic, and this must not make them.
@@ -19,6 +20,9 @@ PREFIX = "SITELENS_"
 # everywhere within it; in the container that revokes it, at once (`auth.forget`).
 DEFAULT_KEY_CACHE_SECONDS = 5.0
 MAX_KEY_CACHE_SECONDS = 10.0
+# Requests per second an account may make on the authenticated routes (0: no limit).
+DEFAULT_ACCOUNT_RATE_LIMIT = 10
+MAX_ACCOUNT_RATE_LIMIT = 10_000
 
 
 class ConfigError(RuntimeError):
@@ -64,10 +68,17 @@ class Settings:
     def cleanup_queue_url(self) -> str:
         return _value("CLEANUP_QUEUE_URL")
 
+    # Cursors must verify in every container, so all of them sign with one secret: given
+    # as such (make serve, tests), or as the ARN of the stack's secret, read on first use
+    # (`cursor`), so that it never sits in plain text in the functions' configuration.
     @property
-    def cursor_secret(self) -> bytes:
-        # Cursors must verify in every container, so the deployed stack passes one secret.
-        return _value("CURSOR_SECRET").encode()
+    def cursor_secret(self) -> str:
+        """The secret itself; "" when it is to be read from `cursor_secret_arn`."""
+        return _optional("CURSOR_SECRET")
+
+    @property
+    def cursor_secret_arn(self) -> str:
+        return _value("CURSOR_SECRET_ARN")
 
     allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
     geoip_db: str = ""  # path of a MaxMind/DB-IP .mmdb; "" for the country data of iptocc
@@ -75,9 +86,11 @@ class Settings:
     # declares that a CloudFront distribution adding them sits in front of the API.
     behind_cloudfront: bool = False
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
+    account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
 
 
-REQUIRED = (
+# One entry per setting; a tuple is a setting given by any one of its variables.
+REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "ACCOUNTS_TABLE",
     "WEBSITES_TABLE",
     "REPORTS_TABLE",
@@ -85,13 +98,18 @@ REQUIRED = (
     "STATS_TABLE",
     "HITS_QUEUE_URL",
     "CLEANUP_QUEUE_URL",
-    "CURSOR_SECRET",
+    ("CURSOR_SECRET", "CURSOR_SECRET_ARN"),
 )
 
 
 @cache
 def _value(name: str) -> str:
     return _required(name)
+
+
+@cache
+def _optional(name: str) -> str:
+    return os.environ.get(PREFIX + name, "").strip()
 
 
 def _flag(name: str) -> bool:
@@ -116,6 +134,15 @@ def _seconds(name: str, default: float, maximum: float) -> float:
     return value
 
 
+def _count(name: str, default: int, maximum: int) -> int:
+    raw = os.environ.get(PREFIX + name, "").strip()
+    if not raw:
+        return default
+    if not raw.isascii() or not raw.isdigit() or int(raw) > maximum:
+        raise ConfigError(f"{PREFIX}{name} must be a whole number from 0 to {maximum}.")
+    return int(raw)
+
+
 @cache
 def settings() -> Settings:
     """The container's settings; tests call `reset()` after changing the environment."""
@@ -126,12 +153,19 @@ def settings() -> Settings:
         key_cache_seconds=_seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
         ),
+        account_rate_limit=_count(
+            "ACCOUNT_RATE_LIMIT", DEFAULT_ACCOUNT_RATE_LIMIT, MAX_ACCOUNT_RATE_LIMIT
+        ),
     )
 
 
 def require_all() -> Settings:
     """Every setting, checked now (a handler's cold start): ConfigError names each missing one."""
-    missing = [PREFIX + name for name in REQUIRED if not os.environ.get(PREFIX + name, "").strip()]
+    missing = []
+    for entry in REQUIRED:
+        names = entry if isinstance(entry, tuple) else (entry,)
+        if not any(os.environ.get(PREFIX + name, "").strip() for name in names):
+            missing.append(" or ".join(PREFIX + name for name in names))
     if missing:
         raise ConfigError(f"Missing environment variables: {', '.join(missing)}.")
     return settings()
@@ -141,3 +175,4 @@ def reset() -> None:
     """Read the environment again (tests)."""
     settings.cache_clear()
     _value.cache_clear()
+    _optional.cache_clear()

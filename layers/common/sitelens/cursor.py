@@ -10,12 +10,19 @@ from typing import Any
 
 from sitelens import errors
 from sitelens.config import settings
+from sitelens.data.secrets import secret_string
 
 _SIGNATURE_BYTES = 16
 
 
+def _secret() -> bytes:
+    """The secret cursors are signed with: the one given, else the stack's, read once."""
+    given = settings().cursor_secret
+    return (given or secret_string(settings().cursor_secret_arn)).encode()
+
+
 def _signature(payload: bytes, binding: str) -> bytes:
-    mac = hmac.new(settings().cursor_secret, payload + b"\0" + binding.encode(), hashlib.sha256)
+    mac = hmac.new(_secret(), payload + b"\0" + binding.encode(), hashlib.sha256)
     return mac.digest()[:_SIGNATURE_BYTES]
 
 

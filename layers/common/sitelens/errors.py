@@ -68,6 +68,18 @@ class UnsupportedMediaType(ApiError):
     message = "Unsupported media type."
 
 
+class TooManyRequests(ApiError):
+    """429: the account made its requests of this second already (the gateway's own
+    throttling answers the same body)."""
+
+    status = 429
+    message = "Too Many Attempts."
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__()
+        self.headers = {"Retry-After": str(retry_after)}
+
+
 class Invalid(ApiError):
     """422: `errors` maps each field to the sentences that explain what is wrong with it."""
 

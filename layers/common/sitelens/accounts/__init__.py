@@ -1,5 +1,6 @@
-"""Accounts and API keys: who a request is from. Used by the edge's auth and the CLI;
-knows nothing of HTTP (the edge turns a missing account into a 401)."""
+"""Accounts, their API keys and their rate limit: who a request is from, and whether it
+may be made now. Used by the edge's auth and the CLI; knows nothing of HTTP (the edge turns
+a missing account into a 401)."""
 
 from sitelens.accounts.keys import (
     KEY_PREFIX,
@@ -13,12 +14,14 @@ from sitelens.accounts.keys import (
     new_key,
     revoke_key,
 )
+from sitelens.accounts.limits import admit
 
 __all__ = [
     "KEY_PREFIX",
     "Account",
     "account_for_key",
     "add_key",
+    "admit",
     "create_account",
     "get_account",
     "key_hash",

@@ -230,14 +230,26 @@ def listed(request: Request, page: Page) -> Response:
 Handler = Callable[[Request], Response]
 
 
+def authorize(request: Request) -> None:
+    """Set the account of the request's key (401 without a valid one), and count the request
+    against the account's rate limit (429 over it)."""
+    # Imported here: public operations (tracking, the script) never load accounts.
+    from sitelens import accounts
+    from sitelens.edge import auth
+
+    request.account = auth.authorize(request.headers)
+    accounts.admit(request.account.id)
+
+
 def api_handler(
     fn: Handler | None = None, *, public: bool = False, headers: dict[str, str] | None = None
 ) -> Any:
-    """Wrap an operation: parse the event, authorize the key, map every error to JSON.
+    """Wrap an operation: parse the event, authorize the key and count the request against
+    the account's rate limit (unless `public`), map every error to JSON.
 
     `headers` go on every response of the operation, errors included (CORS, say).
-    Logs faults; a line per request (method, resource, status) at DEBUG only, since API
-    Gateway's access log has it for free. Never headers, keys or bodies.
+    Logs faults; a line per request (method, resource, status) at DEBUG only, since the
+    APIs' access logs (template.yaml) have it for free. Never headers, keys or bodies.
     """
 
     def wrap(operation: Handler) -> Callable[[dict[str, Any], Any], dict[str, Any]]:
@@ -250,9 +262,7 @@ def api_handler(
             try:
                 request = Request.from_event(event)
                 if not public:
-                    from sitelens.edge import auth
-
-                    request.account = auth.authorize(request.headers)
+                    authorize(request)
                 response = operation(request)
             except errors.ApiError as err:
                 response = error(err)

@@ -50,7 +50,8 @@ def function_environment(
     spec: dict[str, Any], values: dict[str, str], function: dict[str, Any] | None = None
 ) -> dict[str, str]:
     """The Globals (and a function's own) environment, with `!Ref X` as `values[X]`
-    (default: the logical id, the local name of a table). Other intrinsics are left out."""
+    (default: a parameter's default value, else the logical id, the local name of a table).
+    Other intrinsics are left out."""
     merged = dict(
         ((spec.get("Globals") or {}).get("Function") or {}).get("Environment", {}).get("Variables")
         or {}
@@ -64,7 +65,9 @@ def function_environment(
         if isinstance(value, str):
             env[key] = value
         elif isinstance(value, dict) and "Ref" in value:
-            env[key] = str(values.get(value["Ref"], value["Ref"]))
+            name = value["Ref"]
+            default = (spec.get("Parameters") or {}).get(name, {}).get("Default", name)
+            env[key] = str(values.get(name, default))
     return env
 
 
