@@ -91,3 +91,27 @@ def test_the_page_renders_every_operation_in_chromium(served, tmp_path: Path, ap
     missing = [summary for summary in summaries if summary.split("`")[0].strip() not in text]
     assert not missing, missing
     assert document["info"]["title"] in text
+
+
+def replay(name: str) -> dict:
+    """The events/ file through its function's handler, as `sam local invoke` would."""
+    event = json.loads((gateway.ROOT / "events" / f"{name}.json").read_text())
+    module = gateway.load_module(gateway.ROOT / "functions/docs/app.py")
+    answer: dict = module.handler(event, gateway.LambdaContext("DocsFunction"))
+    return answer
+
+
+def test_the_events_replay_through_the_one_docs_function(aws_env):
+    document = replay("docs-openapi")
+    assert document["statusCode"] == 200
+    assert json.loads(document["body"]) == json.loads(docs.document("analytics").body)
+    page = replay("docs-page")
+    assert page["statusCode"] == 200 and "<title>" in page["body"]
+    assert json.loads(docs.document("seo").body)["info"]["title"] in page["body"]
+
+
+def test_a_stage_without_the_api_variable_has_no_docs(aws_env):
+    event = json.loads((gateway.ROOT / "events" / "docs-page.json").read_text())
+    event["stageVariables"] = None
+    module = gateway.load_module(gateway.ROOT / "functions/docs/app.py")
+    assert module.handler(event, gateway.LambdaContext("DocsFunction"))["statusCode"] == 404

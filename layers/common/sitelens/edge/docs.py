@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -85,9 +86,16 @@ def page(api: str) -> Asset:
     return _asset(html, HTML_TYPE, DOCUMENT_CACHE)
 
 
-def respond(request: Request, api: str) -> Response:
-    """The document, the page or the page's script, by the route asked for."""
-    assets = {
+APIS = ("analytics", "seo")
+
+
+def respond(request: Request) -> Response:
+    """The document, the page or the page's script of the API the request came through
+    (its stage variable `api`), by the route asked for."""
+    api = request.stage_variables.get("api", "")
+    if api not in APIS:
+        raise errors.NotFound()
+    assets: dict[str, Callable[[], Asset]] = {
         "/api/v1/openapi.json": lambda: document(api),
         "/api/v1/docs": lambda: page(api),
         "/api/v1/docs/redoc.js": redoc_script,

@@ -39,6 +39,7 @@ class Request:
     body: bytes
     source_ip: str
     base_url: str  # scheme://host[/stage], what links are built on
+    stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
 
     @classmethod
@@ -61,6 +62,7 @@ class Request:
             body=body,
             source_ip=(context.get("identity") or {}).get("sourceIp") or "",
             base_url=_base_url(event, headers, context),
+            stage_variables=dict(event.get("stageVariables") or {}),
         )
 
     def record_id(self) -> int:

@@ -129,6 +129,7 @@ class Gateway:
             return http.error(errors.NotFound()).to_event()
         route, params = found
         event = {**event, "resource": route.path, "pathParameters": params or None}
+        event["stageVariables"] = route.stage_variables or None
         event["requestContext"] = {**event["requestContext"], "resourcePath": route.path}
         return self.handler(route)(event, LambdaContext(route.function))
 

@@ -44,6 +44,7 @@ class Route:
     code_uri: str
     handler: str  # module.function inside code_uri
     environment: dict[str, Any]
+    stage_variables: dict[str, str]  # the API stage's Variables
 
 
 def routes(template: dict[str, Any]) -> list[Route]:
@@ -58,6 +59,7 @@ def routes(template: dict[str, Any]) -> list[Route]:
             if event.get("Type") != "Api":
                 continue
             spec = event["Properties"]
+            api = template["Resources"][spec["RestApiId"]["Ref"]]["Properties"]
             found.append(
                 Route(
                     api=spec["RestApiId"]["Ref"],
@@ -67,6 +69,7 @@ def routes(template: dict[str, Any]) -> list[Route]:
                     code_uri=props["CodeUri"],
                     handler=props.get("Handler", "app.handler"),
                     environment=env,
+                    stage_variables=dict(api.get("Variables") or {}),
                 )
             )
     return found
