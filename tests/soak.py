@@ -3,8 +3,9 @@
     .venv/bin/python -m tests.soak --requests 50000
 
 starts the server (on an in-memory DynamoDB Local), warms it up, sends the requests from
-a few clients on keep-alive connections, and prints the server's resident memory before
-and after. The test suite runs a short one (tests/test_local_server.py).
+a few clients on keep-alive connections, waits until every accepted hit is counted, and
+prints the server's resident memory before and after. The test suite runs a short one
+(tests/test_local_server.py).
 """
 
 from __future__ import annotations
@@ -164,8 +165,22 @@ def _run_requests(clients: list[Client], requests: int, offset: int) -> tuple[in
     return errors, statuses
 
 
+def counted(client: Client, website_id: int, hits: int, within: float = 300) -> bool:
+    """Whether the statistics show every accepted hit within `within` seconds (the queue
+    drained: what remains in memory after is what stays)."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        path = f"/api/v1/stats/{website_id}?name=pageviews&per_page=100"
+        status, body = client.send("GET", path, client.auth)
+        if status == 200 and sum(row["count"] for row in json.loads(body)["data"]) >= hits:
+            return True
+        time.sleep(0.5)
+    return False
+
+
 def run(server: Running, key: str, requests: int, clients: int = CLIENTS) -> Figures:
-    """Warm the server up, then send `requests` mixed requests; its RSS around them."""
+    """Warm the server up, then send `requests` mixed requests; its RSS around them, once
+    every accepted hit is counted."""
     tag = uuid.uuid4().hex[:8]
     setup = Client(server, key, 0, tag)
     status, body = setup.send(
@@ -174,11 +189,13 @@ def run(server: Running, key: str, requests: int, clients: int = CLIENTS) -> Fig
     assert status == 201, body
     website_id = json.loads(body)["data"]["id"]
     pool = [Client(server, key, website_id, tag) for _ in range(clients)]
-    _run_requests(pool, WARM_UP, offset=0)
+    _, warm_up = _run_requests(pool, WARM_UP, offset=0)
+    assert counted(setup, website_id, warm_up[202])
     before = rss_kib(server.process.pid)
     started = time.monotonic()
     errors, statuses = _run_requests(pool, requests, offset=WARM_UP)
     seconds = time.monotonic() - started
+    errors += not counted(setup, website_id, warm_up[202] + statuses[202])
     return Figures(requests, seconds, before, rss_kib(server.process.pid), errors, statuses)
 
 

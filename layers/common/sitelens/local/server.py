@@ -31,6 +31,7 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, whi
 # All header lines together (the stdlib already refuses one line over 64 KiB).
 MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
+TRIM_MOTO_SECONDS = 10.0
 # The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
 # than 100 of them, a malformed request), in the contract's JSON instead of its HTML page.
 STDLIB_REFUSALS: dict[int, type[errors.ApiError]] = {
@@ -43,6 +44,9 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "sitelens-local"
+        # Headers and body go out in two writes; with Nagle's algorithm the body waits for
+        # the client's delayed ACK, 40 ms per request on a keep-alive connection.
+        disable_nagle_algorithm = True
 
         def __getattr__(self, name: str) -> Any:
             # Every method goes to the gateway, whose fallback route answers an unknown one
@@ -135,6 +139,7 @@ class LocalStack:
         # restoring a deep copy of the tables taken without a lock, which would undo other
         # requests' writes made meanwhile.
         self.lock: AbstractContextManager[Any] | None = None
+        self.stopping = threading.Event()
 
     def start(self) -> None:
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
@@ -148,6 +153,8 @@ class LocalStack:
             moto = self.moto or self._start_moto(0 if self.dynamodb_local else LOCAL_AWS_PORT)
             host, port = moto.get_host_and_port()
             os.environ["AWS_ENDPOINT_URL_SQS"] = f"http://{host}:{port}"
+        if self.moto is not None:
+            threading.Thread(target=self._trim_moto, name="moto-trim", daemon=True).start()
         import boto3
 
         resources.create_tables(self.spec, boto3.client("dynamodb"))
@@ -198,7 +205,22 @@ class LocalStack:
         self.moto.start()
         return self.moto
 
+    def _trim_moto(self) -> None:
+        """moto keeps every object it ever made (items, messages; for its dashboard) and the
+        receipt handle of every deleted message: a long run would grow without end. Neither
+        is read by anything here (the worker deletes a message once)."""
+        from moto.core.model_instances import reset_model_data
+        from moto.sqs.models import sqs_backends
+
+        while not self.stopping.wait(TRIM_MOTO_SECONDS):
+            reset_model_data()
+            for regions in list(sqs_backends.values()):
+                for backend in list(regions.values()):
+                    for queue in list(backend.queues.values()):
+                        queue.deleted_messages.clear()
+
     def stop(self) -> None:
+        self.stopping.set()
         if self.moto is not None:
             self.moto.stop()
         if self.dynamodb_local is not None:
