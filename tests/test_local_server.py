@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
@@ -14,6 +15,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +23,10 @@ from urllib.error import HTTPError
 from urllib.parse import urlencode
 
 import pytest
+
+from sitelens.local import dynamodb_local
+from sitelens.local import server as local_server
+from tests import soak
 
 ROOT = Path(__file__).resolve().parents[1]
 READY = "Press Ctrl-C to stop."
@@ -44,13 +50,16 @@ def free_ports(count: int) -> list[int]:
 
 
 def base_env(**extra: str) -> dict[str, str]:
-    """The test's environment without endpoints, so the server embeds its own services."""
+    """The test's environment without endpoints, so the server starts its own services, on
+    an in-memory DynamoDB Local (the data folder is the developer's)."""
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith("AWS_ENDPOINT_URL") and k != "SITELENS_DEV_API_KEY"
+        if not k.startswith(("AWS_ENDPOINT_URL", "SITELENS_LOCAL_DB"))
+        and k != "SITELENS_DEV_API_KEY"
     }
-    env.update(PYTHONUNBUFFERED="1", **extra)
+    env.update(PYTHONUNBUFFERED="1", SITELENS_LOCAL_DB="memory")
+    env.update(extra)
     return env
 
 
@@ -86,8 +95,8 @@ class Server:
         found = [KEY_LINE.match(line) for line in self.lines]
         return [(m.group(1), m.group(2)) for m in found if m]
 
-    def stop(self, timeout: float = 10) -> int:
-        self.process.send_signal(signal.SIGTERM)
+    def stop(self, timeout: float = 10, sig: signal.Signals = signal.SIGTERM) -> int:
+        self.process.send_signal(sig)
         try:
             code = self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
@@ -202,7 +211,9 @@ def test_prints_both_keys_and_both_base_urls(dev: Dev) -> None:
     assert dev.server.keys() == [("Developer 1", dev.key1), ("Developer 2", dev.key2)]
     assert any("Analytics" in line and line.endswith(dev.server.analytics) for line in lines)
     assert any("SEO" in line and line.endswith(dev.server.seo) for line in lines)
-    assert any(line.endswith(f"http://{HOST}:{dev.server.aws_port}") for line in lines)
+    dynamodb = f"  DynamoDB:      http://{HOST}:{dev.server.aws_port} (DynamoDB Local, in memory)"
+    assert dynamodb in lines
+    assert any(re.fullmatch(rf"  SQS:           http://{HOST}:\d+", line) for line in lines)
 
 
 def test_website_lifecycle(dev: Dev) -> None:
@@ -426,9 +437,11 @@ def test_random_key_when_unset_and_sigterm_stops_cleanly() -> None:
         assert len(key) >= 3 + 43
         reply = call("GET", f"{server.seo}/api/v1/account", key)
         assert reply.status == 200
+        assert not dynamodb_local.port_is_free(server.aws_port)
         started = time.monotonic()
         code = server.stop()
         assert time.monotonic() - started < 5
+        assert dynamodb_local.port_is_free(server.aws_port)  # DynamoDB Local stopped too
     finally:
         if server.process.poll() is None:
             server.process.kill()
@@ -473,3 +486,80 @@ def test_a_large_page_is_analysed_in_a_child_of_the_threaded_server() -> None:
         if server.process.poll() is None:
             server.process.kill()
             server.process.wait()
+
+
+def raw(server: Server, method: str, target: str, headers: dict[str, str]) -> Reply:
+    """One request as sent, on its own connection (http.client checks nothing we send)."""
+    connection = http.client.HTTPConnection(server.analytics.removeprefix("http://"), timeout=10)
+    try:
+        connection.putrequest(method, target, skip_accept_encoding=True)
+        for name, value in headers.items():
+            connection.putheader(name, value)
+        connection.endheaders()
+        response = connection.getresponse()
+        answer_headers = dict(response.headers)
+        body = response.read()
+    finally:
+        connection.close()
+    assert answer_headers["Content-Type"] == "application/json"
+    return Reply(response.status, answer_headers, json.loads(body))
+
+
+def test_unknown_methods_405_with_allow(dev: Dev) -> None:
+    for method, path, allow in (
+        ("TRACE", "/api/v1/websites", "GET, POST"),
+        ("FOO", "/api/v1/websites/1", "DELETE, GET, PATCH, PUT"),
+        ("CONNECT", "/api/event", "OPTIONS, POST"),
+    ):
+        reply = raw(dev.server, method, path, {"Authorization": f"Bearer {dev.key1}"})
+        assert (reply.status, reply.body) == (
+            405,
+            {"message": "Method not allowed.", "status": 405},
+        )
+        assert reply.headers["Allow"] == allow
+    # A path nothing serves is 404 whatever the method, as on API Gateway.
+    assert raw(dev.server, "FOO", "/nothing", {}).body == NOT_FOUND
+
+
+def test_oversized_headers_431(dev: Dev) -> None:
+    one_line = {"X-Big": "a" * (70 * 1024)}  # over the stdlib's 64 KiB per line
+    many_lines = {f"X-Part-{n}": "a" * 8000 for n in range(9)}  # 72 KB in all
+    for headers in (one_line, many_lines):
+        reply = raw(dev.server, "GET", "/api/v1/account", {"Authorization": "x", **headers})
+        assert reply.status == 431
+        assert reply.body == {"message": "Request header fields too large.", "status": 431}
+    assert call("GET", f"{dev.server.analytics}/api/v1/account", dev.key1).status == 200
+
+
+def test_oversized_url_414(dev: Dev) -> None:
+    reply = raw(dev.server, "GET", "/api/v1/websites?search=" + "a" * (70 * 1024), {})
+    assert (reply.status, reply.body) == (414, {"message": "URI too long.", "status": 414})
+
+
+def test_malformed_content_length_400(dev: Dev) -> None:
+    reply = raw(dev.server, "POST", "/api/v1/websites", {"Content-Length": "lots"})
+    assert (reply.status, reply.body) == (400, {"message": "Bad request.", "status": 400})
+
+
+def test_a_hundred_clients_at_once_are_all_served(dev: Dev) -> None:
+    assert local_server.LocalHTTPServer.request_queue_size >= 100
+    clients = 100
+    ready = threading.Barrier(clients)
+    url = f"{dev.server.analytics}/api/v1/account"
+
+    def one_client(_: int) -> int:
+        ready.wait(timeout=30)  # every client connects at the same moment
+        return call("GET", url, dev.key1).status
+
+    with ThreadPoolExecutor(clients) as pool:
+        statuses = list(pool.map(one_client, range(clients)))
+    assert statuses == [200] * clients
+
+
+def test_memory_stays_flat_over_many_requests(dev: Dev) -> None:
+    """A short soak; `python -m tests.soak --requests 50000` is the long one."""
+    figures = soak.run(dev.server, dev.key1, requests=soak.DEFAULT_REQUESTS)
+    assert figures.errors == 0, figures
+    # Warmed up first, so what remains is growth per request: a leak of 5 KiB or more per
+    # request fails here (the long run catches smaller ones).
+    assert figures.growth_kib < 5 * 1024, figures

@@ -26,6 +26,13 @@ class ApiError(Exception):
         return {"message": self.message, "status": self.status}
 
 
+class BadRequest(ApiError):
+    """A request that is not HTTP as the server reads it (the local server only)."""
+
+    status = 400
+    message = "Bad request."
+
+
 class Unauthenticated(ApiError):
     status = 401
     message = "Unauthenticated."
@@ -63,6 +70,11 @@ class PayloadTooLarge(ApiError):
     message = "Payload too large."
 
 
+class UriTooLong(ApiError):
+    status = 414
+    message = "URI too long."
+
+
 class UnsupportedMediaType(ApiError):
     status = 415
     message = "Unsupported media type."
@@ -92,3 +104,8 @@ class Invalid(ApiError):
     @classmethod
     def field(cls, name: str, sentence: str) -> Invalid:
         return cls({name: [sentence]})
+
+
+class HeaderFieldsTooLarge(ApiError):
+    status = 431
+    message = "Request header fields too large."

@@ -6,6 +6,7 @@ import base64
 import importlib.util
 import re
 import uuid
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -102,10 +103,19 @@ def _compile(path: str) -> tuple[re.Pattern[str], tuple[str, ...], tuple[int, in
 
 
 class Gateway:
-    """One REST API of the template: finds the route of a request as API Gateway would."""
+    """One REST API of the template: finds the route of a request as API Gateway would.
 
-    def __init__(self, api: str, routes: list[template.Route]) -> None:
+    `lock`, when given, is held around every handler call (one request at a time).
+    """
+
+    def __init__(
+        self,
+        api: str,
+        routes: list[template.Route],
+        lock: AbstractContextManager[Any] | None = None,
+    ) -> None:
         self.api = api
+        self.lock = lock or nullcontext()
         self.endpoints = []
         for route in routes:
             if route.api == api:
@@ -131,7 +141,9 @@ class Gateway:
         event = {**event, "resource": route.path, "pathParameters": params or None}
         event["stageVariables"] = route.stage_variables or None
         event["requestContext"] = {**event["requestContext"], "resourcePath": route.path}
-        return self.handler(route)(event, LambdaContext(route.function))
+        with self.lock:
+            answer: dict[str, Any] = self.handler(route)(event, LambdaContext(route.function))
+        return answer
 
     def handler(self, route: template.Route) -> Any:
         module_name, _, function = route.handler.rpartition(".")

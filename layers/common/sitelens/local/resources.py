@@ -18,12 +18,13 @@ _TABLE_PROPERTIES = (
 )
 
 
-def create_tables(spec: dict[str, Any], dynamodb: Any) -> list[str]:
-    """Create every table of the template that does not exist yet; returns their names."""
+def create_tables(spec: dict[str, Any], dynamodb: Any, suffix: str = "") -> dict[str, str]:
+    """Create every table of the template that does not exist yet, named by its logical id
+    (plus `suffix`); returns the names by logical id."""
     existing = set(dynamodb.list_tables()["TableNames"])
-    names = []
-    for name, props in template.tables(spec).items():
-        names.append(name)
+    names = {}
+    for logical_id, props in template.tables(spec).items():
+        name = names[logical_id] = logical_id + suffix
         if name in existing:
             continue
         args = {k: props[k] for k in _TABLE_PROPERTIES if k in props}

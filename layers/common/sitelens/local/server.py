@@ -1,8 +1,10 @@
-"""`make serve`: both APIs of the template on this machine, on an embedded DynamoDB.
+"""`make serve`: both APIs of the template on this machine, on AWS's DynamoDB Local.
 
 Each HTTP request becomes the proxy event API Gateway would deliver for the template's
 route and goes to the same handler function. Functions with SQS events are fed from the
-same queues in a background worker, as Lambda's event source mapping would.
+same queues in a background worker, as Lambda's event source mapping would. DynamoDB is
+DynamoDB Local (a Java subprocess) with its data on disk; without Java, moto's embedded
+one, with handler calls one at a time. SQS is moto's, embedded.
 """
 
 from __future__ import annotations
@@ -13,31 +15,58 @@ import secrets
 import signal
 import sys
 import threading
+from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from sitelens import errors
 from sitelens.edge import http
-from sitelens.local import gateway, resources, template
+from sitelens.local import dynamodb_local, gateway, resources, template
 
 HOST = "127.0.0.1"
-# The embedded DynamoDB/SQS, where `sitelens keys --local` finds it.
+# DynamoDB, where `sitelens keys --local` finds it (moto's SQS too, when moto serves both).
 LOCAL_AWS_PORT = int(os.environ.get("SITELENS_AWS_PORT", "3002"))
 MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, which it reports
+# All header lines together (the stdlib already refuses one line over 64 KiB).
+MAX_HEADER_BYTES = 64 * 1024
+LOCAL_DB_MODES = ("disk", "memory", "moto")
+TRIM_MOTO_SECONDS = 10.0
+# The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
+# than 100 of them, a malformed request), in the contract's JSON instead of its HTML page.
+STDLIB_REFUSALS: dict[int, type[errors.ApiError]] = {
+    414: errors.UriTooLong,
+    431: errors.HeaderFieldsTooLarge,
+}
 
 
 def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "sitelens-local"
+        # Headers and body go out in two writes; with Nagle's algorithm the body waits for
+        # the client's delayed ACK, 40 ms per request on a keep-alive connection.
+        disable_nagle_algorithm = True
+
+        def __getattr__(self, name: str) -> Any:
+            # Every method goes to the gateway, whose fallback route answers an unknown one
+            # with 405 and Allow, instead of the stdlib's HTML 501.
+            if name.startswith("do_"):
+                return self._serve
+            raise AttributeError(name)
 
         def _serve(self) -> None:
             path, _, query = self.path.partition("?")
-            length = int(self.headers.get("Content-Length") or 0)
+            declared = self.headers.get("Content-Length") or "0"
+            if not declared.isdigit():
+                self._refuse(errors.BadRequest())
+                return
+            length = int(declared)
             if length > MAX_REQUEST_BYTES:
-                answer = http.error(errors.PayloadTooLarge()).to_event()
-                self._reply(413, answer["headers"], answer["body"].encode())
-                self.close_connection = True
+                self._refuse(errors.PayloadTooLarge())
+                return
+            if sum(len(k) + len(v) for k, v in self.headers.items()) > MAX_HEADER_BYTES:
+                self._refuse(errors.HeaderFieldsTooLarge())
                 return
             body = self.rfile.read(length) if length else b""
             headers: dict[str, str] = {}
@@ -62,6 +91,19 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
                 out[name] = ", ".join(values)
             self._reply(answer["statusCode"], out, payload)
 
+        def _refuse(self, err: errors.ApiError) -> None:
+            """Answer without reading the request's body, then close the connection."""
+            answer = http.error(err).to_event()
+            self.close_connection = True
+            headers = {**answer["headers"], "Connection": "close"}
+            self._reply(err.status, headers, answer["body"].encode())
+
+        def send_error(
+            self, code: int, message: str | None = None, explain: str | None = None
+        ) -> None:
+            self.log_error("refused with %d: %s", code, message or explain or "")
+            self._refuse(STDLIB_REFUSALS.get(code, errors.BadRequest)())
+
         def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
             self.send_response(status)
             for name, value in headers.items():
@@ -71,49 +113,118 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             if self.command != "HEAD":
                 self.wfile.write(payload)
 
-        do_GET = do_POST = do_PUT = do_PATCH = do_DELETE = do_OPTIONS = do_HEAD = _serve
-
         def log_message(self, format: str, *args: Any) -> None:
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler
 
 
+class LocalHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    # The stdlib's backlog of 5 refuses connections when many clients arrive at once; the
+    # kernel caps this at net.core.somaxconn.
+    request_queue_size = 1024
+
+
 class LocalStack:
-    """Embedded AWS services (unless the user points at others), tables, accounts."""
+    """DynamoDB Local (moto's DynamoDB without Java) and moto's SQS, unless the user points
+    at others with AWS_ENDPOINT_URL_DYNAMODB / _SQS; then the template's tables and queues."""
 
     def __init__(self) -> None:
-        self.moto: Any = None
         self.spec = template.load()
+        self.dynamodb_local: dynamodb_local.DynamoDBLocal | None = None
+        self.moto: Any = None
+        self.dynamodb = "yours, from AWS_ENDPOINT_URL_DYNAMODB"  # what serves it, for the banner
+        # On moto, handler calls go one at a time: it rolls a failed transaction back by
+        # restoring a deep copy of the tables taken without a lock, which would undo other
+        # requests' writes made meanwhile.
+        self.lock: AbstractContextManager[Any] | None = None
+        self.stopping = threading.Event()
 
     def start(self) -> None:
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
         if not os.environ.get("AWS_ACCESS_KEY_ID"):
-            # Any credentials do for the embedded services.
+            # Any credentials do for the local services.
             os.environ["AWS_ACCESS_KEY_ID"] = os.environ["AWS_SECRET_ACCESS_KEY"] = "local"  # noqa: S105
-        if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB") or not os.environ.get(
-            "AWS_ENDPOINT_URL_SQS"
-        ):
-            import logging
-
-            from moto.server import ThreadedMotoServer
-
-            logging.getLogger("werkzeug").setLevel(logging.ERROR)
-
-            self.moto = ThreadedMotoServer(ip_address=HOST, port=LOCAL_AWS_PORT, verbose=False)
-            self.moto.start()
-            host, port = self.moto.get_host_and_port()
-            for service in ("DYNAMODB", "SQS"):
-                os.environ.setdefault(f"AWS_ENDPOINT_URL_{service}", f"http://{host}:{port}")
+        if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
+            self._start_dynamodb()
+        if not os.environ.get("AWS_ENDPOINT_URL_SQS"):
+            # On a port of its own when DynamoDB Local has SITELENS_AWS_PORT.
+            moto = self.moto or self._start_moto(0 if self.dynamodb_local else LOCAL_AWS_PORT)
+            host, port = moto.get_host_and_port()
+            os.environ["AWS_ENDPOINT_URL_SQS"] = f"http://{host}:{port}"
+        if self.moto is not None:
+            threading.Thread(target=self._trim_moto, name="moto-trim", daemon=True).start()
         import boto3
 
         resources.create_tables(self.spec, boto3.client("dynamodb"))
         queues = resources.create_queues(self.spec, boto3.client("sqs"))
         resources.apply_environment(resources.function_environment(self.spec, queues))
 
+    def _start_dynamodb(self) -> None:
+        mode = os.environ.get("SITELENS_LOCAL_DB") or "disk"
+        if mode not in LOCAL_DB_MODES:
+            raise SystemExit(
+                f"SITELENS_LOCAL_DB is {mode!r}: use one of {', '.join(LOCAL_DB_MODES)}."
+            )
+        if not dynamodb_local.port_is_free(LOCAL_AWS_PORT):
+            raise SystemExit(
+                f"Port {LOCAL_AWS_PORT} is in use (is another make serve running?); "
+                "set SITELENS_AWS_PORT to another."
+            )
+        if mode != "moto":
+            data = None
+            if mode == "disk":
+                data = Path(os.environ.get("SITELENS_LOCAL_DB_DIR") or dynamodb_local.DATA_DIR)
+            try:
+                self.dynamodb_local = dynamodb_local.start(LOCAL_AWS_PORT, data)
+            except dynamodb_local.Unavailable as err:
+                print(f"DynamoDB Local cannot run: {err}", flush=True)
+                print(
+                    "Using moto's embedded DynamoDB instead: requests are served one at a "
+                    "time and the data lasts as long as the process.",
+                    flush=True,
+                )
+            else:
+                os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = self.dynamodb_local.endpoint
+                self.dynamodb = f"DynamoDB Local, {f'data in {data}' if data else 'in memory'}"
+                return
+        moto = self._start_moto(LOCAL_AWS_PORT)
+        host, port = moto.get_host_and_port()
+        os.environ["AWS_ENDPOINT_URL_DYNAMODB"] = f"http://{host}:{port}"
+        self.dynamodb = "moto, one request at a time"
+        self.lock = threading.Lock()
+
+    def _start_moto(self, port: int) -> Any:
+        import logging
+
+        from moto.server import ThreadedMotoServer
+
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        self.moto = ThreadedMotoServer(ip_address=HOST, port=port, verbose=False)
+        self.moto.start()
+        return self.moto
+
+    def _trim_moto(self) -> None:
+        """moto keeps every object it ever made (items, messages; for its dashboard) and the
+        receipt handle of every deleted message: a long run would grow without end. Neither
+        is read by anything here (the worker deletes a message once)."""
+        from moto.core.model_instances import reset_model_data
+        from moto.sqs.models import sqs_backends
+
+        while not self.stopping.wait(TRIM_MOTO_SECONDS):
+            reset_model_data()
+            for regions in list(sqs_backends.values()):
+                for backend in list(regions.values()):
+                    for queue in list(backend.queues.values()):
+                        queue.deleted_messages.clear()
+
     def stop(self) -> None:
+        self.stopping.set()
         if self.moto is not None:
             self.moto.stop()
+        if self.dynamodb_local is not None:
+            self.dynamodb_local.stop()
 
 
 def dev_accounts(keys_setting: str) -> list[tuple[str, str]]:
@@ -136,7 +247,16 @@ def serve() -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopping.set())
     stack = LocalStack()
-    stack.start()
+    try:
+        stack.start()
+        run(stack, stopping)
+    finally:
+        stack.stop()  # DynamoDB Local too, also when starting failed half way
+    print("Stopped.", flush=True)
+
+
+def run(stack: LocalStack, stopping: threading.Event) -> None:
+    """Serve both APIs and the queue workers until `stopping` is set."""
     keys = dev_accounts(os.environ.get("SITELENS_DEV_API_KEY", ""))
     routes = template.routes(stack.spec)
     ports = {
@@ -145,16 +265,19 @@ def serve() -> None:
     }
     servers = []
     for api, port in ports.items():
-        http = ThreadingHTTPServer((HOST, port), _request_handler(gateway.Gateway(api, routes)))
-        http.daemon_threads = True
-        servers.append(http)
-        threading.Thread(target=http.serve_forever, name=api, daemon=True).start()
-    workers = _start_workers(stack.spec)
+        handler = _request_handler(gateway.Gateway(api, routes, stack.lock))
+        server = LocalHTTPServer((HOST, port), handler)
+        servers.append(server)
+        threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
+    workers = _start_workers(stack.spec, stack.lock)
 
     print("Sitelens is running.", flush=True)
     print(f"  Analytics API: http://{HOST}:{ports['AnalyticsApi']}", flush=True)
     print(f"  SEO API:       http://{HOST}:{ports['SeoApi']}", flush=True)
-    print(f"  DynamoDB/SQS:  {os.environ['AWS_ENDPOINT_URL_DYNAMODB']}", flush=True)
+    print(
+        f"  DynamoDB:      {os.environ['AWS_ENDPOINT_URL_DYNAMODB']} ({stack.dynamodb})", flush=True
+    )
+    print(f"  SQS:           {os.environ['AWS_ENDPOINT_URL_SQS']}", flush=True)
     for name, key in keys:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
@@ -162,18 +285,16 @@ def serve() -> None:
     stopping.wait()
     for worker in workers:
         worker.stop()
-    for http in servers:
-        threading.Thread(target=http.shutdown).start()
-    for http in servers:
-        http.server_close()
-    stack.stop()
-    print("Stopped.", flush=True)
+    for server in servers:
+        threading.Thread(target=server.shutdown).start()
+    for server in servers:
+        server.server_close()
 
 
-def _start_workers(spec: dict[str, Any]) -> list[Any]:
+def _start_workers(spec: dict[str, Any], lock: AbstractContextManager[Any] | None) -> list[Any]:
     from sitelens.local import worker
 
-    return worker.start_all(spec)
+    return worker.start_all(spec, lock)
 
 
 def main() -> None:

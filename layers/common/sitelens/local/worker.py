@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from sitelens.local import gateway
@@ -21,9 +22,16 @@ _RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 
 
 class QueueWorker:
     def __init__(
-        self, function: str, props: dict[str, Any], queue: str, batch: int, window: float
+        self,
+        function: str,
+        props: dict[str, Any],
+        queue: str,
+        batch: int,
+        window: float,
+        lock: AbstractContextManager[Any] | None = None,
     ) -> None:
         self.function = function
+        self.lock = lock or nullcontext()  # held around each call, as the gateway's
         self.queue = queue
         self.batch = batch
         self.window = min(window, MAX_WINDOW_SECONDS)
@@ -68,7 +76,8 @@ class QueueWorker:
     def _deliver(self, sqs: Any, url: str, messages: list[dict[str, Any]]) -> None:
         event = {"Records": [lambda_record(m, self.queue) for m in messages]}
         try:
-            result = self.handler(event, gateway.LambdaContext(self.function)) or {}
+            with self.lock:
+                result = self.handler(event, gateway.LambdaContext(self.function)) or {}
         except Exception:
             # As on Lambda, an error fails the whole batch: it comes back after a while.
             logger.exception("queue function failed", extra={"function": self.function})
@@ -116,7 +125,9 @@ def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
     }
 
 
-def start_all(spec: dict[str, Any]) -> list[QueueWorker]:
+def start_all(
+    spec: dict[str, Any], lock: AbstractContextManager[Any] | None = None
+) -> list[QueueWorker]:
     """A worker for every function with an SQS event in the template."""
     workers = []
     for name, resource in spec["Resources"].items():
@@ -132,6 +143,7 @@ def start_all(spec: dict[str, Any]) -> list[QueueWorker]:
                     queue=source["Queue"]["Fn::GetAtt"][0],
                     batch=int(source.get("BatchSize", 10)),
                     window=float(source.get("MaximumBatchingWindowInSeconds", 0)),
+                    lock=lock,
                 )
                 worker.start()
                 workers.append(worker)

@@ -1,0 +1,285 @@
+"""The data-access seam on moto and on DynamoDB Local: every write's stored effect (records,
+claims, project rows) and list pages in every order, read back from the tables."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import boto3
+import pytest
+
+from sitelens.config import settings
+from sitelens.data import records, reports, websites
+from sitelens.data.items import from_item
+
+ACCOUNT = "1"
+NOW = "2026-01-02T03:04:05.000000Z"
+LATER = "2026-01-02T04:00:00.000000Z"
+
+pytestmark = pytest.mark.usefixtures("storage_backend")
+
+
+def table_items(table: str) -> list[dict[str, Any]]:
+    dynamodb = boto3.client("dynamodb")
+    found = []
+    for page in dynamodb.get_paginator("scan").paginate(TableName=table, ConsistentRead=True):
+        found.extend(from_item(item) for item in page["Items"])
+    return found
+
+
+def claims() -> dict[str, dict[str, Any]]:
+    """Domain claims by site key, as stored."""
+    prefix = records.CLAIM_PARTITION_PREFIX
+    return {
+        item["account"].removeprefix(prefix): item
+        for item in table_items(settings().websites_table)
+        if item["account"].startswith(prefix)
+    }
+
+
+def stored_projects() -> dict[str, tuple[int, int]]:
+    """(reports, score total) by project of the account."""
+    return {
+        p["project"]: (p["reports"], p["score_total"])
+        for p in table_items(settings().projects_table)
+        if p["account"] == ACCOUNT
+    }
+
+
+def website(domain: str, **fields: Any) -> dict[str, Any]:
+    return {
+        "account": ACCOUNT,
+        "id": websites.allocate_id(),
+        "domain": domain,
+        "search": domain,
+        "privacy": 0,
+        "email": 0,
+        "exclude_bots": 1,
+        "exclude_params": "",
+        "exclude_ips": "",
+        "favorite": False,
+        "favorited_at": None,
+        "created_at": NOW,
+        "updated_at": NOW,
+        **fields,
+    }
+
+
+def report(url: str, project: str, score: int, **fields: Any) -> dict[str, Any]:
+    return {
+        "account": ACCOUNT,
+        "id": reports.allocate_id(),
+        "url": url,
+        "search": url.lower(),
+        "project": project,
+        "results": json.dumps({}),
+        "score": score,
+        "result": "good" if score >= 80 else "decent" if score >= 50 else "bad",
+        "generated_at": NOW,
+        "privacy": 0,
+        "created_at": NOW,
+        "updated_at": NOW,
+        **fields,
+    }
+
+
+def every_page(
+    collection: records.Collection, listing: records.Listing, per_page: int
+) -> list[list[int]]:
+    """The ids of each page, following positions as cursors do."""
+    pages: list[list[int]] = []
+    after = None
+    while True:
+        found, cost = records.page(collection, ACCOUNT, listing, after, per_page + 1)
+        assert cost["requests"] >= 1
+        pages.append([r["id"] for r in found[:per_page]])
+        if len(found) <= per_page:
+            return pages
+        after = records.position(collection, listing, found[per_page - 1])
+
+
+def test_website_created_with_its_claim() -> None:
+    record = website("example.com")
+    websites.create_with_claim(record, "example.com")
+
+    assert websites.get(ACCOUNT, record["id"]) == websites.COLLECTION.with_index_keys(record)
+    assert claims() == {
+        "example.com": {
+            "account": "#claim:example.com",
+            "id": 0,
+            "owner": ACCOUNT,
+            "record_id": record["id"],
+        }
+    }
+
+
+def test_a_taken_domain_writes_nothing() -> None:
+    first = website("example.com")
+    websites.create_with_claim(first, "example.com")
+    second = website("www.example.com", account="2")
+    with pytest.raises(websites.DomainTaken):
+        websites.create_with_claim(second, "example.com")
+
+    assert websites.get("2", second["id"]) is None
+    assert claims()["example.com"]["owner"] == ACCOUNT
+
+
+def test_website_update_rewrites_fields_and_index_keys() -> None:
+    record = website("example.com", password_hash="x")
+    websites.create_with_claim(record, "example.com")
+    changes = {"favorite": True, "favorited_at": LATER, "privacy": 1, "updated_at": LATER}
+
+    updated = websites.update(record, changes, ("password_hash",), "example.com")
+
+    stored = websites.get(ACCOUNT, record["id"])
+    assert updated is not None and stored is not None
+    assert {k: stored[k] for k in changes} == changes
+    assert "password_hash" not in stored
+    assert stored["favorite_key"] == f"{ACCOUNT}#1"
+    favorites = records.Listing(order="id", ascending=True, filters={"favorite": "1"})
+    assert every_page(websites.COLLECTION, favorites, 10) == [[record["id"]]]
+
+
+def test_update_of_a_deleted_website_is_none() -> None:
+    record = website("example.com")
+    websites.create_with_claim(record, "example.com")
+    assert websites.delete_with_claim(ACCOUNT, record["id"], "example.com")
+
+    assert websites.update(record, {"privacy": 1}, (), "example.com") is None
+    assert websites.get(ACCOUNT, record["id"]) is None
+
+
+def test_website_deleted_with_its_claim() -> None:
+    kept = website("kept.example")
+    gone = website("example.com")
+    websites.create_with_claim(kept, "kept.example")
+    websites.create_with_claim(gone, "example.com")
+
+    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is True
+    assert websites.get(ACCOUNT, gone["id"]) is None
+    assert set(claims()) == {"kept.example"}
+    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is False
+    # The domain is free again.
+    websites.create_with_claim(website("example.com"), "example.com")
+    assert set(claims()) == {"kept.example", "example.com"}
+
+
+def test_report_created_in_its_project() -> None:
+    first = report("https://a.example/", "a.example", 80)
+    second = report("https://a.example/pricing", "a.example", 40)
+    reports.create_with_project(first)
+    reports.create_with_project(second)
+
+    assert reports.get(ACCOUNT, first["id"]) == reports.COLLECTION.with_index_keys(first)
+    assert stored_projects() == {"a.example": (2, 120)}
+
+
+def test_regenerated_report_moves_its_score_within_its_project() -> None:
+    record = report("https://a.example/", "a.example", 80)
+    reports.create_with_project(record)
+    changes = {"score": 50, "result": "decent", "generated_at": LATER, "updated_at": LATER}
+
+    assert reports.update_and_move_project(record, changes) is not None
+
+    stored = reports.get(ACCOUNT, record["id"])
+    assert stored is not None
+    assert (stored["score"], stored["result_sort"]) == (50, f"050#{record['id']:012d}")
+    assert stored_projects() == {"a.example": (1, 50)}
+
+
+def test_report_moved_to_another_project_leaves_no_empty_one() -> None:
+    record = report("https://a.example/", "a.example", 80)
+    reports.create_with_project(record)
+    changes = {
+        "url": "https://b.example/",
+        "search": "https://b.example/",
+        "project": "b.example",
+        "score": 60,
+        "updated_at": LATER,
+    }
+
+    assert reports.update_and_move_project(record, changes) is not None
+
+    assert stored_projects() == {"b.example": (1, 60)}
+    stored = reports.get(ACCOUNT, record["id"])
+    assert stored is not None and stored["project_key"] == f"{ACCOUNT}#b.example"
+
+
+def test_a_stale_regeneration_changes_nothing() -> None:
+    record = report("https://a.example/", "a.example", 80)
+    reports.create_with_project(record)
+    newer = reports.update(record, {"privacy": 1, "updated_at": LATER})
+    assert newer is not None
+
+    stale = reports.update_and_move_project(record, {"score": 10, "updated_at": LATER})
+
+    assert stale is None
+    assert stored_projects() == {"a.example": (1, 80)}
+    stored = reports.get(ACCOUNT, record["id"])
+    assert stored is not None and (stored["score"], stored["privacy"]) == (80, 1)
+
+
+def test_report_deleted_and_taken_out_of_its_project() -> None:
+    first = report("https://a.example/", "a.example", 80)
+    second = report("https://a.example/about", "a.example", 30)
+    reports.create_with_project(first)
+    reports.create_with_project(second)
+
+    assert reports.delete_and_update_project(first, LATER) is True
+    assert stored_projects() == {"a.example": (1, 30)}
+    assert reports.delete_and_update_project(second, LATER) is True
+    assert stored_projects() == {}
+    assert reports.delete_and_update_project(second, LATER) is False
+    assert reports.get(ACCOUNT, first["id"]) is None
+
+
+def test_website_pages_in_every_order() -> None:
+    domains = ["delta.example", "alpha.example", "echo.example", "bravo.example", "charlie.ex"]
+    made = {}
+    for domain in domains:
+        record = website(domain, favorite=domain < "c")
+        websites.create_with_claim(record, domain)
+        made[domain] = record["id"]
+    other = website("other-account.example", account="2")
+    websites.create_with_claim(other, "other-account.example")
+    by_domain = [made[d] for d in sorted(domains)]
+
+    listing = records.Listing(order="domain", ascending=True, filters={})
+    assert every_page(websites.COLLECTION, listing, 2) == [
+        by_domain[0:2],
+        by_domain[2:4],
+        by_domain[4:],
+    ]
+    listing = records.Listing(order="id", ascending=False, filters={})
+    assert every_page(websites.COLLECTION, listing, 3) == [
+        sorted(made.values(), reverse=True)[:3],
+        sorted(made.values(), reverse=True)[3:],
+    ]
+    favorites = records.Listing(order="domain", ascending=False, filters={"favorite": "1"})
+    assert every_page(websites.COLLECTION, favorites, 10) == [
+        [made["bravo.example"], made["alpha.example"]]
+    ]
+    searched = records.Listing(order="id", ascending=True, filters={}, search="ar")
+    assert every_page(websites.COLLECTION, searched, 10) == [[made["charlie.ex"]]]
+
+
+def test_report_pages_by_result_within_a_project() -> None:
+    scores = [90, 20, 55, 20, 70, 95]
+    made = []
+    for n, score in enumerate(scores):
+        record = report(f"https://a.example/{n}", "a.example", score)
+        reports.create_with_project(record)
+        made.append(record)
+    reports.create_with_project(report("https://b.example/", "b.example", 10))
+    ordered = sorted(made, key=lambda r: (r["score"], r["id"]))
+
+    listing = records.Listing(order="result", ascending=True, filters={"project": "a.example"})
+    pages = every_page(reports.COLLECTION, listing, 4)
+    assert pages == [[r["id"] for r in ordered[:4]], [r["id"] for r in ordered[4:]]]
+
+    good = records.Listing(
+        order="url", ascending=False, filters={"result": "good", "project": "a.example"}
+    )
+    urls = sorted((r["url"], r["id"]) for r in made if r["score"] >= 80)
+    assert every_page(reports.COLLECTION, good, 10) == [[i for _, i in reversed(urls)]]
