@@ -10,6 +10,7 @@ import boto3
 import pytest
 
 from sitelens.config import settings
+from sitelens.data import pages as data_pages
 from sitelens.data import records, reports, websites
 from sitelens.data.items import from_item
 
@@ -26,6 +27,12 @@ def table_items(table: str) -> list[dict[str, Any]]:
     for page in dynamodb.get_paginator("scan").paginate(TableName=table, ConsistentRead=True):
         found.extend(from_item(item) for item in page["Items"])
     return found
+
+
+def as_written(stored: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored record without what data access adds to every write (version, writer)."""
+    assert stored is not None and stored["version"] >= 1 and stored["write_id"]
+    return {k: v for k, v in stored.items() if k not in ("version", "write_id")}
 
 
 def claims() -> dict[str, dict[str, Any]]:
@@ -85,25 +92,27 @@ def report(url: str, project: str, score: int, **fields: Any) -> dict[str, Any]:
 
 
 def every_page(
-    collection: records.Collection, listing: records.Listing, per_page: int
+    collection: records.Collection, listing: data_pages.Listing, per_page: int
 ) -> list[list[int]]:
     """The ids of each page, following positions as cursors do."""
     pages: list[list[int]] = []
     after = None
     while True:
-        found, cost = records.page(collection, ACCOUNT, listing, after, per_page + 1)
+        found, cost = data_pages.page(collection, ACCOUNT, listing, after, per_page + 1)
         assert cost["requests"] >= 1
         pages.append([r["id"] for r in found[:per_page]])
         if len(found) <= per_page:
             return pages
-        after = records.position(collection, listing, found[per_page - 1])
+        after = data_pages.position(collection, listing, found[per_page - 1])
 
 
 def test_website_created_with_its_claim() -> None:
     record = website("example.com")
     websites.create_with_claim(record, "example.com")
 
-    assert websites.get(ACCOUNT, record["id"]) == websites.COLLECTION.with_index_keys(record)
+    assert as_written(websites.get(ACCOUNT, record["id"])) == websites.COLLECTION.with_index_keys(
+        record
+    )
     assert claims() == {
         "example.com": {
             "account": "#claim:example.com",
@@ -130,14 +139,22 @@ def test_website_update_rewrites_fields_and_index_keys() -> None:
     websites.create_with_claim(record, "example.com")
     changes = {"favorite": True, "favorited_at": LATER, "privacy": 1, "updated_at": LATER}
 
-    updated = websites.update(record, changes, ("password_hash",), "example.com")
+    updated = websites.update(
+        ACCOUNT,
+        record["id"],
+        lambda current: {
+            **{k: v for k, v in current.items() if k != "password_hash"},
+            **changes,
+        },
+        "example.com",
+    )
 
     stored = websites.get(ACCOUNT, record["id"])
     assert updated is not None and stored is not None
     assert {k: stored[k] for k in changes} == changes
-    assert "password_hash" not in stored
+    assert "password_hash" not in stored and stored["version"] == 2 == updated["version"]
     assert stored["favorite_key"] == f"{ACCOUNT}#1"
-    favorites = records.Listing(order="id", ascending=True, filters={"favorite": "1"})
+    favorites = data_pages.Listing(order="id", ascending=True, filters={"favorite": "1"})
     assert every_page(websites.COLLECTION, favorites, 10) == [[record["id"]]]
 
 
@@ -146,7 +163,8 @@ def test_update_of_a_deleted_website_is_none() -> None:
     websites.create_with_claim(record, "example.com")
     assert websites.delete_with_claim(ACCOUNT, record["id"], "example.com")
 
-    assert websites.update(record, {"privacy": 1}, (), "example.com") is None
+    change = lambda current: {**current, "privacy": 1}  # noqa: E731
+    assert websites.update(ACCOUNT, record["id"], change, "example.com") is None
     assert websites.get(ACCOUNT, record["id"]) is None
 
 
@@ -156,10 +174,10 @@ def test_website_deleted_with_its_claim() -> None:
     websites.create_with_claim(kept, "kept.example")
     websites.create_with_claim(gone, "example.com")
 
-    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is True
+    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is not None
     assert websites.get(ACCOUNT, gone["id"]) is None
     assert set(claims()) == {"kept.example"}
-    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is False
+    assert websites.delete_with_claim(ACCOUNT, gone["id"], "example.com") is None
     # The domain is free again.
     websites.create_with_claim(website("example.com"), "example.com")
     assert set(claims()) == {"kept.example", "example.com"}
@@ -171,7 +189,10 @@ def test_report_created_in_its_project() -> None:
     reports.create_with_project(first)
     reports.create_with_project(second)
 
-    assert reports.get(ACCOUNT, first["id"]) == reports.COLLECTION.with_index_keys(first)
+    stored = reports.get(ACCOUNT, first["id"])
+    assert stored is not None and stored["version"] == 1
+    written = {k: v for k, v in stored.items() if k not in ("version", "write_id")}
+    assert written == reports.COLLECTION.with_index_keys(first)
     assert stored_projects() == {"a.example": (2, 120)}
 
 
@@ -180,7 +201,7 @@ def test_regenerated_report_moves_its_score_within_its_project() -> None:
     reports.create_with_project(record)
     changes = {"score": 50, "result": "decent", "generated_at": LATER, "updated_at": LATER}
 
-    assert reports.update_and_move_project(record, changes) is not None
+    assert reports.update_with_project(ACCOUNT, record["id"], lambda c: {**c, **changes})
 
     stored = reports.get(ACCOUNT, record["id"])
     assert stored is not None
@@ -199,25 +220,35 @@ def test_report_moved_to_another_project_leaves_no_empty_one() -> None:
         "updated_at": LATER,
     }
 
-    assert reports.update_and_move_project(record, changes) is not None
+    assert reports.update_with_project(ACCOUNT, record["id"], lambda c: {**c, **changes})
 
     assert stored_projects() == {"b.example": (1, 60)}
     stored = reports.get(ACCOUNT, record["id"])
     assert stored is not None and stored["project_key"] == f"{ACCOUNT}#b.example"
 
 
-def test_a_stale_regeneration_changes_nothing() -> None:
+def test_a_change_is_applied_to_the_version_it_is_written_over() -> None:
+    """A regeneration computed while another write landed is applied to that write's
+    version: both are kept, and the project counts the score written last."""
     record = report("https://a.example/", "a.example", 80)
     reports.create_with_project(record)
-    newer = reports.update(record, {"privacy": 1, "updated_at": LATER})
-    assert newer is not None
+    seen: list[int] = []
 
-    stale = reports.update_and_move_project(record, {"score": 10, "updated_at": LATER})
+    def regeneration(current: dict[str, Any]) -> dict[str, Any]:
+        seen.append(current["version"])
+        if len(seen) == 1:  # another request's write lands between read and write
+            assert reports.update_with_project(ACCOUNT, record["id"], lambda c: {**c, "privacy": 1})
+        return {**current, "score": 10, "updated_at": LATER}
 
-    assert stale is None
-    assert stored_projects() == {"a.example": (1, 80)}
+    assert reports.update_with_project(ACCOUNT, record["id"], regeneration) is not None
+    assert seen == [1, 2]
+    assert stored_projects() == {"a.example": (1, 10)}
     stored = reports.get(ACCOUNT, record["id"])
-    assert stored is not None and (stored["score"], stored["privacy"]) == (80, 1)
+    assert stored is not None and (stored["score"], stored["privacy"], stored["version"]) == (
+        10,
+        1,
+        3,
+    )
 
 
 def test_report_deleted_and_taken_out_of_its_project() -> None:
@@ -226,11 +257,11 @@ def test_report_deleted_and_taken_out_of_its_project() -> None:
     reports.create_with_project(first)
     reports.create_with_project(second)
 
-    assert reports.delete_and_update_project(first, LATER) is True
+    assert reports.delete_with_project(ACCOUNT, first["id"], LATER) is not None
     assert stored_projects() == {"a.example": (1, 30)}
-    assert reports.delete_and_update_project(second, LATER) is True
+    assert reports.delete_with_project(ACCOUNT, second["id"], LATER) is not None
     assert stored_projects() == {}
-    assert reports.delete_and_update_project(second, LATER) is False
+    assert reports.delete_with_project(ACCOUNT, second["id"], LATER) is None
     assert reports.get(ACCOUNT, first["id"]) is None
 
 
@@ -245,22 +276,22 @@ def test_website_pages_in_every_order() -> None:
     websites.create_with_claim(other, "other-account.example")
     by_domain = [made[d] for d in sorted(domains)]
 
-    listing = records.Listing(order="domain", ascending=True, filters={})
+    listing = data_pages.Listing(order="domain", ascending=True, filters={})
     assert every_page(websites.COLLECTION, listing, 2) == [
         by_domain[0:2],
         by_domain[2:4],
         by_domain[4:],
     ]
-    listing = records.Listing(order="id", ascending=False, filters={})
+    listing = data_pages.Listing(order="id", ascending=False, filters={})
     assert every_page(websites.COLLECTION, listing, 3) == [
         sorted(made.values(), reverse=True)[:3],
         sorted(made.values(), reverse=True)[3:],
     ]
-    favorites = records.Listing(order="domain", ascending=False, filters={"favorite": "1"})
+    favorites = data_pages.Listing(order="domain", ascending=False, filters={"favorite": "1"})
     assert every_page(websites.COLLECTION, favorites, 10) == [
         [made["bravo.example"], made["alpha.example"]]
     ]
-    searched = records.Listing(order="id", ascending=True, filters={}, search="ar")
+    searched = data_pages.Listing(order="id", ascending=True, filters={}, search="ar")
     assert every_page(websites.COLLECTION, searched, 10) == [[made["charlie.ex"]]]
 
 
@@ -274,11 +305,11 @@ def test_report_pages_by_result_within_a_project() -> None:
     reports.create_with_project(report("https://b.example/", "b.example", 10))
     ordered = sorted(made, key=lambda r: (r["score"], r["id"]))
 
-    listing = records.Listing(order="result", ascending=True, filters={"project": "a.example"})
-    pages = every_page(reports.COLLECTION, listing, 4)
-    assert pages == [[r["id"] for r in ordered[:4]], [r["id"] for r in ordered[4:]]]
+    listing = data_pages.Listing(order="result", ascending=True, filters={"project": "a.example"})
+    found = every_page(reports.COLLECTION, listing, 4)
+    assert found == [[r["id"] for r in ordered[:4]], [r["id"] for r in ordered[4:]]]
 
-    good = records.Listing(
+    good = data_pages.Listing(
         order="url", ascending=False, filters={"result": "good", "project": "a.example"}
     )
     urls = sorted((r["url"], r["id"]) for r in made if r["score"] >= 80)

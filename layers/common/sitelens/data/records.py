@@ -14,8 +14,9 @@ a version, so a write whose answer was lost is recognised as ours when retried.
 
 from __future__ import annotations
 
+import time
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,8 +31,11 @@ COUNTER_PARTITION = "#counter"
 CLAIM_PARTITION_PREFIX = "#claim:"
 # GSI sort keys are limited to 1,024 bytes; longer values sort by their prefix, then id.
 SORT_PREFIX_BYTES = 900
-# A record read again this many times without getting a write in is answered 409.
-MAX_VERSION_ATTEMPTS = 8
+# A change re-applied after version conflicts for this long is answered 409 instead: far
+# below the functions' 10 s timeout; fifty writers on one record settle in about a second.
+VERSION_RETRY_SECONDS = 6.0
+# A version conflict means another write just landed: retry soon, not as after throttling.
+VERSION_BACKOFF_CAP_SECONDS = 0.1
 
 
 class Conflict(Exception):
@@ -214,7 +218,7 @@ def update(
     conflict, read again and apply again. The record written, or None when there is none;
     Busy when other writes kept coming first."""
     written = None  # the write_id of our last attempt, in case it landed unanswered
-    for attempt in range(MAX_VERSION_ATTEMPTS):
+    for attempt in _attempts():
         current = get(collection, account, record_id)
         if current is None:
             return None
@@ -236,7 +240,7 @@ def update(
                 raise
         except Contended:
             raise Busy() from None
-        transactions.backoff(attempt)
+        transactions.backoff(attempt, VERSION_BACKOFF_CAP_SECONDS)
     raise Busy()
 
 
@@ -249,7 +253,7 @@ def delete(
 ) -> Item | None:
     """Delete the record as read, with its claim and `also(record)`, all or none; if it
     changed in between, read again. The record deleted, or None when there was none."""
-    for attempt in range(MAX_VERSION_ATTEMPTS):
+    for attempt in _attempts():
         current = get(collection, account, record_id)
         if current is None:
             return None
@@ -272,5 +276,14 @@ def delete(
                 raise
         except Contended:
             raise Busy() from None
-        transactions.backoff(attempt)
+        transactions.backoff(attempt, VERSION_BACKOFF_CAP_SECONDS)
     raise Busy()
+
+
+def _attempts() -> Iterator[int]:
+    """Attempt numbers, for as long as re-applying a change is worth it."""
+    give_up = time.monotonic() + VERSION_RETRY_SECONDS
+    attempt = 0
+    while attempt == 0 or time.monotonic() < give_up:
+        yield attempt
+        attempt += 1

@@ -88,9 +88,9 @@ def write(writes: Sequence[Write]) -> None:
     raise Contended()
 
 
-def backoff(attempt: int) -> None:
+def backoff(attempt: int, cap: float = BACKOFF_CAP_SECONDS) -> None:
     """Sleep before retry `attempt` (0-based): full jitter, so that racers spread out."""
-    ceiling = min(BACKOFF_CAP_SECONDS, BACKOFF_BASE_SECONDS * 2**attempt)
+    ceiling = min(cap, BACKOFF_BASE_SECONDS * 2**attempt)
     time.sleep(random.uniform(0, ceiling))
 
 

@@ -105,6 +105,7 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
         return record
 
     current = stored(account_id, website_id)
+    rule.changes(current)  # refused early; a password is hashed once, before any retry
     record = stored_websites.update(account_id, website_id, change, site_of(current))
     if record is None:
         raise errors.NotFound()
