@@ -28,6 +28,9 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
 
 import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
+from moto.core.custom_responses_mock import reset_responses_mock  # noqa: E402
+from moto.core.model_instances import reset_model_data  # noqa: E402
+from moto.core.models import responses_mock  # noqa: E402
 
 from sitelens import accounts, auth, aws, config, initialized, template  # noqa: E402
 from sitelens.local import gateway, resources  # noqa: E402
@@ -60,6 +63,19 @@ class MotoBackend:
         self.dynamodb = boto3.client("dynamodb")
         self.sqs = boto3.client("sqs")
         self.queues: dict[str, str] = {}  # URLs by logical id
+
+    def start(self) -> None:
+        """Switch the mock on, keeping the data."""
+        self.mock.start(reset=False)
+
+    def stop(self) -> None:
+        """Switch the mock off, keeping the data and only the data."""
+        self.mock.stop(remove_data=False)
+        # What moto clears with the data: the URL patterns each start adds to its `responses`
+        # mock (1,288), and its references to every model instance it made, each Item read
+        # included. Kept, they pile up test after test, and garbage collection slows down.
+        reset_responses_mock(responses_mock)
+        reset_model_data()
 
     def empty(self) -> None:
         """The template's tables and queues, empty: counters too, so ids start at 1 again."""
@@ -99,7 +115,7 @@ def moto_backend() -> Iterator[MotoBackend]:
 def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
     """moto DynamoDB/SQS with the template's tables and queues, empty, and handlers pointed
     at them."""
-    moto_backend.mock.start(reset=False)  # keep the session's tables
+    moto_backend.start()
     try:
         reset_caches()
         moto_backend.empty()
@@ -118,7 +134,7 @@ def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
                     os.environ[key] = value
             reset_caches()
     finally:
-        moto_backend.mock.stop(remove_data=False)
+        moto_backend.stop()
 
 
 @dataclass
