@@ -55,9 +55,9 @@ def contents(moto_backend: Any) -> dict[str, Any]:
 
 def test_a_test_starts_with_empty_tables_and_queues(aws_env: None, moto_backend: Any) -> None:
     assert contents(moto_backend) == dict.fromkeys([*TABLES, *QUEUES], 0)
-    fill(moto_backend, items=60)  # more than two BatchWriteItem calls of 25 a table
+    fill(moto_backend, items=30)  # more than one BatchWriteItem call of 25 a table
     full = contents(moto_backend)
-    assert full == {**dict.fromkeys(TABLES, 60), **dict.fromkeys(QUEUES, 2)}
+    assert full == {**dict.fromkeys(TABLES, 30), **dict.fromkeys(QUEUES, 2)}
     assert accounts.create_account("First").id == "1"  # and a counter item at 1
 
     moto_backend.empty()  # what aws_env does before the next test
