@@ -23,11 +23,18 @@ os.environ.update(
     SITELENS_CURSOR_SECRET="test-cursor-secret",
     SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; tests/test_limits.py sets one
     POWERTOOLS_LOG_LEVEL="WARNING",
+    # Real SQS allows one PurgeQueue a minute (and so does moto by default); the tests
+    # purge the session's queues before every test that uses them.
+    MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR="false",
 )
 for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS"):
     os.environ.pop(name, None)
 
+import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
+from moto.core.custom_responses_mock import reset_responses_mock  # noqa: E402
+from moto.core.model_instances import reset_model_data  # noqa: E402
+from moto.core.models import responses_mock  # noqa: E402
 
 from sitelens import accounts, config, initialized  # noqa: E402
 from sitelens.data import clients, limits, secrets  # noqa: E402
@@ -43,6 +50,10 @@ initialized()  # tests run with the usual garbage collection, not a cold start's
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}
+TABLE_KEYS = {
+    name: [key["AttributeName"] for key in props["KeySchema"]]
+    for name, props in template.tables(TEMPLATE).items()
+}
 
 
 def reset_caches() -> None:
@@ -53,19 +64,79 @@ def reset_caches() -> None:
     secrets.forget()
 
 
-@pytest.fixture
-def aws_env() -> Iterator[None]:
-    """Fresh moto DynamoDB/SQS with the template's tables, and handlers pointed at them."""
-    with mock_aws():
-        reset_caches()
-        import boto3
+class MotoBackend:
+    """One moto backend for the whole session. The tables and queues outlive each test
+    (creating 5 tables with 16 GSIs for every test was most of the suite's time); `empty`
+    clears them for the next. The mock is switched on only while a test that uses `aws_env`
+    runs, so other tests see no mock, as before."""
 
-        resources.create_tables(TEMPLATE, boto3.client("dynamodb"))
-        queues = resources.create_queues(TEMPLATE, boto3.client("sqs"))
-        env = resources.function_environment(TEMPLATE, queues)
+    def __init__(self) -> None:
+        # One boto3 default session too: a new one per test loads the service models again.
+        self.mock = mock_aws(config={"core": {"reset_boto3_session": False}})
+        self.dynamodb = boto3.client("dynamodb")
+        self.sqs = boto3.client("sqs")
+        self.queues: dict[str, str] = {}  # URLs by logical id
+
+    def start(self) -> None:
+        """Switch the mock on, keeping the data."""
+        self.mock.start(reset=False)
+
+    def stop(self) -> None:
+        """Switch the mock off, keeping the data and only the data."""
+        self.mock.stop(remove_data=False)
+        # What moto clears with the data: the URL patterns each start adds to its `responses`
+        # mock (1,288), and its references to every model instance it made, each Item read
+        # included. Kept, they pile up test after test, and garbage collection slows down.
+        reset_responses_mock(responses_mock)
+        reset_model_data()
+
+    def empty(self) -> None:
+        """The template's tables and queues, empty: counters too, so ids start at 1 again."""
+        tables = set(self.dynamodb.list_tables()["TableNames"])
+        if not self.queues or not tables >= set(TABLE_KEYS):
+            # The first test, or a test's own `mock_aws()` reset moto: create everything.
+            resources.create_tables(TEMPLATE, self.dynamodb)
+            self.queues = resources.create_queues(TEMPLATE, self.sqs)
+        for table in TABLE_KEYS:
+            self.delete_all_items(table)
+        for url in self.queues.values():
+            self.sqs.purge_queue(QueueUrl=url)
+
+    def delete_all_items(self, table: str) -> None:
+        names = {f"#k{n}": key for n, key in enumerate(TABLE_KEYS[table])}
+        pages = self.dynamodb.get_paginator("scan").paginate(
+            TableName=table, ProjectionExpression=", ".join(names), ExpressionAttributeNames=names
+        )
+        keys = [item for page in pages for item in page["Items"]]  # all read before any delete
+        for start in range(0, len(keys), 25):
+            batch: Any = {
+                table: [{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]]
+            }
+            while batch:
+                batch = self.dynamodb.batch_write_item(RequestItems=batch)["UnprocessedItems"]
+
+
+@pytest.fixture(scope="session")
+def moto_backend() -> Iterator[MotoBackend]:
+    """The session's moto; tests use it through `aws_env`."""
+    backend = MotoBackend()
+    yield backend
+    backend.mock.reset()
+
+
+@pytest.fixture
+def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
+    """moto DynamoDB/SQS with the template's tables and queues, empty, and handlers pointed
+    at them."""
+    moto_backend.start()
+    try:
+        reset_caches()
+        moto_backend.empty()
+        env = resources.function_environment(TEMPLATE, moto_backend.queues)
         # Set above, for every test: the secret itself, and no rate limit.
-        for name in ("SITELENS_CURSOR_SECRET_ARN", "SITELENS_ACCOUNT_RATE_LIMIT"):
+        for name in ("SITELENS_CURSOR_SECRET", "SITELENS_CURSOR_SECRET_ARN"):
             env.pop(name, None)
+        env.pop("SITELENS_ACCOUNT_RATE_LIMIT", None)
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         reset_caches()
@@ -78,6 +149,8 @@ def aws_env() -> Iterator[None]:
                 else:
                     os.environ[key] = value
             reset_caches()
+    finally:
+        moto_backend.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,77 @@
+"""The suite's one moto backend (conftest.py): every test that uses `aws_env` starts with
+the template's tables and queues empty, as if moto had just been started for it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import boto3
+import pytest
+from moto import mock_aws
+
+from sitelens import accounts, template
+
+TEMPLATE = template.load()
+TABLES = template.tables(TEMPLATE)
+QUEUES = [name for name, r in TEMPLATE["Resources"].items() if r["Type"] == "AWS::SQS::Queue"]
+QUEUE_COUNTS = [
+    "ApproximateNumberOfMessages",
+    "ApproximateNumberOfMessagesNotVisible",
+    "ApproximateNumberOfMessagesDelayed",
+]
+
+
+def fill(moto_backend: Any, items: int) -> None:
+    """`items` items in every table, and a waiting and an in-flight message in every queue."""
+    dynamodb = boto3.client("dynamodb")
+    for table, props in TABLES.items():
+        types = {a["AttributeName"]: a["AttributeType"] for a in props["AttributeDefinitions"]}
+        for n in range(items):
+            item = {
+                key["AttributeName"]: {types[key["AttributeName"]]: str(n)}
+                for key in props["KeySchema"]
+            }
+            dynamodb.put_item(TableName=table, Item=item)
+    sqs = boto3.client("sqs")
+    for name in QUEUES:
+        url = moto_backend.queues[name]
+        sqs.send_message(QueueUrl=url, MessageBody="waiting")
+        sqs.send_message(QueueUrl=url, MessageBody="in flight")
+        assert sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=1)["Messages"]
+
+
+def contents(moto_backend: Any) -> dict[str, Any]:
+    dynamodb = boto3.client("dynamodb")
+    sqs = boto3.client("sqs")
+    found: dict[str, Any] = {}
+    for table in TABLES:
+        found[table] = dynamodb.scan(TableName=table)["Count"]
+    for name in QUEUES:
+        url = moto_backend.queues[name]
+        attributes = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=QUEUE_COUNTS)
+        found[name] = sum(int(value) for value in attributes["Attributes"].values())
+    return found
+
+
+def test_a_test_starts_with_empty_tables_and_queues(aws_env: None, moto_backend: Any) -> None:
+    assert contents(moto_backend) == dict.fromkeys([*TABLES, *QUEUES], 0)
+    fill(moto_backend, items=30)  # more than one BatchWriteItem call of 25 a table
+    full = contents(moto_backend)
+    assert full == {**dict.fromkeys(TABLES, 30), **dict.fromkeys(QUEUES, 2)}
+    assert accounts.create_account("First").id == "1"  # and a counter item at 1
+
+    moto_backend.empty()  # what aws_env does before the next test
+
+    assert contents(moto_backend) == dict.fromkeys([*TABLES, *QUEUES], 0)
+    assert accounts.create_account("Again").id == "1"  # the counters are gone too
+
+
+def test_a_test_with_a_moto_of_its_own_leaves_the_next_test_whole(
+    moto_backend: Any, request: pytest.FixtureRequest
+) -> None:
+    with mock_aws():  # a pristine moto: it resets the session's backend on the way in and out
+        assert boto3.client("dynamodb").list_tables()["TableNames"] == []
+    request.getfixturevalue("aws_env")  # as the next test that uses it
+    assert sorted(boto3.client("dynamodb").list_tables()["TableNames"]) == sorted(TABLES)
+    assert contents(moto_backend) == dict.fromkeys([*TABLES, *QUEUES], 0)
+    assert accounts.create_account("First").id == "1"
