@@ -91,9 +91,10 @@ def test_a_burst_is_counted_once_in_batches(server: Server) -> None:
     assert statuses == [202] * 120
     counted(server, website_id, 120, within=15)
     # Every message was deleted after counting (batches of more than 10 included).
+    [endpoint] = [line.split()[-1] for line in server.lines if line.strip().startswith("SQS:")]
     sqs = boto3.client(
         "sqs",
-        endpoint_url=f"http://127.0.0.1:{server.aws_port}",
+        endpoint_url=endpoint,
         region_name="us-east-1",
         aws_access_key_id="local",
         aws_secret_access_key="local",

@@ -9,7 +9,8 @@ import boto3
 import pytest
 from moto import mock_aws
 
-from sitelens import accounts, template
+from sitelens import accounts
+from sitelens.local import template
 
 TEMPLATE = template.load()
 TABLES = template.tables(TEMPLATE)

@@ -423,3 +423,14 @@ def scrypt_matches(password: str, stored_hash: str) -> bool:
         maxmem=256 * 1024 * 1024,
     )
     return hmac.compare_digest(actual, expected)
+
+
+def test_json_null_and_booleans_are_refused(analytics):
+    reply = analytics.post(
+        "/api/v1/websites", json_body={"domain": "example.com", "exclude_ips": None, "email": True}
+    )
+    assert reply.status == 422
+    assert reply.body["message"] == {"exclude_ips": ["The exclude ips field must not be null."]}
+    reply = analytics.post("/api/v1/websites", json_body={"domain": "example.com", "email": True})
+    assert reply.body["message"] == {"email": ["The email field must be one of: 0, 1."]}
+    assert analytics.get("/api/v1/websites").data == []

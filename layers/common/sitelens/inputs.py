@@ -27,8 +27,8 @@ def choice(*allowed: Any) -> BeforeValidator:
     names = ", ".join(texts)
 
     def pick(value: Any, info: ValidationInfo) -> Any:
-        if isinstance(value, bool):
-            value = int(value)
+        if isinstance(value, bool):  # JSON true is not the 1 the contract asks for
+            raise FieldError(f"The {label(info.field_name or '')} field must be one of: {names}.")
         if isinstance(value, str | int) and str(value).strip() in texts:
             return texts[str(value).strip()]
         raise FieldError(f"The {label(info.field_name or '')} field must be one of: {names}.")
@@ -91,7 +91,15 @@ class Input(BaseModel):
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Self:
-        """The model of `data`, or 422 with every field's sentences."""
+        """The model of `data`, or 422 with every field's sentences. A JSON `null` is no
+        value of any field: leave a field out to leave it unchanged."""
+        nulls = {
+            name: [f"The {label(name)} field must not be null."]
+            for name, value in data.items()
+            if value is None and name in cls.model_fields
+        }
+        if nulls:
+            raise errors.Invalid(nulls)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
