@@ -341,3 +341,20 @@ def test_the_script_is_served_with_long_cache_headers(analytics):
     assert again.headers["ETag"] == etag
     stale = analytics.get("/js/script.js", key=None, headers={"If-None-Match": '"old"'})
     assert stale.status == 200
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"page": "https://example.com/", "event": {"name": "signup", "unit": {}}},
+        {"page": ["https://example.com/"]},
+        {"page": "https://example.com/", "referrer": None},
+        {"page": "https://example.com/", "event": "signup"},
+    ],
+)
+def test_fields_that_are_not_text_are_refused_and_nothing_is_queued(analytics, body):
+    create_website(analytics)
+    reply = hit(analytics, json_body=body)
+    assert reply.status == 422
+    assert reply.body["status"] == 422 and len(reply.body["message"]) == 1
+    assert receive("HitsQueue") == []

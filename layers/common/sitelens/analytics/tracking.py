@@ -47,18 +47,31 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
     queues.send_hit(website["account"], _sqs_text(hit.to_json()))
 
 
+# The fields a hit reads; anything else sent is ignored.
+TEXT_FIELDS = ("page", "referrer", "screen_resolution")
+EVENT_PARTS = ("name", "value", "unit")
+
+
 def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
-    """The fields as text: JSON numbers become text, `{"event": {"name": ...}}` becomes
-    `event[name]`, lists and other structures are ignored."""
+    """The fields a hit reads, as text: JSON numbers become text, `{"event": {"name": ...}}`
+    becomes `event[name]`; 422 when one of them is a list, an object, a boolean or null."""
     values: dict[str, str] = {}
-    for name, value in fields.items():
-        if name == "event" and isinstance(value, dict):
-            for part, text in value.items():
-                if isinstance(text, str | int | float) and not isinstance(text, bool):
-                    values[f"event[{part}]"] = _sqs_text(str(text))
-        elif isinstance(value, str | int | float) and not isinstance(value, bool):
-            values[name] = _sqs_text(str(value))
+    event = fields.get("event")
+    if isinstance(event, dict):
+        parts = {f"event[{part}]": event[part] for part in EVENT_PARTS if part in event}
+    elif event is None:
+        parts = {}
+    else:
+        raise errors.Invalid.field("event", "The event field must be an object.")
+    sent = {name: fields[name] for name in (*TEXT_FIELDS, *_FORM_EVENT) if name in fields}
+    for name, value in {**sent, **parts}.items():
+        if not isinstance(value, str | int | float) or isinstance(value, bool):
+            raise errors.Invalid.field(name, f"The {name} field must be text.")
+        values[name] = _sqs_text(str(value))
     return values
+
+
+_FORM_EVENT = tuple(f"event[{part}]" for part in EVENT_PARTS)  # as a form sends them
 
 
 def _sqs_text(text: str) -> str:
