@@ -124,7 +124,7 @@ class RecordingClient:
 def dynamodb(aws_env, monkeypatch) -> RecordingClient:
     recording = RecordingClient(boto3.client("dynamodb"))
     monkeypatch.setattr(stored_stats, "client", lambda service: recording)
-    monkeypatch.setattr(stored_stats.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
     return recording
 
 

@@ -114,7 +114,7 @@ def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
 
     throttled = Throttled()
     monkeypatch.setattr(stored_stats, "client", lambda service: throttled)
-    monkeypatch.setattr(stored_stats.time, "sleep", lambda seconds: None)
+    monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
     analytics.delete(f"/api/v1/websites/{website_id}")
     assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
     assert items_of(website_id) == 0

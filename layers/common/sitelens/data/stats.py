@@ -21,13 +21,12 @@ Deliveries and commits expire (TTL) once SQS can no longer deliver their message
 from __future__ import annotations
 
 import hashlib
-import random
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sitelens.config import settings
+from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import cancel_reasons, is_condition_failure
 
@@ -74,10 +73,6 @@ def _counter_key(website_id: int, name: str, day: str, value: str) -> dict[str, 
     return {"series": {"S": f"{website_id}#{name}"}, "slot": {"S": slot(day, value)}}
 
 
-def _backoff(attempt: int) -> None:
-    time.sleep(0.05 * 2**attempt * (0.5 + random.random()))
-
-
 # -- counting --------------------------------------------------------------------------------
 
 
@@ -116,7 +111,7 @@ def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> b
             attempt += 1
             if not _TRANSIENT & set(reasons) or attempt == _TRANSACTION_ATTEMPTS:
                 raise
-        _backoff(attempt)
+        transactions.backoff(attempt)
 
 
 def _counter_update(website_id: int, name: str, day: str, value: str, count: int) -> dict[str, Any]:
@@ -240,7 +235,7 @@ def registries(groups: list[Group]) -> dict[Group, Registry]:
             pending = answer.get("UnprocessedKeys") or {}
             if not pending:
                 break
-            _backoff(attempt)
+            transactions.backoff(attempt)
         else:
             raise RuntimeError("registries still unprocessed")
     return found
@@ -362,5 +357,5 @@ def _batch_write(requests: list[dict[str, Any]]) -> None:
         pending = answer.get("UnprocessedItems") or {}
         if not pending:
             return
-        _backoff(attempt)
+        transactions.backoff(attempt)
     raise RuntimeError("stats writes still unprocessed")

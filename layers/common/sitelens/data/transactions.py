@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sitelens.data.clients import client
-from sitelens.data.items import Write, error_code
+from sitelens.data.items import Write, cancel_reasons, error_code
 
 # Up to ~3 s of backoff in all, far below the API's 25 s: contention clears in milliseconds.
 MAX_ATTEMPTS = 10
@@ -74,7 +74,7 @@ def write(writes: Sequence[Write]) -> None:
             if code == "ConditionalCheckFailedException":
                 raise ConditionFailed([0]) from None
             if code == "TransactionCanceledException":
-                reasons = _reasons(err)
+                reasons = cancel_reasons(err)
                 failed = [
                     n for n, reason in enumerate(reasons) if reason == "ConditionalCheckFailed"
                 ]
@@ -113,8 +113,3 @@ def item_size(item: dict[str, dict[str, Any]]) -> int:
 def _write_one(entry: Write) -> None:
     [(kind, request)] = entry.items()
     getattr(client("dynamodb"), _SINGLE_CALLS[kind])(**request)
-
-
-def _reasons(err: Exception) -> list[str]:
-    reasons = getattr(err, "response", {}).get("CancellationReasons") or []
-    return [str(reason.get("Code", "None")) for reason in reasons]
