@@ -59,7 +59,7 @@ def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
     event = fields.get("event")
     if isinstance(event, dict):
         parts = {f"event[{part}]": event[part] for part in EVENT_PARTS if part in event}
-    elif event is None:
+    elif "event" not in fields:
         parts = {}
     else:
         raise errors.Invalid.field("event", "The event field must be an object.")
