@@ -15,14 +15,15 @@ from sitelens.data.secrets import secret_string
 _SIGNATURE_BYTES = 16
 
 
-def _secret() -> bytes:
-    """The secret cursors are signed with: the one given, else the stack's, read once."""
+def secret() -> bytes:
+    """The secret cursors (and `signing` tokens) are signed with: the one given, else the
+    stack's, read once."""
     given = settings().cursor_secret
     return (given or secret_string(settings().cursor_secret_arn)).encode()
 
 
 def _signature(payload: bytes, binding: str) -> bytes:
-    mac = hmac.new(_secret(), payload + b"\0" + binding.encode(), hashlib.sha256)
+    mac = hmac.new(secret(), payload + b"\0" + binding.encode(), hashlib.sha256)
     return mac.digest()[:_SIGNATURE_BYTES]
 
 
