@@ -350,6 +350,8 @@ def test_the_script_is_served_with_long_cache_headers(analytics):
         {"page": ["https://example.com/"]},
         {"page": "https://example.com/", "referrer": None},
         {"page": "https://example.com/", "event": "signup"},
+        {"page": "https://example.com/", "referrer": 5},
+        {"page": "https://example.com/", "screen_resolution": 1920},
     ],
 )
 def test_fields_that_are_not_text_are_refused_and_nothing_is_queued(analytics, body):
@@ -358,3 +360,14 @@ def test_fields_that_are_not_text_are_refused_and_nothing_is_queued(analytics, b
     assert reply.status == 422
     assert reply.body["status"] == 422 and len(reply.body["message"]) == 1
     assert receive("HitsQueue") == []
+
+
+@pytest.mark.parametrize("sent", ["", "big", "1920", "1920x1080x2"])
+def test_a_screen_resolution_that_is_not_width_x_height_is_accepted_and_not_counted(
+    analytics, sent
+):
+    create_website(analytics)
+    reply = hit(analytics, json_body={"page": "https://example.com/", "screen_resolution": sent})
+    assert reply.status == 202
+    [record] = receive("HitsQueue")
+    assert "resolution" not in json.loads(record["body"])

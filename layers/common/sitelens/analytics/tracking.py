@@ -53,8 +53,10 @@ EVENT_PARTS = ("name", "value", "unit")
 
 
 def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
-    """The fields a hit reads, as text: JSON numbers become text, `{"event": {"name": ...}}`
-    becomes `event[name]`; 422 when one of them is a list, an object, a boolean or null."""
+    """The fields a hit reads, as text: `{"event": {"name": ...}}` becomes `event[name]`,
+    whose parts may be JSON numbers (counted as their text); 422 when `page`, `referrer` or
+    `screen_resolution` is not a string, or an event part is a list, an object, a boolean
+    or null."""
     values: dict[str, str] = {}
     event = fields.get("event")
     if isinstance(event, dict):
@@ -65,7 +67,12 @@ def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
         raise errors.Invalid.field("event", "The event field must be an object.")
     sent = {name: fields[name] for name in (*TEXT_FIELDS, *_FORM_EVENT) if name in fields}
     for name, value in {**sent, **parts}.items():
-        if not isinstance(value, str | int | float) or isinstance(value, bool):
+        textual = isinstance(value, str) or (
+            name not in TEXT_FIELDS
+            and isinstance(value, int | float)
+            and not isinstance(value, bool)
+        )
+        if not textual:
             raise errors.Invalid.field(name, f"The {name} field must be text.")
         values[name] = _sqs_text(str(value))
     return values
