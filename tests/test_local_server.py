@@ -26,7 +26,7 @@ import pytest
 
 from sitelens.local import dynamodb_local
 from sitelens.local import server as local_server
-from tests import soak
+from tests import load, soak
 
 ROOT = Path(__file__).resolve().parents[1]
 READY = "Press Ctrl-C to stop."
@@ -563,3 +563,10 @@ def test_memory_stays_flat_over_many_requests(dev: Dev) -> None:
     # Warmed up first, so what remains is growth per request: a leak of 5 KiB or more per
     # request fails here (the long run catches smaller ones).
     assert figures.growth_kib < 5 * 1024, figures
+
+
+def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
+    """A short load; `python -m tests.load --seconds 20` is the measured one (README)."""
+    figures = load.run(dev.server, dev.key1, seconds=2)
+    assert figures.accepted > 0 and figures.refused == 0, figures
+    assert figures.counted_after is not None and figures.lost == 0, figures

@@ -4,7 +4,8 @@ Each HTTP request becomes the proxy event API Gateway would deliver for the temp
 route and goes to the same handler function. Functions with SQS events are fed from the
 same queues in a background worker, as Lambda's event source mapping would. DynamoDB is
 DynamoDB Local (a Java subprocess) with its data on disk; without Java, moto's embedded
-one, with handler calls one at a time. SQS is moto's, embedded.
+one, with handler calls one at a time. SQS is an in-memory one of our own (`local.sqs`),
+whose calls cost the same however many messages are queued.
 """
 
 from __future__ import annotations
@@ -21,11 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from sitelens import errors
+from sitelens.data import clients
 from sitelens.edge import http
-from sitelens.local import dynamodb_local, gateway, resources, template
+from sitelens.local import dynamodb_local, gateway, resources, sqs, template
 
 HOST = "127.0.0.1"
-# DynamoDB, where `sitelens keys --local` finds it (moto's SQS too, when moto serves both).
+# DynamoDB, where `sitelens keys --local` finds it.
 LOCAL_AWS_PORT = int(os.environ.get("SITELENS_AWS_PORT", "3002"))
 MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, which it reports
 # All header lines together (the stdlib already refuses one line over 64 KiB).
@@ -127,13 +129,15 @@ class LocalHTTPServer(ThreadingHTTPServer):
 
 
 class LocalStack:
-    """DynamoDB Local (moto's DynamoDB without Java) and moto's SQS, unless the user points
-    at others with AWS_ENDPOINT_URL_DYNAMODB / _SQS; then the template's tables and queues."""
+    """DynamoDB Local (moto's DynamoDB without Java) and the local SQS, unless the user
+    points at others with AWS_ENDPOINT_URL_DYNAMODB / _SQS; then the template's tables and
+    queues."""
 
     def __init__(self) -> None:
         self.spec = template.load()
         self.dynamodb_local: dynamodb_local.DynamoDBLocal | None = None
         self.moto: Any = None
+        self.sqs: sqs.LocalSqs | None = None
         self.dynamodb = "yours, from AWS_ENDPOINT_URL_DYNAMODB"  # what serves it, for the banner
         # On moto, handler calls go one at a time: it rolls a failed transaction back by
         # restoring a deep copy of the tables taken without a lock, which would undo other
@@ -149,16 +153,18 @@ class LocalStack:
         if not os.environ.get("AWS_ENDPOINT_URL_DYNAMODB"):
             self._start_dynamodb()
         if not os.environ.get("AWS_ENDPOINT_URL_SQS"):
-            # On a port of its own when DynamoDB Local has SITELENS_AWS_PORT.
-            moto = self.moto or self._start_moto(0 if self.dynamodb_local else LOCAL_AWS_PORT)
-            host, port = moto.get_host_and_port()
-            os.environ["AWS_ENDPOINT_URL_SQS"] = f"http://{host}:{port}"
+            # SITELENS_AWS_PORT, unless DynamoDB Local or moto took it
+            taken = self.dynamodb_local is not None or self.moto is not None
+            self.sqs = sqs.LocalSqs(HOST, 0 if taken else LOCAL_AWS_PORT)
+            self.sqs.start()
+            os.environ["AWS_ENDPOINT_URL_SQS"] = self.sqs.endpoint
+            clients.use("sqs", self.sqs.client)
         if self.moto is not None:
             threading.Thread(target=self._trim_moto, name="moto-trim", daemon=True).start()
         import boto3
 
         resources.create_tables(self.spec, boto3.client("dynamodb"))
-        queues = resources.create_queues(self.spec, boto3.client("sqs"))
+        queues = resources.create_queues(self.spec, clients.client("sqs"))
         resources.apply_environment(resources.function_environment(self.spec, queues))
 
     def _start_dynamodb(self) -> None:
@@ -206,21 +212,17 @@ class LocalStack:
         return self.moto
 
     def _trim_moto(self) -> None:
-        """moto keeps every object it ever made (items, messages; for its dashboard) and the
-        receipt handle of every deleted message: a long run would grow without end. Neither
-        is read by anything here (the worker deletes a message once)."""
+        """moto keeps every object it ever made (items; for its dashboard): a long run would
+        grow without end. Nothing here reads them."""
         from moto.core.model_instances import reset_model_data
-        from moto.sqs.models import sqs_backends
 
         while not self.stopping.wait(TRIM_MOTO_SECONDS):
             reset_model_data()
-            for regions in list(sqs_backends.values()):
-                for backend in list(regions.values()):
-                    for queue in list(backend.queues.values()):
-                        queue.deleted_messages.clear()
 
     def stop(self) -> None:
         self.stopping.set()
+        if self.sqs is not None:
+            self.sqs.stop()
         if self.moto is not None:
             self.moto.stop()
         if self.dynamodb_local is not None:

@@ -13,6 +13,7 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from sitelens.data import clients
 from sitelens.local import gateway
 from sitelens.log import logger
 
@@ -40,9 +41,7 @@ class QueueWorker:
         self.thread = threading.Thread(target=self.run, name=f"worker-{function}", daemon=True)
 
     def run(self) -> None:
-        import boto3
-
-        sqs = boto3.client("sqs")
+        sqs = clients.client("sqs")
         url = sqs.get_queue_url(QueueName=self.queue)["QueueUrl"]
         while not self.stopping.is_set():
             messages = self._gather(sqs, url)

@@ -1,0 +1,104 @@
+"""`make serve`'s in-memory SQS: what the handlers and workers rely on, through boto3 over
+HTTP (botocore checks the MD5 digests) and in process."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+
+from sitelens.local import sqs
+
+ACCOUNT = {"account": {"DataType": "String", "StringValue": "acc-1"}}
+
+
+@pytest.fixture
+def local() -> Iterator[sqs.LocalSqs]:
+    server = sqs.LocalSqs("127.0.0.1")
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(params=["http", "in-process"])
+def client(request, local: sqs.LocalSqs) -> Any:
+    if request.param == "in-process":
+        return local.client
+    return boto3.client(
+        "sqs",
+        endpoint_url=local.endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",
+    )
+
+
+def test_messages_come_back_in_order_with_their_attributes_and_are_gone_once_deleted(client):
+    url = client.create_queue(QueueName="Hits")["QueueUrl"]
+    ids = [
+        client.send_message(QueueUrl=url, MessageBody=f"hit {n}", MessageAttributes=ACCOUNT)[
+            "MessageId"
+        ]
+        for n in range(12)
+    ]
+    first = client.receive_message(
+        QueueUrl=url, MaxNumberOfMessages=10, MessageAttributeNames=["All"]
+    )
+    received = first["Messages"]
+    assert [m["MessageId"] for m in received] == ids[:10]  # at most ten at a time
+    assert received[0]["Body"] == "hit 0"
+    assert received[0]["MessageAttributes"] == ACCOUNT
+    assert received[0]["Attributes"]["ApproximateReceiveCount"] == "1"
+    client.delete_message_batch(
+        QueueUrl=url,
+        Entries=[
+            {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(received)
+        ],
+    )
+    rest = client.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+    assert [m["MessageId"] for m in rest] == ids[10:]
+    assert (
+        client.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"][
+            "ApproximateNumberOfMessagesNotVisible"
+        ]
+        == "2"
+    )
+
+
+def test_a_message_not_deleted_in_time_is_delivered_again_and_a_stale_receipt_deletes_nothing(
+    client,
+):
+    url = client.create_queue(QueueName="Hits", Attributes={"VisibilityTimeout": "1"})["QueueUrl"]
+    client.send_message(QueueUrl=url, MessageBody="hit")
+    [first] = client.receive_message(QueueUrl=url)["Messages"]
+    assert client.receive_message(QueueUrl=url).get("Messages", []) == []  # in flight
+    time.sleep(1.1)
+    [again] = client.receive_message(QueueUrl=url)["Messages"]
+    assert again["MessageId"] == first["MessageId"]
+    assert again["Attributes"]["ApproximateReceiveCount"] == "2"
+    client.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])  # stale
+    time.sleep(1.1)
+    [third] = client.receive_message(QueueUrl=url)["Messages"]
+    client.delete_message(QueueUrl=url, ReceiptHandle=third["ReceiptHandle"])
+    time.sleep(1.1)
+    assert client.receive_message(QueueUrl=url).get("Messages", []) == []
+
+
+def test_a_long_poll_answers_as_soon_as_a_message_arrives(client):
+    url = client.create_queue(QueueName="Hits")["QueueUrl"]
+    threading.Timer(0.3, lambda: client.send_message(QueueUrl=url, MessageBody="late")).start()
+    started = time.monotonic()
+    [message] = client.receive_message(QueueUrl=url, WaitTimeSeconds=5)["Messages"]
+    assert message["Body"] == "late"
+    assert time.monotonic() - started < 4
+
+
+def test_an_unknown_queue_is_sqs_s_error(client):
+    with pytest.raises(ClientError) as raised:
+        client.send_message(QueueUrl="http://127.0.0.1/000000000000/Nope", MessageBody="x")
+    assert raised.value.response["Error"]["Code"] == "AWS.SimpleQueueService.NonExistentQueue"
