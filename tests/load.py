@@ -3,11 +3,11 @@
     .venv/bin/python -m tests.load --clients 8 --seconds 20 [--db memory|disk|moto]
 
 starts the server (on an in-memory DynamoDB Local unless `--db` says otherwise), creates
-a website, then has each client send `POST /api/event` pageviews on its own keep-alive connection as fast as the
-server answers, for the given time. It prints the events accepted per second, the
-latency percentiles, how long after the last answer every accepted event was counted,
-and how many were lost (accepted but never counted). The test suite runs a short one
-(tests/test_local_server.py) for the last two: nothing lost, everything counted.
+a website, then has each client send `POST /api/event` pageviews on its own keep-alive
+connection as fast as the server answers, for the given time. It prints the events
+accepted per second, the latency percentiles, how long after the last answer every
+accepted event was counted, and how many were lost (accepted but never counted). The test
+suite runs a short one (tests/test_local_server.py): nothing lost, everything counted.
 """
 
 from __future__ import annotations
