@@ -1,0 +1,158 @@
+"""A query's answer in the Stats API v2 shape, from whichever engine runs the SQL.
+
+`answer(query, run, dialect)` renders the statement, runs it with `run` (DuckDB locally,
+Athena deployed), and shapes `results`, `meta` (`total_rows`, `time_labels`) and, for
+`include.comparisons`, each row's `comparison` over the previous period or the year before.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from sitelens.analytics.warehouse import sql
+from sitelens.analytics.warehouse.query import TIME_DIMENSIONS, Query
+
+Run = Callable[[str], Sequence[Sequence[Any]]]
+# metrics whose change is told as a difference of points, not as a percentage
+_POINTS = frozenset({"bounce_rate", "conversion_rate", "percentage"})
+
+
+def _number(value: Any) -> int | float:
+    if value is None:
+        return 0
+    if isinstance(value, float) and value.is_integer() and not isinstance(value, bool):
+        return value
+    return value if isinstance(value, int | float) else float(value)
+
+
+def _rows(query: Query, run: Run, dialect: str) -> tuple[list[dict[str, Any]], int]:
+    found = run(sql.statement(query, dialect))
+    width = len(query.dimensions)
+    results = [
+        {
+            "dimensions": [str(value) for value in row[:width]],
+            "metrics": [_number(value) for value in row[width : width + len(query.metrics)]],
+        }
+        for row in found
+    ]
+    total = int(found[0][-1]) if found else 0
+    return results, total
+
+
+def time_labels(query: Query) -> list[str]:
+    """Every bucket of the query's time dimension over its range, in the site's zone."""
+    dimension = query.time_dimension
+    if dimension is None:
+        return []
+    if dimension == "time:hour":
+        zone = ZoneInfo(query.timezone)
+        first = datetime.combine(query.first_day, time(), zone)
+        count = ((query.last_day - query.first_day).days + 1) * 24
+        hours = (first + timedelta(hours=n) for n in range(count))
+        return list(dict.fromkeys(hour.strftime("%Y-%m-%d %H:00:00") for hour in hours))
+    days = [
+        query.first_day + timedelta(days=n)
+        for n in range((query.last_day - query.first_day).days + 1)
+    ]
+    if dimension == "time:week":
+        days = [day - timedelta(days=day.weekday()) for day in days]
+    elif dimension == "time:month":
+        days = [day.replace(day=1) for day in days]
+    return list(dict.fromkeys(day.isoformat() for day in days))
+
+
+def _filled(query: Query, results: list[dict[str, Any]], labels: list[str]) -> list[dict[str, Any]]:
+    """With the time dimension alone, a zero row for every bucket without data."""
+    if query.dimensions != (query.time_dimension,):
+        return results
+    by_label = {row["dimensions"][0]: row for row in results}
+    zero = [0] * len(query.metrics)
+    return [by_label.get(label, {"dimensions": [label], "metrics": zero}) for label in labels]
+
+
+def comparison_range(query: Query) -> tuple[datetime, datetime, date, date]:
+    """The range a comparison covers: as long, just before; or the same dates a year back."""
+    if query.include.comparisons == "year_over_year":
+
+        def back(day: date) -> date:
+            try:
+                return day.replace(year=day.year - 1)
+            except ValueError:  # 29 February
+                return day.replace(year=day.year - 1, day=28)
+
+        first, last = back(query.first_day), back(query.last_day)
+        shift = query.start - datetime.combine(query.first_day, time(), ZoneInfo(query.timezone))
+        zone = ZoneInfo(query.timezone)
+        start = datetime.combine(first, time(), zone) + shift
+        end = start + (query.end - query.start)
+        return start.astimezone(ZoneInfo("UTC")), end.astimezone(ZoneInfo("UTC")), first, last
+    length = query.end - query.start
+    days = (query.last_day - query.first_day).days + 1
+    return (
+        query.start - length,
+        query.start,
+        query.first_day - timedelta(days=days),
+        query.first_day - timedelta(days=1),
+    )
+
+
+def _change(metric: str, now: float, before: float) -> float | None:
+    if metric in _POINTS:
+        return round(now - before, 1)
+    if before == 0:
+        return None if now else 0
+    return round(100 * (now - before) / before, 1)
+
+
+def answer(query: Query, run: Run, dialect: str, echo: dict[str, Any]) -> dict[str, Any]:
+    """The Stats API v2 answer: results, meta and the query as understood (`echo`)."""
+    results, total = _rows(query, run, dialect)
+    meta: dict[str, Any] = {}
+    labels = time_labels(query) if query.include.time_labels else []
+    if query.include.time_labels:
+        meta["time_labels"] = labels
+        results = _filled(query, results, labels)
+    if query.include.total_rows:
+        meta["total_rows"] = len(results) if labels else total
+    if query.include.comparisons:
+        start, end, first, last = comparison_range(query)
+        earlier = query.shifted(start, end, first, last)
+        before, _ = _rows(earlier, run, dialect)
+        earlier_labels = time_labels(earlier)
+        if labels:
+            before = _filled(earlier, before, earlier_labels)
+        matched = _match(query, before, labels, earlier_labels)
+        for row in results:
+            past = matched.get(tuple(row["dimensions"]))
+            metrics = past["metrics"] if past else [0] * len(query.metrics)
+            row["comparison"] = {
+                "dimensions": past["dimensions"] if past else row["dimensions"],
+                "metrics": metrics,
+                "change": [
+                    _change(name, now, then)
+                    for name, now, then in zip(query.metrics, row["metrics"], metrics, strict=True)
+                ],
+            }
+        meta["comparison_date_range"] = [first.isoformat(), last.isoformat()]
+    return {"results": results, "meta": meta, "query": echo}
+
+
+def _match(
+    query: Query, before: list[dict[str, Any]], labels: list[str], earlier: list[str]
+) -> dict[tuple[str, ...], dict[str, Any]]:
+    """The earlier rows by the dimensions of the row they compare with: time buckets by
+    position (the n-th bucket with the n-th), other dimensions by value."""
+    position = next((n for n, d in enumerate(query.dimensions) if d in TIME_DIMENSIONS), None)
+    translate = dict(zip(earlier, labels, strict=False))
+    matched = {}
+    for row in before:
+        key = list(row["dimensions"])
+        if position is not None:
+            if key[position] not in translate:
+                continue
+            key[position] = translate[key[position]]
+        matched[tuple(key)] = row
+    return matched

@@ -1,0 +1,46 @@
+"""The columns of a raw event row, in file order, and the partition keys.
+
+Every counted hit is one row: a pageview, a custom event, or an engagement (the page was
+hidden or left; it carries the time spent on the page). Nothing in a row identifies a
+person: `visitor` is a hash keyed by a salt that lives for one day (`visitors` module).
+"""
+
+from __future__ import annotations
+
+from typing import Final, Literal, TypeAlias
+
+ColumnType: TypeAlias = Literal["timestamp", "string", "bigint", "boolean"]
+
+PAGEVIEW: Final = "pageview"
+ENGAGEMENT: Final = "engagement"  # time on page, sent when the page is hidden or left
+
+# (name, type): the Parquet files' columns, the Glue table's, in this order
+COLUMNS: Final[tuple[tuple[str, ColumnType], ...]] = (
+    ("ts", "timestamp"),  # UTC, milliseconds
+    ("visitor", "string"),  # daily-salted hash of website, address and user agent
+    ("name", "string"),  # "pageview", "engagement" or a custom event's name
+    ("page", "string"),  # path and query, click ids removed
+    ("referrer", "string"),  # referring URL without scheme and "www." ("" when none)
+    ("source", "string"),  # referrer grouped by name (search engines, social networks)
+    ("utm_source", "string"),
+    ("utm_medium", "string"),
+    ("utm_campaign", "string"),
+    ("utm_term", "string"),
+    ("utm_content", "string"),
+    ("browser", "string"),
+    ("os", "string"),
+    ("device", "string"),  # desktop, mobile, tablet, other
+    ("country", "string"),  # ISO 3166-1 alpha-2
+    ("language", "string"),
+    ("screen", "string"),  # WIDTHxHEIGHT
+    ("event_value", "string"),
+    ("event_unit", "string"),
+    ("engagement_ms", "bigint"),  # time on the page, for engagement rows; else 0
+    ("interactive", "boolean"),  # a custom event (it keeps a visit from being a bounce)
+)
+# hive-style folders: website_id=12/day=2026-11-24/
+PARTITIONS: Final[tuple[tuple[str, ColumnType], ...]] = (
+    ("website_id", "bigint"),
+    ("day", "string"),  # UTC day, YYYY-MM-DD
+)
+COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)

@@ -1,0 +1,242 @@
+"""A `Query` as SQL, written once and rendered by SQLGlot to each engine's dialect.
+
+The statement is composed in DuckDB's dialect from names out of the fixed lists of `query`
+and `schema` and from values quoted by SQLGlot, then parsed and generated for the engine
+("duckdb" locally, "athena" deployed), so the two engines never run different logic.
+
+Visits are found at query time: a visitor's rows are ordered by time, and a pageview or
+custom event more than `VISIT_GAP_MINUTES` after the previous row starts a new visit
+(engagement rows only extend one). A visit's dimensions come from its first pageview, its
+duration runs from its first row to its last (an engagement row ends when the page was
+left), and it bounces when it has one pageview and no custom event. A visitor hash lives
+one day, so no visit crosses midnight UTC; rows continuing the previous day's visit (an
+engagement after midnight) count in no visit.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import sqlglot
+from sqlglot import exp
+
+from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse.query import (
+    EVENT_DIMENSIONS,
+    VISIT_DIMENSIONS,
+    Condition,
+    Filter,
+    Query,
+)
+
+VISIT_GAP_MINUTES: Final = 30
+SOURCE: Final = "events"  # the engine names its raw-event relation so
+_TIME_UNITS: Final = {
+    "time:hour": "hour",
+    "time:day": "day",
+    "time:week": "week",
+    "time:month": "month",
+}
+# visit columns taken from the visit's first pageview
+_VISIT_COLUMNS: Final = tuple(
+    column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
+)
+
+
+def _text(value: str) -> str:
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def _column(dimension: str) -> str:
+    if dimension in EVENT_DIMENSIONS:
+        return f"e.{EVENT_DIMENSIONS[dimension]}"
+    return f"e.v_{VISIT_DIMENSIONS[dimension]}"
+
+
+def _local_time(query: Query) -> str:
+    # UTC instant -> the site's wall clock (DuckDB: TIMESTAMPTZ AT TIME ZONE -> TIMESTAMP)
+    return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {_text(query.timezone)})"
+
+
+def _dimension_sql(query: Query, dimension: str) -> str:
+    unit = _TIME_UNITS.get(dimension)
+    if unit is None:
+        return f"COALESCE({_column(dimension)}, '')"
+    truncated = f"DATE_TRUNC('{unit}', {_local_time(query)})"
+    pattern = "%Y-%m-%d %H:00:00" if unit == "hour" else "%Y-%m-%d"
+    return f"STRFTIME({truncated}, '{pattern}')"
+
+
+def _condition(condition: Condition) -> str:
+    column = f"COALESCE({_column(condition.dimension)}, '')"
+    operator = condition.operator
+    negated = operator.endswith("_not")
+    folded = not condition.case_sensitive and not operator.startswith("matches")
+    if folded:
+        column = f"LOWER({column})"
+    tests = []
+    for clause in condition.clauses:
+        value = clause.lower() if folded else clause
+        if operator.startswith("is"):
+            tests.append(f"{column} = {_text(value)}")
+        elif operator.startswith("contains"):
+            tests.append(f"STRPOS({column}, {_text(value)}) > 0")
+        else:
+            flags = "" if condition.case_sensitive else "(?i)"
+            tests.append(f"REGEXP_MATCHES({column}, {_text(flags + value)})")
+    matched = "(" + " OR ".join(tests) + ")"
+    return f"NOT {matched}" if negated else matched
+
+
+def _filter(item: Filter) -> str:
+    if isinstance(item, Condition):
+        return _condition(item)
+    parts = [_filter(part) for part in item.parts]
+    if item.operator == "not":
+        return f"NOT ({parts[0]})"
+    return "(" + f" {item.operator.upper()} ".join(parts) + ")"
+
+
+def _where(filters: tuple[Filter, ...]) -> str:
+    return " AND ".join(_filter(item) for item in filters) or "TRUE"
+
+
+def _visits_sql(query: Query) -> str:
+    """Raw rows of the range, each with its visit number and its visit's dimensions."""
+    sites = ", ".join(str(site) for site in query.site_ids)
+    # a UTC day partition can hold the site's first and last local day: read one more each side
+    first_day = (query.start.date()).isoformat()
+    last_day = (query.end.date()).isoformat()
+    start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
+    end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
+    columns = ", ".join(schema.COLUMN_NAMES)
+    pageview = _text(schema.PAGEVIEW)
+    engagement = _text(schema.ENGAGEMENT)
+    visit_columns = ",\n".join(
+        f"ARG_MIN({name}, ts) FILTER (WHERE name = {pageview}) AS v_{name}"
+        for name in _VISIT_COLUMNS
+    )
+    visit_fields = ", ".join(
+        f"v.v_{name}"
+        for name in (
+            "pageviews",
+            "interactions",
+            "duration",
+            "entry_page",
+            "exit_page",
+            *_VISIT_COLUMNS,
+        )
+    )
+    # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
+    return f"""
+raw AS (
+  SELECT website_id, {columns} FROM {SOURCE}
+  WHERE website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'
+    AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'
+),
+marked AS (
+  SELECT *, CASE WHEN name <> {engagement} AND (
+      LAG(ts) OVER (PARTITION BY website_id, visitor ORDER BY ts) IS NULL
+      OR ts > LAG(ts) OVER (PARTITION BY website_id, visitor ORDER BY ts)
+        + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
+    ) THEN 1 ELSE 0 END AS starts
+  FROM raw
+),
+numbered AS (
+  SELECT *, SUM(starts) OVER (
+    PARTITION BY website_id, visitor ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+  ) AS visit_no
+  FROM marked
+),
+visits AS (
+  SELECT website_id, visitor, visit_no,
+    COUNT(*) FILTER (WHERE name = {pageview}) AS v_pageviews,
+    COUNT(*) FILTER (WHERE interactive) AS v_interactions,
+    DATE_DIFF('second', MIN(ts), MAX(ts)) AS v_duration,
+    ARG_MIN(page, ts) FILTER (WHERE name = {pageview}) AS v_entry_page,
+    ARG_MAX(page, ts) FILTER (WHERE name = {pageview}) AS v_exit_page,
+    {visit_columns}
+  FROM numbered WHERE visit_no > 0
+  GROUP BY website_id, visitor, visit_no
+),
+hits AS (
+  SELECT n.*, {visit_fields}
+  FROM numbered AS n
+  JOIN visits AS v USING (website_id, visitor, visit_no)
+  WHERE v.v_pageviews + v.v_interactions > 0
+)"""
+
+
+_METRIC_SQL: Final = {
+    "visitors": "COUNT(DISTINCT visitor)",
+    "visits": "COUNT(*)",
+    "pageviews": "SUM(pageviews)",
+    "events": "SUM(events)",
+    "views_per_visit": "ROUND(CAST(SUM(v_pageviews) AS DOUBLE) / NULLIF(COUNT(*), 0), 2)",
+    "bounce_rate": (
+        "ROUND(100.0 * SUM(CASE WHEN v_pageviews = 1 AND v_interactions = 0 THEN 1 ELSE 0 END)"
+        " / NULLIF(COUNT(*), 0), 1)"
+    ),
+    "visit_duration": "CAST(ROUND(AVG(v_duration), 0) AS BIGINT)",
+    "percentage": (
+        "ROUND(100.0 * COUNT(DISTINCT visitor) / NULLIF((SELECT COUNT(DISTINCT visitor)"
+        " FROM matched), 0), 1)"
+    ),
+    "conversion_rate": (
+        "ROUND(100.0 * COUNT(DISTINCT visitor) / NULLIF((SELECT COUNT(DISTINCT visitor)"
+        " FROM base), 0), 1)"
+    ),
+}
+
+
+def statement(query: Query, dialect: str) -> str:
+    """The query's SQL for `dialect` ("duckdb" or "athena"): one row per group, the
+    dimensions then the metrics in the query's order, then the total row count."""
+    dimensions = [_dimension_sql(query, d) for d in query.dimensions]
+    named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
+    keys = [f"d{n}" for n in range(len(dimensions))]
+    group = ", ".join(keys)
+    pageview = _text(schema.PAGEVIEW)
+    engagement = _text(schema.ENGAGEMENT)
+    # goals (top-level event:name "is" filters) narrow the converting visitors, not the base
+    goals = tuple(
+        f for f in query.filters if isinstance(f, Condition) and f.dimension == "event:name"
+    )
+    others = tuple(f for f in query.filters if f not in goals)
+    metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
+    order = _order(query, keys)
+    text = f"""
+WITH {_visits_sql(query)},
+base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
+matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)}),
+per_visit AS (
+  SELECT {", ".join([*named, "website_id", "visitor", "visit_no"])},
+    COUNT(*) FILTER (WHERE name = {pageview}) AS pageviews,
+    COUNT(*) FILTER (WHERE name <> {engagement}) AS events,
+    MAX(v_pageviews) AS v_pageviews, MAX(v_interactions) AS v_interactions,
+    MAX(v_duration) AS v_duration
+  FROM matched AS e
+  GROUP BY {", ".join([*(dimensions), "website_id", "visitor", "visit_no"])}
+)
+SELECT {", ".join([*keys, *metrics, "COUNT(*) OVER () AS total_rows"])}
+FROM per_visit
+{f"GROUP BY {group}" if group else ""}
+{f"ORDER BY {order}" if order else ""}
+LIMIT {query.limit} OFFSET {query.offset}
+"""
+    parsed = sqlglot.parse_one(text, read="duckdb")
+    return parsed.sql(dialect=dialect)
+
+
+def _order(query: Query, keys: list[str]) -> str:
+    """The requested order, then Plausible's default (time ascending, else the first metric
+    descending), then every dimension ascending so that pages never overlap."""
+    names = {d: k for d, k in zip(query.dimensions, keys, strict=True)}
+    names.update({m: f"m{n}" for n, m in enumerate(query.metrics)})
+    order = [(names[name], direction) for name, direction in query.order_by]
+    time_key = names.get(query.time_dimension or "")
+    default = [(time_key, "asc")] if time_key else [("m0", "desc")]
+    for key, direction in [*default, *((k, "asc") for k in keys)]:
+        if all(key != chosen for chosen, _ in order):
+            order.append((key, direction))
+    return ", ".join(f"{key} {direction.upper()}" for key, direction in order)

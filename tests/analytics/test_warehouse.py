@@ -1,0 +1,299 @@
+"""Stats API v2 queries over raw events: the numbers a user expects from known visits, on
+DuckDB over the Parquet layout (the SQL Athena runs is rendered from the same model)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitelens import errors
+from sitelens.analytics.warehouse import answers, query, schema, sql
+
+duckdb = pytest.importorskip("duckdb")
+from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+DAY = "2026-11-23"
+
+
+def row(website: int, visitor: str, at: str, name: str = "pageview", **fields: Any) -> dict:
+    ts = datetime.fromisoformat(f"{DAY}T{at}") if "T" not in at else datetime.fromisoformat(at)
+    values = {column: "" for column in schema.COLUMN_NAMES}
+    values.update(
+        website_id=website,
+        day=ts.date().isoformat(),
+        ts=ts,
+        visitor=visitor,
+        name=name,
+        engagement_ms=0,
+        interactive=name not in (schema.PAGEVIEW, schema.ENGAGEMENT),
+    )
+    values.update(fields)
+    return values
+
+
+VISITS = [
+    # visitor a: a visit of two pages from Google in Germany, read for 7 minutes ...
+    row(1, "a", "10:00:00", page="/", source="Google", country="DE", device="desktop"),
+    row(1, "a", "10:05:00", page="/blog/one", source="Google", country="DE", device="desktop"),
+    row(1, "a", "10:07:00", "engagement", page="/blog/one", engagement_ms=120_000),
+    # ... and, 53 minutes later, a direct visit that bounces after 30 s
+    row(1, "a", "11:00:00", page="/", country="DE", device="desktop"),
+    row(1, "a", "11:00:30", "engagement", page="/", engagement_ms=30_000),
+    # visitor b: from Twitter in France, signs up a minute after landing
+    row(1, "b", "10:10:00", page="/pricing", source="Twitter", country="FR", device="mobile"),
+    row(1, "b", "10:11:00", "signup", page="/pricing", country="FR"),
+    # visitor c: a direct bounce late in the (UTC) evening
+    row(1, "c", "23:50:00", page="/", country="DE", device="mobile"),
+    # another website's visitor, never counted for website 1
+    row(2, "z", "10:00:00", page="/", country="DE"),
+]
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> LocalWarehouse:
+    store = LocalWarehouse(tmp_path / "warehouse")
+    store.write(VISITS)
+    return store
+
+
+def ask(warehouse: LocalWarehouse, **body: Any) -> dict[str, Any]:
+    body.setdefault("site_id", 1)
+    body.setdefault("date_range", [DAY, DAY])
+    parsed = query.parse(body, NOW)
+    return answers.answer(parsed, warehouse.run, "duckdb", body)
+
+
+def test_totals_of_known_visits(warehouse):
+    metrics = [
+        "visitors",
+        "visits",
+        "pageviews",
+        "events",
+        "bounce_rate",
+        "visit_duration",
+        "views_per_visit",
+    ]
+    answer = ask(warehouse, metrics=metrics)
+    # 3 people, 4 visits, 5 pageviews, 6 events; bounces: a's second visit and c's;
+    # durations 420, 30, 60 and 0 s
+    assert answer["results"] == [{"dimensions": [], "metrics": [3, 4, 5, 6, 50.0, 128, 1.25]}]
+
+
+def test_a_breakdown_by_source_ordered_by_visitors(warehouse):
+    answer = ask(warehouse, metrics=["visitors", "visits"], dimensions=["visit:source"])
+    assert answer["results"] == [
+        {"dimensions": [""], "metrics": [2, 2]},
+        {"dimensions": ["Google"], "metrics": [1, 1]},
+        {"dimensions": ["Twitter"], "metrics": [1, 1]},
+    ]
+
+
+def test_entry_and_exit_pages(warehouse):
+    answer = ask(warehouse, metrics=["visits"], dimensions=["visit:entry_page", "visit:exit_page"])
+    assert answer["results"] == [
+        {"dimensions": ["/", "/"], "metrics": [2]},
+        {"dimensions": ["/", "/blog/one"], "metrics": [1]},
+        {"dimensions": ["/pricing", "/pricing"], "metrics": [1]},
+    ]
+
+
+def test_filters_on_event_and_visit_dimensions(warehouse):
+    blog = ask(
+        warehouse,
+        metrics=["visitors", "visits", "pageviews"],
+        filters=[["contains", "event:page", ["/BLOG"], {"case_sensitive": False}]],
+    )
+    assert blog["results"][0]["metrics"] == [1, 1, 1]
+    not_germany = ask(
+        warehouse,
+        metrics=["visitors", "pageviews"],
+        filters=[["not", ["is", "visit:country", ["DE"]]]],
+    )
+    assert not_germany["results"][0]["metrics"] == [1, 1]
+    either = ask(
+        warehouse,
+        metrics=["visitors"],
+        filters=[
+            ["or", [["is", "visit:source", ["Twitter"]], ["matches", "event:page", ["^/blog/"]]]]
+        ],
+    )
+    assert either["results"][0]["metrics"] == [2]
+
+
+def test_conversion_rate_of_a_goal(warehouse):
+    answer = ask(
+        warehouse,
+        metrics=["visitors", "events", "conversion_rate"],
+        filters=[["is", "event:name", ["signup"]]],
+    )
+    assert answer["results"][0]["metrics"] == [1, 1, 33.3]
+
+
+def test_a_time_series_in_the_site_s_time_zone_with_every_label(warehouse):
+    answer = ask(
+        warehouse,
+        metrics=["visitors"],
+        dimensions=["time:day"],
+        date_range=["2026-11-22", "2026-11-24"],
+        timezone="Europe/Berlin",
+        include={"time_labels": True, "total_rows": True},
+    )
+    # 23:50 UTC is 00:50 the next day in Berlin
+    assert answer["results"] == [
+        {"dimensions": ["2026-11-22"], "metrics": [0]},
+        {"dimensions": ["2026-11-23"], "metrics": [2]},
+        {"dimensions": ["2026-11-24"], "metrics": [1]},
+    ]
+    assert answer["meta"]["time_labels"] == ["2026-11-22", "2026-11-23", "2026-11-24"]
+    assert answer["meta"]["total_rows"] == 3
+
+
+def test_comparison_with_the_previous_period(warehouse):
+    warehouse.write([row(1, "old", "2026-11-22T09:00:00", page="/")])
+    answer = ask(
+        warehouse, metrics=["visitors"], include={"comparisons": {"mode": "previous_period"}}
+    )
+    [result] = answer["results"]
+    assert result["comparison"] == {"dimensions": [], "metrics": [1], "change": [200.0]}
+    assert answer["meta"]["comparison_date_range"] == ["2026-11-22", "2026-11-22"]
+
+
+def test_pagination_and_total_rows(warehouse):
+    answer = ask(
+        warehouse,
+        metrics=["pageviews"],
+        dimensions=["event:page"],
+        order_by=[["event:page", "asc"]],
+        pagination={"limit": 2, "offset": 1},
+        include={"total_rows": True},
+    )
+    assert [r["dimensions"][0] for r in answer["results"]] == ["/blog/one", "/pricing"]
+    assert answer["meta"]["total_rows"] == 3
+
+
+def test_a_roll_up_of_two_websites(warehouse):
+    answer = ask(warehouse, site_id=[1, 2], metrics=["visitors", "pageviews"])
+    assert answer["results"][0]["metrics"] == [4, 6]
+
+
+def test_values_are_quoted_not_executed(warehouse):
+    answer = ask(warehouse, metrics=["visitors"], filters=[["is", "event:page", ["x' OR '1'='1"]]])
+    assert answer["results"][0]["metrics"] == [0]
+
+
+def test_the_same_model_renders_for_athena():
+    parsed = query.parse(
+        {
+            "site_id": 1,
+            "metrics": ["visitors", "bounce_rate"],
+            "date_range": "30d",
+            "dimensions": ["time:day", "visit:source"],
+            "filters": [["matches", "event:page", ["^/blog"]]],
+        },
+        NOW,
+    )
+    athena = sql.statement(parsed, "athena")
+    assert "MIN_BY(" in athena and "REGEXP_LIKE(" in athena and "ARG_MIN" not in athena
+    assert "day BETWEEN '2026-10-26' AND '2026-11-25'" in athena  # partitions pruned
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"metrics": ["visitors"], "date_range": "7d"}, "site_id"),
+        ({"site_id": 1, "date_range": "7d"}, "metrics"),
+        ({"site_id": 1, "metrics": ["sessions"], "date_range": "7d"}, "metrics"),
+        ({"site_id": 1, "metrics": ["visitors"], "date_range": "8d"}, "date_range"),
+        (
+            {"site_id": 1, "metrics": ["visitors"], "date_range": ["2026-01-02", "2026-01-01"]},
+            "date_range",
+        ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "dimensions": ["visit:city"],
+            },
+            "dimensions",
+        ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "filters": [["like", "event:page", ["/"]]],
+            },
+            "filters",
+        ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "filters": [["matches", "event:page", ["("]]],
+            },
+            "filters",
+        ),
+        ({"site_id": 1, "metrics": ["percentage"], "date_range": "7d"}, "metrics"),
+        ({"site_id": 1, "metrics": ["conversion_rate"], "date_range": "7d"}, "metrics"),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "all",
+                "dimensions": ["time:hour"],
+            },
+            "dimensions",
+        ),
+        (
+            {"site_id": 1, "metrics": ["visitors"], "date_range": "7d", "timezone": "Mars/Olympus"},
+            "timezone",
+        ),
+        (
+            {"site_id": 1, "metrics": ["visitors"], "date_range": "7d", "pagination": {"limit": 0}},
+            "pagination",
+        ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "order_by": [["pageviews", "desc"]],
+            },
+            "order_by",
+        ),
+        ({"site_id": list(range(1, 60)), "metrics": ["visitors"], "date_range": "7d"}, "site_id"),
+    ],
+)
+def test_invalid_queries_name_the_field(body, field):
+    with pytest.raises(errors.Invalid) as raised:
+        query.parse(body, NOW)
+    assert field in raised.value.message
+
+
+def test_deeply_nested_filters_are_refused():
+    nested: list[Any] = ["is", "event:page", ["/"]]
+    for _ in range(query.MAX_FILTER_DEPTH + 1):
+        nested = ["not", nested]
+    with pytest.raises(errors.Invalid):
+        query.parse(
+            {"site_id": 1, "metrics": ["visitors"], "date_range": "7d", "filters": [nested]}, NOW
+        )
+
+
+def test_presets_are_days_of_the_site_s_zone():
+    parsed = query.parse(
+        {"site_id": 1, "metrics": ["visitors"], "date_range": "7d", "timezone": "America/New_York"},
+        NOW,
+    )
+    assert (parsed.first_day.isoformat(), parsed.last_day.isoformat()) == (
+        "2026-11-18",
+        "2026-11-24",
+    )
+    assert parsed.start == datetime(2026, 11, 18, 5, tzinfo=UTC)
+    assert parsed.end - parsed.start == timedelta(days=7)
