@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts
+from sitelens import accounts, clock
 from sitelens.local import gateway, template
 from tests.fixtures.analytics import receive
 
@@ -138,3 +138,28 @@ def test_aggregate_then_stats_then_cleanup(website: dict[str, Any]):
     assert invoke("stats-cleanup") == {"batchItemFailures": []}
     body = json.loads(invoke("stats-get")["body"])
     assert body["data"] == []
+
+
+def test_query_answers_from_the_warehouse(website: dict[str, Any], tmp_path):
+    pytest.importorskip("duckdb")
+    from sitelens.data import warehouse
+    from sitelens.local.warehouse import LocalWarehouse
+    from tests.analytics.test_warehouse import row
+
+    local = LocalWarehouse(tmp_path)
+    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
+    try:
+        today = clock.now().strftime("%Y-%m-%d")
+        local.write(
+            [
+                row(website["id"], "a", f"{today}T00:00:01", page="/", source="Google"),
+                row(website["id"], "a", f"{today}T00:00:31", "engagement", page="/"),
+            ]
+        )
+        answer = invoke("query")
+    finally:
+        warehouse.use(None)
+    assert answer["statusCode"] == 200, answer["body"]
+    body = json.loads(answer["body"])
+    assert body["results"] == [{"dimensions": ["Google"], "metrics": [1, 1, 100.0, 30]}]
+    assert body["meta"] == {"total_rows": 1}

@@ -239,6 +239,24 @@ def test_the_same_model_renders_for_athena():
             },
             "filters",
         ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "filters": [["matches", "event:page", ["^(?!/admin)"]]],
+            },
+            "filters",
+        ),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "filters": [["matches", "event:page", ["(a)\\1"]]],
+            },
+            "filters",
+        ),
         ({"site_id": 1, "metrics": ["percentage"], "date_range": "7d"}, "metrics"),
         ({"site_id": 1, "metrics": ["conversion_rate"], "date_range": "7d"}, "metrics"),
         (

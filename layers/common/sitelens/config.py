@@ -80,6 +80,20 @@ class Settings:
     def cursor_secret_arn(self) -> str:
         return _value("CURSOR_SECRET_ARN")
 
+    # The warehouse (raw events): only the functions that write or query it are given
+    # these; each fails by name where it is first used.
+    @property
+    def events_stream(self) -> str:
+        return _value("EVENTS_STREAM")
+
+    @property
+    def events_database(self) -> str:
+        return _value("EVENTS_DATABASE")
+
+    @property
+    def athena_workgroup(self) -> str:
+        return _value("ATHENA_WORKGROUP")
+
     allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
     geoip_db: str = ""  # path of a MaxMind/DB-IP .mmdb; "" for the country data of iptocc
     # Any client can send CloudFront-Viewer-* headers: they are read only when the operator

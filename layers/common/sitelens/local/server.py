@@ -15,6 +15,7 @@ import os
 import secrets
 import signal
 import sys
+import tempfile
 import threading
 from contextlib import AbstractContextManager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -33,6 +34,7 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, whi
 # All header lines together (the stdlib already refuses one line over 64 KiB).
 MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
+WAREHOUSE_DIR = Path(".sitelens-warehouse")  # raw events of `make serve`, git-ignored
 TRIM_MOTO_SECONDS = 10.0
 # The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
 # than 100 of them, a malformed request), in the contract's JSON instead of its HTML page.
@@ -138,6 +140,8 @@ class LocalStack:
         self.dynamodb_local: dynamodb_local.DynamoDBLocal | None = None
         self.moto: Any = None
         self.sqs: sqs.LocalSqs | None = None
+        self.warehouse: Any = None
+        self.scratch: tempfile.TemporaryDirectory[str] | None = None
         self.dynamodb = "yours, from AWS_ENDPOINT_URL_DYNAMODB"  # what serves it, for the banner
         # On moto, handler calls go one at a time: it rolls a failed transaction back by
         # restoring a deep copy of the tables taken without a lock, which would undo other
@@ -163,9 +167,27 @@ class LocalStack:
             threading.Thread(target=self._trim_moto, name="moto-trim", daemon=True).start()
         import boto3
 
+        self._start_warehouse()
         resources.create_tables(self.spec, boto3.client("dynamodb"))
         queues = resources.create_queues(self.spec, clients.client("sqs"))
         resources.apply_environment(resources.function_environment(self.spec, queues))
+
+    def _start_warehouse(self) -> None:
+        """Raw events as Parquet on disk (kept with DynamoDB Local's data, or in a temporary
+        folder when that is in memory), queried by DuckDB, instead of Firehose and Athena."""
+        from sitelens.data import warehouse
+        from sitelens.local.warehouse import LocalWarehouse
+
+        given = os.environ.get("SITELENS_LOCAL_WAREHOUSE_DIR")
+        if given:
+            folder = Path(given)
+        elif (os.environ.get("SITELENS_LOCAL_DB") or "disk") == "disk":
+            folder = WAREHOUSE_DIR
+        else:
+            self.scratch = tempfile.TemporaryDirectory(prefix="sitelens-warehouse-")
+            folder = Path(self.scratch.name)
+        self.warehouse = LocalWarehouse(folder)
+        warehouse.use(warehouse.LocalEngine("duckdb", self.warehouse.run, self.warehouse.write))
 
     def _start_dynamodb(self) -> None:
         mode = os.environ.get("SITELENS_LOCAL_DB") or "disk"
@@ -221,6 +243,8 @@ class LocalStack:
 
     def stop(self) -> None:
         self.stopping.set()
+        if self.scratch is not None:
+            self.scratch.cleanup()
         if self.sqs is not None:
             self.sqs.stop()
         if self.moto is not None:
@@ -280,6 +304,8 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         f"  DynamoDB:      {os.environ['AWS_ENDPOINT_URL_DYNAMODB']} ({stack.dynamodb})", flush=True
     )
     print(f"  SQS:           {os.environ['AWS_ENDPOINT_URL_SQS']}", flush=True)
+    if stack.warehouse is not None:
+        print(f"  Warehouse:     {stack.warehouse.root} (Parquet, queried by DuckDB)", flush=True)
     for name, key in keys:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)

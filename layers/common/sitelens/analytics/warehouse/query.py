@@ -65,6 +65,8 @@ MAX_OFFSET = 100_000
 MAX_TIMEZONE_LENGTH = 64
 
 Filter: TypeAlias = "Condition | Logical"
+# Python's syntax that RE2 (DuckDB's engine, Plausible's documented syntax) lacks
+_NOT_RE2 = re.compile(r"\(\?(?:[=!>]|<[=!]|P=)|\\[1-9]|[*+?}]\+")
 
 
 @dataclass(frozen=True)
@@ -350,6 +352,12 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
             if len(pattern) > MAX_PATTERN_LENGTH:
                 raise _invalid(
                     "filters", f"A pattern must not exceed {MAX_PATTERN_LENGTH} characters."
+                )
+            if _NOT_RE2.search(pattern):
+                raise _invalid(
+                    "filters",
+                    f"Pattern {pattern!r} uses lookaround, backreferences or possessive "
+                    "quantifiers, which RE2 does not have.",
                 )
             try:
                 re.compile(pattern)
