@@ -13,7 +13,7 @@ from tests.analytics.test_warehouse import row
 from tests.test_tracking import create_website
 
 pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+from sitelens.local.warehouse import LocalWarehouse
 
 
 @pytest.fixture
