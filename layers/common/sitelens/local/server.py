@@ -243,6 +243,8 @@ class LocalStack:
 
     def stop(self) -> None:
         self.stopping.set()
+        if self.warehouse is not None:
+            self.warehouse.close()
         if self.scratch is not None:
             self.scratch.cleanup()
         if self.sqs is not None:

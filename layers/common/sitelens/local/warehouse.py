@@ -55,6 +55,11 @@ class LocalWarehouse:
             )
         return len(values)
 
+    def close(self) -> None:
+        """Close the connection (DuckDB's bindings warn at exit about one left open)."""
+        with self.lock:
+            self.connection.close()
+
     def run(self, sql: str) -> list[tuple[Any, ...]]:
         """The rows of a statement over the relation `events` (every file under `root`)."""
         with self.lock:
