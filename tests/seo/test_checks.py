@@ -8,7 +8,6 @@ import pytest
 
 from sitelens.seo.checks import (
     CHECKS,
-    MAX_ROBOTS_BYTES,
     Context,
     Outcome,
     decode,
@@ -16,6 +15,7 @@ from sitelens.seo.checks import (
     keywords,
 )
 from sitelens.seo.page import Response, Site
+from sitelens.seo.robots import MAX_ROBOTS_BYTES
 
 URL = "https://example.com/pricing"
 UTF8 = {"content-type": "text/html; charset=utf-8"}
@@ -222,37 +222,43 @@ def test_404_page() -> None:
     assert not outcome.passed and outcome.errors is not None and "unchecked" in outcome.errors
 
 
+ALL_ALLOWED = dict.fromkeys(("*", "Googlebot", "Bingbot", "DuckDuckBot", "archive.org_bot"), True)
+
+
 @pytest.mark.parametrize(
     "robots",
     [
         None,
         Response("https://example.com/robots.txt", 404, {}, b"Not found", 0.1),
         "User-agent: *\nDisallow: /admin\n",
-        "User-agent: Googlebot\nDisallow: /\n",
         "",
     ],
 )
 def test_robots_allows(robots: str | Response | None) -> None:
-    assert run("robots", robots=robots) == (True, {"*": True, "Sitelens": True}, None)
+    assert run("robots", robots=robots) == (True, ALL_ALLOWED, None)
 
 
 def test_robots_disallows_everyone() -> None:
     outcome = run("robots", robots="User-agent: *\nDisallow: /\n")
-    assert outcome.value == {"*": False, "Sitelens": False}
-    assert outcome.errors == {"disallowed": "robots.txt disallows this page for: *, Sitelens"}
+    assert outcome.value == dict.fromkeys(ALL_ALLOWED, False)
+    assert outcome.errors == {
+        "disallowed": "robots.txt disallows this page for every search engine."
+    }
 
 
-def test_robots_disallows_our_agent_only() -> None:
-    outcome = run("robots", robots="User-agent: Sitelens\nDisallow: /pricing\n")
-    assert not outcome.passed
-    assert outcome.value == {"*": True, "Sitelens": False}
+def test_robots_passes_while_one_search_engine_may_crawl_as_lighthouse() -> None:
+    outcome = run(
+        "robots", robots="User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nAllow: /\n"
+    )
+    assert outcome.passed
+    assert outcome.value == {**dict.fromkeys(ALL_ALLOWED, False), "Googlebot": True}
 
 
 def test_robots_server_error_means_disallowed() -> None:
     robots = Response("https://example.com/robots.txt", 503, {}, b"", 0.1)
     outcome = run("robots", robots=robots)
     assert not outcome.passed
-    assert outcome.errors is not None and "unavailable" in outcome.errors
+    assert outcome.errors == {"unavailable": "robots.txt answers 503: search engines stay away."}
 
 
 def test_noindex_passes() -> None:
@@ -265,15 +271,41 @@ def test_noindex_passes() -> None:
     [
         ('<meta name="robots" content="noindex, nofollow">', {}, '<meta name="robots">'),
         ('<META NAME="ROBOTS" CONTENT="NOINDEX">', {}, '<meta name="robots">'),
-        ('<meta name="googlebot" content="none">', {}, '<meta name="googlebot">'),
-        ("", {"x-robots-tag": "noindex"}, "X-Robots-Tag"),
-        ("", {"x-robots-tag": "googlebot: noindex, nofollow"}, "X-Robots-Tag"),
+        ('<meta name="robots" content="none">', {}, '<meta name="robots">'),
+        ("", {"x-robots-tag": "noindex"}, "X-Robots-Tag: noindex"),
+        (
+            "",
+            {"x-robots-tag": "unavailable_after: 25 Jun 2010 15:00:00 PST"},
+            "X-Robots-Tag: unavailable_after: 25 jun 2010 15:00:00 pst",
+        ),
     ],
 )
 def test_noindex_fails(html: str, headers: dict[str, str], where: str) -> None:
     outcome = run("noindex", html, headers=headers)
     assert not outcome.passed
     assert outcome.value == [where]
+
+
+@pytest.mark.parametrize(
+    ("html", "headers"),
+    [
+        # only one search engine is kept out: Lighthouse passes and names it
+        ('<meta name="googlebot" content="none">', {}),
+        ("", {"x-robots-tag": "googlebot: noindex, nofollow"}),
+        # a crawler that is none of the search engines asked about
+        ("", {"x-robots-tag": "otherbot: noindex"}),
+        ('<meta name="otherbot" content="noindex">', {}),
+        # a date still to come
+        ("", {"x-robots-tag": "unavailable_after: 2999-01-01"}),
+        # the generic tag blocks, but every search engine's own tag allows
+        (
+            '<meta name="robots" content="noindex"><meta name="googlebot" content="index">',
+            {},
+        ),
+    ],
+)
+def test_noindex_passes_while_search_engines_may_index(html: str, headers: dict[str, str]) -> None:
+    assert run("noindex", html, headers=headers).passed
 
 
 def test_in_page_links() -> None:

@@ -11,13 +11,14 @@ import codecs
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
-from urllib.robotparser import RobotFileParser
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from sitelens.seo import indexing, robots
 from sitelens.seo.page import Site
 
 Importance: TypeAlias = Literal["high", "medium", "low"]
@@ -25,8 +26,6 @@ Category: TypeAlias = Literal["seo", "performance", "security", "miscellaneous"]
 JSON: TypeAlias = str | int | float | bool | Sequence["JSON"] | Mapping[str, "JSON"] | None
 Errors: TypeAlias = dict[str, str]
 
-USER_AGENT = "Sitelens"  # our token in robots.txt
-MAX_ROBOTS_BYTES = 500 * 1024  # what Google reads of a robots.txt (RFC 9309: at least 500 KiB)
 MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
 
 MAX_TITLE_LENGTH = 60
@@ -265,8 +264,9 @@ class Context:
     costs nothing and no fact is computed twice.
     """
 
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: Site, now: datetime | None = None) -> None:
         self.site = site
+        self.now = now or datetime.now(UTC)  # for `unavailable_after` dates
         self.page = site.page
         self.url = site.page.url
         self.headers = site.page.headers
@@ -391,17 +391,6 @@ class Context:
     def folded_text(self) -> str:
         """The visible body text, case-folded for matching."""
         return self.text.casefold()
-
-    @cached_property
-    def robots(self) -> RobotFileParser | None:
-        """The parsed robots.txt, or None unless it answered 2xx."""
-        response = self.site.robots_txt
-        if response is None or not 200 <= response.status < 300:
-            return None
-        parser = RobotFileParser()
-        text = response.body[:MAX_ROBOTS_BYTES].decode("utf-8", "replace")
-        parser.parse(text.splitlines())
-        return parser
 
 
 # --- seo --------------------------------------------------------------------------------
@@ -611,46 +600,64 @@ def missing_page(ctx: Context) -> Outcome:
 
 
 @check("robots", "high", "seo")
-def robots(ctx: Context) -> Outcome:
-    """robots.txt lets `*` and `Sitelens` fetch the page. Value: agent -> allowed.
+def robots_allow(ctx: Context) -> Outcome:
+    """robots.txt lets search engines crawl the page. Value: crawler -> allowed.
 
-    No robots.txt (none fetched, or 4xx) allows everything; a 5xx answer means
-    "disallow all" to crawlers (RFC 9309).
+    The crawlers are `robots.AGENTS` (any crawler, Googlebot, Bingbot, DuckDuckBot, the
+    Internet Archive's). As Lighthouse's is-crawlable audit, the check fails only when
+    every one of them is kept out; the value shows any that are. No robots.txt (4xx) allows
+    everything; a 5xx or 429 answer, or none at all, means "disallow all" (Google).
+    """
+    found = robots.access(ctx.site, ctx.url)
+    errors: Errors = {}
+    if not any(found.allowed.values()):
+        if found.reason == "unavailable":
+            answered = f"answers {found.status}" if found.status else "cannot be fetched"
+            errors["unavailable"] = f"robots.txt {answered}: search engines stay away."
+        else:
+            errors["disallowed"] = "robots.txt disallows this page for every search engine."
+    return verdict(found.allowed, errors)
+
+
+@check("robots_txt", "low", "seo")
+def robots_txt(ctx: Context) -> Outcome:
+    """robots.txt is valid, as Lighthouse's robots-txt audit checks. Value: the invalid
+    lines ("line N: message: content").
+
+    Passes without a robots.txt (4xx); fails when it answers 5xx or 429 or cannot be fetched.
     """
     response = ctx.site.robots_txt
-    agents = ("*", USER_AGENT)
-    if response is not None and response.status >= 500:
-        errors = {"unavailable": f"robots.txt answers {response.status}; crawlers stay away."}
-        return verdict(dict.fromkeys(agents, False), errors)
-    parser = ctx.robots
-    allowed = {agent: parser is None or parser.can_fetch(agent, ctx.url) for agent in agents}
-    blocked = [agent for agent, ok in allowed.items() if not ok]
-    errors = {"disallowed": "robots.txt disallows this page for: " + ", ".join(blocked)}
-    return verdict(allowed, errors if blocked else {})
-
-
-_NOINDEX = frozenset({"noindex", "none"})  # "none" means noindex, nofollow
-# splits "noindex, nofollow" and the header's "googlebot: noindex" into directives
-_DIRECTIVE_SEPARATORS = re.compile(r"[\s,:]+")
+    if robots.unavailable(ctx.site):
+        why = f"answers {response.status}" if response else f"failed: {ctx.site.robots_error}"
+        return verdict(None, {"unavailable": f"The request for robots.txt {why}"})
+    if response is None or not 200 <= response.status < 300:
+        return verdict([], {})
+    found = robots.problems(robots.text(response))
+    shown = [f"line {p['line']}: {p['message']}: {p['content']}" for p in found]
+    errors = {"invalid": f"robots.txt has {len(found)} invalid lines."} if found else {}
+    return verdict(shown[: robots.MAX_PROBLEMS], errors)
 
 
 @check("noindex", "high", "seo")
 def noindex(ctx: Context) -> Outcome:
-    """No `noindex` (or `none`) in a robots/googlebot meta tag or `X-Robots-Tag`.
+    """Search engines may index the page: no `noindex`, `none` or past `unavailable_after`
+    for them in robots `<meta>` tags or `X-Robots-Tag` headers. Value: the blocking sources.
 
-    Value: where a noindex was found.
+    Asked for each crawler of `robots.AGENTS` as Lighthouse does (a crawler's own meta tag
+    replaces `robots`; a header naming another crawler does not count); fails when every one
+    of them is kept out.
     """
-    found = [
-        f'<meta name="{name}">'
-        for name in ("robots", "googlebot")
-        for node in ctx.meta(name)
-        if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(node.attrs.sget("content").lower()))
-    ]
-    header = ctx.headers.get("x-robots-tag", "")
-    if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(header.lower())):
-        found.append("X-Robots-Tag")
-    errors = {"noindex": "The page asks search engines not to index it."} if found else {}
-    return verdict(found, errors)
+    metas: dict[str, str] = {}
+    for node in ctx.tags("meta"):
+        name = _attr(node, "name").lower()
+        if name and name not in metas:
+            metas[name] = node.attrs.sget("content")
+    blocked = indexing.blocked_agents(metas, ctx.page.lines("x-robots-tag"), ctx.now)
+    sources = _distinct(source for found in blocked.values() for source in found)
+    errors: Errors = {}
+    if all(blocked.values()):
+        errors["noindex"] = "The page asks search engines not to index it."
+    return verdict(sources, errors)
 
 
 @check("in_page_links", "medium", "seo")
@@ -1060,7 +1067,7 @@ def charset(ctx: Context) -> Outcome:
 @check("sitemap", "low", "miscellaneous")
 def sitemap(ctx: Context) -> Outcome:
     """robots.txt declares a `Sitemap:`. Value: the sitemap URLs."""
-    sitemaps = (ctx.robots.site_maps() if ctx.robots else None) or []
+    sitemaps = robots.sitemaps(ctx.site)
     errors = {} if sitemaps else {"missing": "robots.txt declares no Sitemap."}
     return verdict(_distinct(sitemaps), errors)
 
