@@ -167,12 +167,33 @@ def test_image_keywords_passes_when_every_image_has_alt() -> None:
     assert run("image_keywords", "<p>no images</p>").passed
 
 
-def test_image_keywords_fails_on_missing_or_blank_alt() -> None:
-    html = '<img src="/a.png"><img src="b.png" alt=" "><img src="c.png" alt="ok">'
+def test_image_keywords_fails_on_missing_alt_only() -> None:
+    html = '<img src="/a.png"><img src="b.png" alt=" "><img src="c.png" alt="ok"><img src="d.png">'
     outcome = run("image_keywords", html)
     assert not outcome.passed
-    assert outcome.value == ["https://example.com/a.png", "https://example.com/b.png"]
+    assert outcome.value == ["https://example.com/a.png", "https://example.com/d.png"]
     assert outcome.errors == {"missing_alt": "Images without alt text: 2."}
+
+
+@pytest.mark.parametrize(
+    "image",
+    [
+        '<img src="a.png" alt="">',  # decorative
+        '<img src="a.png" role="presentation">',
+        '<img src="a.png" role="none">',
+        '<img src="a.png" aria-hidden="true">',
+        '<img src="a.png" aria-label="Our team">',
+        '<img src="a.png" title="Our team">',
+        '<img src="a.png" aria-labelledby="cap"><p id="cap">Our team</p>',
+        '<img src="/pixel.gif" width="1" height="1">',  # a tracking pixel
+    ],
+)
+def test_image_keywords_passes_for_decorative_named_and_pixel_images(image: str) -> None:
+    assert run("image_keywords", image).passed
+
+
+def test_image_keywords_fails_when_aria_labelledby_names_nothing() -> None:
+    assert not run("image_keywords", '<img src="a.png" aria-labelledby="nowhere">').passed
 
 
 @pytest.mark.parametrize(
@@ -347,13 +368,21 @@ def test_canonical_passes() -> None:
     ("html", "error"),
     [
         ("", "missing"),
-        ('<link rel="canonical" href="/pricing">', "invalid"),
+        ('<link rel="canonical" href="/pricing">', "relative"),
         ('<link rel="canonical" href="ftp://example.com/a">', "invalid"),
         ('<link rel="canonical" href="https://">', "invalid"),
+        ('<link rel="canonical" href="http://[oops/">', "invalid"),
         (
             '<link rel="canonical" href="https://example.com/a">'
             '<link rel="canonical" href="https://example.com/b">',
             "multiple",
+        ),
+        ('<link rel="canonical" href="https://example.com/">', "root"),
+        (
+            '<link rel="canonical" href="https://example.com/de/preise">'
+            '<link rel="alternate" hreflang="de" href="https://example.com/de/preise">'
+            '<link rel="alternate" hreflang="en" href="https://example.com/pricing">',
+            "other_language",
         ),
     ],
 )
@@ -363,18 +392,43 @@ def test_canonical_fails(html: str, error: str) -> None:
     assert outcome.errors is not None and error in outcome.errors
 
 
+def test_canonical_from_a_link_header_and_not_from_the_body() -> None:
+    header = {**UTF8, "link": '<https://example.com/pricing>; rel="canonical"'}
+    assert run("canonical", "<p>x</p>", headers=header).passed
+    body_only = '<body><link rel="canonical" href="https://example.com/pricing"></body>'
+    assert run("canonical", body_only).errors == {
+        "missing": 'The page has no <link rel="canonical"> nor Link header.'
+    }
+    conflict = '<head><link rel="canonical" href="https://example.com/other"></head>'
+    assert "multiple" in (run("canonical", conflict, headers=header).errors or {})
+
+
 def test_hreflang_passes_with_valid_codes_or_none() -> None:
     codes = ["en", "en-GB", "zh-Hant-TW", "es-419", "x-default", "EN-us"]
-    html = "".join(f'<link rel="alternate" hreflang="{c}" href="/{c}">' for c in codes)
+    html = "".join(
+        f'<link rel="alternate" hreflang="{c}" href="https://example.com/{c}">' for c in codes
+    )
     assert run("hreflang", html) == (True, codes, None)
     assert run("hreflang", "<p>x</p>") == (True, [], None)
 
 
-def test_hreflang_fails_on_invalid_codes() -> None:
-    html = '<link rel="alternate" hreflang="en_GB"><link rel="alternate" hreflang="english">'
-    outcome = run("hreflang", html + '<link rel="alternate" hreflang="de">')
+@pytest.mark.parametrize("code", ["en_GB", "english", "xx", "us", "en-XX", "en-UK", " es", ""])
+def test_hreflang_fails_on_invalid_codes(code: str) -> None:
+    html = f'<link rel="alternate" hreflang="{code}" href="https://example.com/x">'
+    outcome = run(
+        "hreflang", html + '<link rel="alternate" hreflang="de" href="https://example.com/de">'
+    )
     assert not outcome.passed
-    assert outcome.errors == {"invalid": "Invalid hreflang codes: en_GB, english"}
+    assert outcome.errors is not None and "invalid" in outcome.errors
+
+
+def test_hreflang_fails_on_a_relative_href_and_reads_link_headers() -> None:
+    outcome = run("hreflang", '<link rel="alternate" hreflang="de" href="/de">')
+    assert outcome.errors == {"relative": "Alternates without an absolute URL: /de."}
+    header = {**UTF8, "link": '<https://example.com/fr>; rel="alternate"; hreflang="fr"'}
+    assert run("hreflang", "", headers=header) == (True, ["fr"], None)
+    bad = {**UTF8, "link": '<https://example.com/fr>; rel="alternate"; hreflang="french"'}
+    assert not run("hreflang", "", headers=bad).passed
 
 
 def test_link_text_passes() -> None:
@@ -392,16 +446,61 @@ def test_link_text_fails_on_generic_texts() -> None:
     assert outcome.errors == {"generic": "Links with generic texts: 4."}
 
 
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<html lang="de"><a href="/a">Hier klicken</a></html>',
+        '<html lang="fr"><a href="/a">Cliquez ici</a></html>',
+        '<html lang="it"><a href="/a">Leggi di più</a></html>',
+        '<html lang="ja"><a href="/a">続きを読む</a></html>',
+        '<html lang="es-MX"><a href="/a">Más información</a></html>',
+        '<p lang="sv"><a href="/a">Läs mer</a></p>',
+        '<a href="/a">https://example.com/a</a>',  # a bare URL says nothing either
+    ],
+)
+def test_link_text_fails_in_other_languages(html: str) -> None:
+    assert not run("link_text", html).passed
+
+
+@pytest.mark.parametrize(
+    "html",
+    [
+        '<a href="/a" rel="nofollow">click here</a>',
+        '<a href="javascript:void(0)">click here</a>',
+        '<a href="mailto:a@example.com">here</a>',
+        '<a href="#top">here</a>',  # the page itself
+        '<a href="https://example.com/pricing#faq">more</a>',
+        '<html lang="en"><a href="/a">hier</a></html>',  # "hier" is generic in German only
+    ],
+)
+def test_link_text_exemptions_as_lighthouse(html: str) -> None:
+    assert run("link_text", html).passed
+
+
 def test_crawlable_anchors_passes() -> None:
-    html = '<a href="/a">a</a><a href="#section">s</a><a href="mailto:x@y.z">m</a><a>none</a>'
+    html = (
+        '<a href="/a">a</a><a href="#section">s</a><a href="mailto:x@y.z">m</a>'
+        '<a href="">e</a><a href="#">h</a><a href=" ">s</a><a id="top"></a><a name="x"></a>'
+        '<a role="button" onclick="go()">b</a><a aria-current="page">here</a>'
+        '<a href="javascript:alert(1)">j</a>'
+    )
     assert run("crawlable_anchors", html) == (True, [], None)
 
 
 def test_crawlable_anchors_fails() -> None:
-    html = '<a href="">e</a><a href=" # ">h</a><a href="JavaScript:void(0)">j</a><a href>n</a>'
+    html = (
+        '<a onclick="go()">o</a><a href="JavaScript:void(0)">j</a><a href="javascript:void 0">v</a>'
+        '<a href="file:///C:/x.html">f</a><a href="https://">u</a>'
+    )
     outcome = run("crawlable_anchors", html)
     assert not outcome.passed
-    assert outcome.value == ["", "#", "JavaScript:void(0)"]
+    assert outcome.value == [
+        "(no href)",
+        "JavaScript:void(0)",
+        "javascript:void 0",
+        "file:///C:/x.html",
+        "https://",
+    ]
 
 
 @pytest.mark.parametrize(

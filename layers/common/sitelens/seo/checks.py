@@ -18,7 +18,7 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sitelens.seo import indexing, robots
+from sitelens.seo import indexing, link_texts, links, robots
 from sitelens.seo.page import Site
 
 Importance: TypeAlias = Literal["high", "medium", "low"]
@@ -152,6 +152,7 @@ _DEPRECATED_TAGS = (
 # every tag a check reads; one traversal of the tree collects them all
 _COLLECTED = (
     "html",
+    "a",
     "title",
     "meta",
     "link",
@@ -313,6 +314,42 @@ class Context:
     def link_rel(self, token: str) -> list[LexborNode]:
         """The `<link>` elements whose rel holds `token`."""
         return [node for node in self.tags("link") if _has_token(node, "rel", token)]
+
+    @cached_property
+    def link_targets(self) -> list[links.LinkTarget]:
+        """`<link>` elements of `<head>` (search engines ignore those of `<body>`), then the
+        `Link:` response headers."""
+        found = [
+            links.LinkTarget(
+                href=_attr(node, "href"),
+                rels=frozenset(node.attrs.sget("rel").lower().split()),
+                hreflang=node.attrs.get("hreflang"),
+                source="head",
+            )
+            for node in self.css("head link")
+        ]
+        return found + links.header_links(self.page.lines("link"))
+
+    def text_of_id(self, element_id: str) -> str:
+        """The text of the element with this id ("" when there is none)."""
+        return self._texts_by_id.get(element_id, "")
+
+    @cached_property
+    def _texts_by_id(self) -> dict[str, str]:
+        return {
+            node.attrs.sget("id"): _text(node) for node in self.css("[id]") if node.attrs.sget("id")
+        }
+
+    def language_of(self, node: LexborNode) -> str:
+        """The language of an element: the `lang` of it or its nearest ancestor ("" when
+        none declares one), as a browser finds it."""
+        current: LexborNode | None = node
+        while current is not None:
+            lang = current.attrs.sget("lang").strip() if current.tag != "-document" else ""
+            if lang:
+                return lang
+            current = current.parent
+        return ""
 
     def resolve(self, href: str) -> str | None:
         """`href` made absolute against the page URL; None when it cannot be parsed."""
@@ -542,10 +579,40 @@ def content_keywords(ctx: Context) -> Outcome:
     return verdict(wanted, errors)
 
 
+_DECORATIVE_ROLES = frozenset({"presentation", "none"})
+MAX_PIXEL_SIDE = 1  # a tracking pixel's width and height: nothing to describe
+
+
+def _named_image(ctx: Context, node: LexborNode) -> bool:
+    """Whether an image has a text alternative or is marked decorative, as axe's image-alt
+    rule (Lighthouse's image-alt audit) accepts: an alt attribute (alt="" is decorative),
+    role presentation or none, aria-hidden, aria-label, aria-labelledby naming elements
+    with text, or a title."""
+    attrs = node.attrs
+    if "alt" in attrs or attrs.sget("aria-hidden").strip().lower() == "true":
+        return True
+    if _attr(node, "role").lower() in _DECORATIVE_ROLES:
+        return True
+    if _attr(node, "aria-label") or _attr(node, "title"):
+        return True
+    ids = _attr(node, "aria-labelledby").split()
+    return any(ctx.text_of_id(element_id) for element_id in ids)
+
+
+def _tracking_pixel(node: LexborNode) -> bool:
+    sides = (_attr(node, "width"), _attr(node, "height"))
+    return all(side.isdigit() and int(side) <= MAX_PIXEL_SIDE for side in sides)
+
+
 @check("image_keywords", "high", "seo")
 def image_keywords(ctx: Context) -> Outcome:
-    """Every `<img>` has a non-empty alt text. Value: the images without one."""
-    bare = [_attr(node, "src") for node in ctx.tags("img") if not _attr(node, "alt")]
+    """Every `<img>` has a text alternative or is marked decorative (axe's image-alt rule);
+    1x1 tracking pixels are not counted. Value: the images without one."""
+    bare = [
+        _attr(node, "src")
+        for node in ctx.tags("img")
+        if not _tracking_pixel(node) and not _named_image(ctx, node)
+    ]
     errors: Errors = {}
     if bare:
         errors["missing_alt"] = f"Images without alt text: {len(bare)}."
@@ -688,92 +755,123 @@ def favicon(ctx: Context) -> Outcome:
     return verdict(url, errors)
 
 
-def _absolute_http(url: str) -> bool:
-    parts = _split(url)
-    return bool(
-        parts
-        and parts.scheme in ("http", "https")
-        and parts.hostname
-        and not any(char.isspace() for char in url)
-    )
-
-
 @check("canonical", "medium", "seo")
 def canonical(ctx: Context) -> Outcome:
-    """One canonical URL, absolute http(s). Value: the canonical href."""
-    hrefs = _distinct(_attr(node, "href") for node in ctx.link_rel("canonical"))
-    errors: Errors = {}
-    if not hrefs:
-        errors["missing"] = 'The page has no <link rel="canonical">.'
-    elif not _absolute_http(hrefs[0]):
-        errors["invalid"] = "The canonical URL must be an absolute http(s) URL."
-    if len(hrefs) > 1:
-        errors["multiple"] = "The page declares several different canonical URLs."
-    return verdict(hrefs[0] if hrefs else None, errors)
+    """One canonical URL, absolute http(s), from `<head>` or a `Link:` header, by
+    Lighthouse's canonical audit: not several different ones, not another language's
+    alternate of this page, not the home page named from a deeper page. Value: the URL.
 
-
-_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?", re.IGNORECASE)
+    A page without any canonical fails as `missing` (Lighthouse: not applicable).
+    """
+    url, errors = links.canonical_problems(ctx.url, ctx.link_targets)
+    return verdict(url, errors)
 
 
 @check("hreflang", "low", "seo")
 def hreflang(ctx: Context) -> Outcome:
-    """Every `hreflang` is `x-default` or language[-Script][-REGION]. Value: the codes.
+    """Every alternate's `hreflang` is `x-default` or a BCP 47 tag of a real language and
+    region, and its href an absolute URL (`<head>` and `Link:` headers). Value: the codes.
 
     Passes when the page declares none.
     """
-    alternates = ctx.link_rel("alternate")
-    codes = _distinct(_attr(node, "hreflang") for node in alternates if "hreflang" in node.attrs)
-    invalid = [c for c in codes if c.lower() != "x-default" and not _LANGUAGE_TAG.fullmatch(c)]
-    errors = {"invalid": "Invalid hreflang codes: " + ", ".join(invalid)} if invalid else {}
+    alternates = [
+        link for link in ctx.link_targets if "alternate" in link.rels and link.hreflang is not None
+    ]
+    codes = _distinct(link.hreflang or "" for link in alternates)
+    invalid = [f'"{code}" {why}' for code in codes if (why := links.hreflang_problem(code))]
+    relative = _distinct(link.href for link in alternates if not links.absolute_http(link.href))
+    errors: Errors = {}
+    if invalid:
+        errors["invalid"] = "Invalid hreflang codes: " + "; ".join(invalid) + "."
+    if relative:
+        errors["relative"] = "Alternates without an absolute URL: " + ", ".join(relative) + "."
     return verdict(codes, errors)
 
 
-_GENERIC_LINK_TEXTS = frozenset(
-    {
-        "click here",
-        "click this",
-        "click",
-        "here",
-        "right here",
-        "read more",
-        "more",
-        "learn more",
-        "see more",
-        "more info",
-        "more information",
-        "information",
-        "link",
-        "this link",
-        "this",
-        "this page",
-        "go",
-        "start",
-        "continue",
-    }
-)
 # punctuation and arrows that decorate "Read more »" style texts
 _LINK_TEXT_DECORATION = " .,:;!?()[]<>|-\u2013\u2014\u2026\u00ab\u00bb\u2039\u203a\u2190\u2192"
 
 
-def _is_generic(text: str) -> bool:
-    return " ".join(text.casefold().split()).strip(_LINK_TEXT_DECORATION) in _GENERIC_LINK_TEXTS
+def _generic_text(ctx: Context, link: Link) -> str | None:
+    """The link's text when it says nothing (in the language of the nearest `lang`, or in
+    any language without one) or is a bare URL, as Lighthouse's link-text audit finds."""
+    text = _text(link.node)
+    if not text:
+        return None
+    if links.absolute_http(text):
+        return text
+    phrase = " ".join(text.casefold().split()).strip(_LINK_TEXT_DECORATION)
+    if phrase not in link_texts.ANY_LANGUAGE:
+        return None
+    language = ctx.language_of(link.node).split("-", 1)[0].lower()
+    generic = link_texts.GENERIC.get(language) if language else link_texts.ANY_LANGUAGE
+    return text if generic is not None and phrase in generic else None
 
 
 @check("link_text", "low", "seo")
 def link_text(ctx: Context) -> Outcome:
-    """No link says only "click here", "read more" and the like. Value: such texts."""
-    generic = [text for text in (_text(link.node) for link in ctx.links) if _is_generic(text)]
+    """No link says only "click here", "read more" and the like (in the languages of
+    `link_texts`), as Lighthouse's link-text audit: nofollow, javascript:, mailto: and
+    same-page links are skipped. Value: such texts."""
+    generic = []
+    for link in ctx.links:
+        href = link.href.lower()
+        if "nofollow" in link.node.attrs.sget("rel").lower().split():
+            continue
+        if href.startswith(("javascript:", "mailto:")):
+            continue
+        target = ctx.resolve(link.href)
+        if target is None or links.same_page(target, ctx.url):
+            continue
+        if (text := _generic_text(ctx, link)) is not None:
+            generic.append(text)
     errors = {"generic": f"Links with generic texts: {len(generic)}."} if generic else {}
     return verdict(_distinct(generic), errors)
 
 
+# attributes that only make sense with an href: an <a> with one of them misses its href
+_HREF_ATTRIBUTES = ("target", "download", "ping", "rel", "hreflang", "type", "referrerpolicy")
+_VOID_JAVASCRIPT = re.compile(r"javascript:void(\(|)0(\)|)", re.IGNORECASE)  # schemes ignore case
+
+
+def _uncrawlable(ctx: Context, node: LexborNode) -> bool:
+    """Lighthouse's crawlable-anchors rules for one `<a>`."""
+    attrs = node.attrs
+    raw = "".join(attrs.sget("href").split())
+    if _attr(node, "role") or raw.startswith("mailto:"):
+        return False
+    if not raw and _attr(node, "id"):
+        return False  # <a id="..."> is a fragment target
+    if raw.startswith("file:"):
+        return True
+    if _attr(node, "name"):
+        return False
+    if (
+        "href" not in attrs
+        and not any(name in attrs for name in _HREF_ATTRIBUTES)
+        and _attr(node, "aria-current").lower() in ("page", "location")
+    ):
+        return False  # a placeholder for the current page
+    if "href" not in attrs:
+        return True  # <a onclick="..."> and the like: nothing to crawl
+    if _VOID_JAVASCRIPT.search(raw):
+        return True
+    resolved = ctx.resolve(raw) if raw else ctx.url
+    return resolved is None or (
+        resolved.split(":", 1)[0].lower() in ("http", "https") and not links.absolute_http(resolved)
+    )
+
+
 @check("crawlable_anchors", "low", "seo")
 def crawlable_anchors(ctx: Context) -> Outcome:
-    """Every href is a real URL: not empty, not `#`, not `javascript:`. Value: bad hrefs."""
+    """Every `<a>` is a link a crawler can follow, by Lighthouse's crawlable-anchors rules:
+    fails `<a>` without href (an onclick handler), `javascript:void(0)`, `file:` and
+    malformed URLs; `href=""`, "#" and " " resolve to the page and pass; anchors with a
+    role, a name or an id, and mailto: links, are exempt. Value: the bad hrefs."""
     bad = [
-        link.href
-        for link in ctx.links
-        if link.href in ("", "#") or link.href[:11].lower() == "javascript:"
+        node.attrs.sget("href") if "href" in node.attrs else "(no href)"
+        for node in ctx.tags("a")
+        if _uncrawlable(ctx, node)
     ]
     errors = {"uncrawlable": f"Links without a crawlable URL: {len(bad)}."} if bad else {}
     return verdict(_distinct(_shown(href) for href in bad), errors)
