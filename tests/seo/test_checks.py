@@ -10,10 +10,10 @@ from sitelens.seo.checks import (
     CHECKS,
     Context,
     Outcome,
-    decode,
     has_word,
     keywords,
 )
+from sitelens.seo.encoding import decode
 from sitelens.seo.page import Response, Site
 from sitelens.seo.robots import MAX_ROBOTS_BYTES
 
@@ -897,18 +897,51 @@ def test_header_charset_wins_over_meta() -> None:
 
 
 @pytest.mark.parametrize(
-    ("body", "content_type", "text", "codec"),
+    ("body", "content_type", "text", "codec", "source"),
     [
-        (b"\xef\xbb\xbf<p>x</p>", "text/html; charset=windows-1252", "<p>x</p>", "utf-8-sig"),
-        ("<p>é</p>".encode("utf-16"), "", "<p>é</p>", "utf-16"),
-        (b"<p>\xe9</p>", "text/html; charset=nonsense", "<p>\ufffd</p>", "utf-8"),
-        (b"<p>\xe9</p>", "text/html; charset=rot13", "<p>\ufffd</p>", "utf-8"),
-        (b'<meta charset="utf-16"><p>\xc3\xa9</p>', "", '<meta charset="utf-16"><p>é</p>', "utf-8"),
-        (b"", "", "", "utf-8"),
+        (b"\xef\xbb\xbf<p>x</p>", "text/html; charset=windows-1252", "<p>x</p>", "utf-8", "bom"),
+        ("<p>é</p>".encode("utf-16"), "", "<p>é</p>", "utf-16le", "bom"),
+        # an unknown label is no label; bytes that are not UTF-8 are windows-1252
+        (b"<p>\xe9</p>", "text/html; charset=nonsense", "<p>é</p>", "windows-1252", "default"),
+        (b"<p>\xe9</p>", "text/html; charset=rot13", "<p>é</p>", "windows-1252", "default"),
+        (
+            b'<meta charset="utf-16"><p>\xc3\xa9</p>',
+            "",
+            '<meta charset="utf-16"><p>é</p>',
+            "utf-8",
+            "prescan",
+        ),
+        (
+            b"<!-- <meta charset=koi8-r> --><p>x</p>",
+            "",
+            "<!-- <meta charset=koi8-r> --><p>x</p>",
+            "utf-8",
+            "default",
+        ),
+        (b"", "", "", "utf-8", "default"),
     ],
 )
-def test_decode(body: bytes, content_type: str, text: str, codec: str) -> None:
-    assert decode(body, content_type) == (text, codec)
+def test_decode(body: bytes, content_type: str, text: str, codec: str, source: str) -> None:
+    assert decode(body, content_type) == (text, codec, source)
+
+
+@pytest.mark.parametrize(
+    ("label", "codec", "text"),
+    [
+        ("windows-1251", "cp1251", "Новости дня"),
+        ("shift_jis", "cp932", "今日のニュース"),
+        ("gb2312", "gbk", "今日新闻"),
+        ("euc-kr", "cp949", "오늘의 뉴스"),
+    ],
+)
+def test_a_meta_charset_after_the_first_kilobyte_decodes_the_page_again(
+    label: str, codec: str, text: str
+) -> None:
+    padding = "<!-- " + "x" * 2048 + " -->"
+    page = f"<html><head>{padding}<meta charset={label}><title>{text}</title></head>"
+    outcome = run("title", page.encode(codec), headers={"content-type": "text/html"})
+    assert outcome.value == text
+    assert run("charset", page.encode(codec), headers={"content-type": "text/html"}).passed
 
 
 ODD_PAGES = [

@@ -7,7 +7,6 @@ which is the order of a report's `results`.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sitelens.seo import indexing, link_texts, links, robots
+from sitelens.seo import encoding, indexing, link_texts, links, robots
+from sitelens.seo.encoding import charset_in
 from sitelens.seo.page import Site
 
 Importance: TypeAlias = Literal["high", "medium", "low"]
@@ -78,57 +78,6 @@ def check(
         return run
 
     return register
-
-
-# --- Decoding ---------------------------------------------------------------------------
-
-_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-# WHATWG decodes these labels as windows-1252; Python's latin-1 would make 0x80-0x9F controls
-_AS_WINDOWS_1252 = frozenset({"iso8859-1", "ascii", "latin-1"})
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-_SNIFF_BYTES = 1024  # where the HTML standard stops looking for a <meta> charset
-
-
-def charset_in(text: str) -> str | None:
-    """The `charset=` parameter of a Content-Type value or `<meta>` content, lower-cased."""
-    match = _CHARSET.search(text)
-    return match.group(1).lower() if match else None
-
-
-def _codec(label: str | None) -> str | None:
-    if not label:
-        return None
-    try:
-        name = codecs.lookup(label).name
-    except LookupError:
-        return None
-    return "cp1252" if name in _AS_WINDOWS_1252 else name
-
-
-def decode(body: bytes, content_type: str = "") -> tuple[str, str]:
-    """Decode a page body; return the text and the codec used.
-
-    A byte-order mark wins, then the Content-Type charset, then a `charset=` declared
-    in the first 1024 bytes (`<meta charset>` or `http-equiv`), then UTF-8. Bytes
-    that are invalid in that encoding become U+FFFD.
-    """
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            return body.decode(name, "replace"), name
-    sniffed = _codec(charset_in(body[:_SNIFF_BYTES].decode("ascii", "replace")))
-    if sniffed and sniffed.startswith("utf-16"):
-        sniffed = "utf-8"  # an ASCII-readable declaration cannot be true of UTF-16 bytes
-    for candidate in (_codec(charset_in(content_type)), sniffed):
-        if candidate:
-            try:
-                return body.decode(candidate, "replace"), candidate
-            except LookupError:  # a codec that is not a text encoding, e.g. rot13
-                continue
-    return body.decode("utf-8", "replace"), "utf-8"
 
 
 # --- The shared context -----------------------------------------------------------------
@@ -273,9 +222,18 @@ class Context:
         self.headers = site.page.headers
         content_type = self.headers.get("content-type", "")
         self.header_charset = charset_in(content_type)
-        self.html, self.encoding = decode(site.page.body, content_type)
+        decoded = encoding.decode(site.page.body, content_type)
         # scripting on: <noscript> is parsed as a browser running scripts does
-        self.tree = LexborHTMLParser(self.html, scripting=True)
+        self.tree = LexborHTMLParser(decoded.text, scripting=True)
+        if decoded.source == "default":  # a <meta> charset past the prescan decodes again
+            late = next(
+                (found for node in self.css("meta") if (found := _meta_charset(node))), None
+            )
+            again = encoding.redecoded(site.page.body, decoded, late)
+            if again is not None:
+                decoded = again
+                self.tree = LexborHTMLParser(decoded.text, scripting=True)
+        self.html, self.encoding = decoded.text, decoded.encoding
 
     def css(self, selector: str) -> list[LexborNode]:
         """The nodes matching a CSS selector, in document order."""
