@@ -1,7 +1,8 @@
-"""Write `title_widths.json`: each character's advance width in Liberation Sans Regular
+r"""Write `title_widths.json`: each character's advance width in Liberation Sans Regular
 (metric-compatible with Arial, the font of search results' titles), in 1/1000 em.
 
-    python -m sitelens.seo.make_title_widths /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
+    python -m sitelens.seo.make_title_widths \
+        /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 
 needs fontTools (a development tool, not a runtime dependency) and Debian's fonts-liberation.
 """
