@@ -10,12 +10,11 @@ from sitelens.seo.checks import (
     CHECKS,
     Context,
     Outcome,
-    has_word,
-    keywords,
 )
 from sitelens.seo.encoding import decode
 from sitelens.seo.page import Response, Site
 from sitelens.seo.robots import MAX_ROBOTS_BYTES
+from sitelens.seo.text import has_word, keywords
 
 URL = "https://example.com/pricing"
 UTF8 = {"content-type": "text/html; charset=utf-8"}
@@ -74,10 +73,17 @@ def test_title_fails(html: str, error: str) -> None:
     assert outcome.errors is not None and error in outcome.errors
 
 
-def test_title_of_60_characters_with_an_entity_passes() -> None:
-    outcome = run("title", "<title>" + "x" * 59 + "&amp;</title>")
+def test_title_length_is_its_width_in_search_results() -> None:
+    outcome = run("title", "<title>" + "x" * 49 + "&amp;</title>")
     assert outcome.passed
-    assert outcome.value == "x" * 59 + "&"
+    assert outcome.value == "x" * 49 + "&"
+    # 70 narrow letters fit, 40 wide ones do not
+    assert run("title", "<title>" + "l" * 70 + "</title>").passed
+    wide = run("title", "<title>" + "W" * 40 + "</title>")
+    assert wide.errors is not None and "too_long" in wide.errors
+    # 30 Chinese characters are 600 px: the limit; 31 are over it
+    assert run("title", "<title>" + "中" * 30 + "</title>").passed
+    assert not run("title", "<title>" + "中" * 31 + "</title>").passed
 
 
 def test_title_reports_the_first_of_several() -> None:
@@ -127,17 +133,35 @@ def test_headings_fails(html: str, error: str) -> None:
 
 
 def test_content_keywords_passes_when_title_words_are_in_the_text() -> None:
-    html = "<title>The Best Organic Apples | Acme</title><p>Acme sells the best organic apples.</p>"
-    outcome = run("content_keywords", html)
-    assert outcome == (True, ["best", "organic", "apples", "acme"], None)
+    html = (
+        '<title>The Best Organic Apples | Acme</title><meta property="og:site_name" '
+        'content="Acme"><p>We sell the best organic apples.</p>'
+    )
+    outcome = run("content_keywords", html)  # the site's name, after the bar, is left out
+    assert outcome == (True, ["organic", "apples"], None)
+
+
+def test_content_keywords_leaves_out_the_site_name_and_the_language_s_stop_words() -> None:
+    html = (
+        '<html lang="de"><title>Die besten Rezepte für den Sommer | Kochbuch</title>'
+        '<meta property="og:site_name" content="Kochbuch"><p>Rezepte für den Sommer</p>'
+    )
+    assert run("content_keywords", html) == (True, ["rezepte", "sommer"], None)
+
+
+def test_content_keywords_in_japanese_and_chinese() -> None:
+    japanese = '<html lang="ja"><title>東京の天気予報</title><p>今日の東京の天気予報です。</p>'
+    assert run("content_keywords", japanese) == (True, ["東京", "天気予報"], None)
+    chinese = '<html lang="zh"><title>今日新闻</title><p>这是今日新闻的内容。</p>'
+    assert run("content_keywords", chinese).passed
 
 
 def test_content_keywords_fails_on_missing_words() -> None:
-    html = "<title>Organic Apples</title><p>We sell apples.</p><script>organic</script>"
+    html = "<title>Organic Apples Harvest</title><p>We sell apples.</p><script>organic</script>"
     outcome = run("content_keywords", html)
     assert not outcome.passed
-    assert outcome.value == ["organic", "apples"]
-    assert outcome.errors == {"missing": "Title words not in the page text: organic."}
+    assert outcome.value == ["organic", "apples", "harvest"]
+    assert outcome.errors == {"missing": "Title words not in the page text: organic, harvest."}
 
 
 def test_content_keywords_fails_without_a_title() -> None:
@@ -147,12 +171,7 @@ def test_content_keywords_fails_without_a_title() -> None:
 
 
 def test_keywords_skip_short_and_stop_words() -> None:
-    assert keywords("How to Make a Cake in 10 Minutes: the Guide") == [
-        "make",
-        "cake",
-        "minutes",
-        "guide",
-    ]
+    assert keywords("How to Make a Cake in 10 Minutes: the Guide") == ["cake", "minutes", "guide"]
 
 
 def test_has_word_matches_whole_words_only() -> None:
@@ -685,19 +704,14 @@ def test_unsafe_cross_origin_links_passes() -> None:
 
 def test_unsafe_cross_origin_links_fails() -> None:
     html = (
-        '<a href="https://other.org/x" target="_blank">x</a>'
-        '<a href="//cdn.net/y" TARGET="_BLANK" rel="nofollow">y</a>'
-        '<a href="http://example.com/z" target="_blank">other scheme</a>'
-        '<a href="https://example.com:8443/" target="_blank">other port</a>'
+        '<a href="https://other.org/x" target="_blank" rel="opener">x</a>'
+        '<a href="//cdn.net/y" TARGET="_BLANK" rel="nofollow opener">y</a>'
+        '<a href="https://example.com/z" target="_blank" rel="opener">own site</a>'
+        '<a href="https://third.net/" target="_blank">implied noopener</a>'
     )
     outcome = run("unsafe_cross_origin_links", html)
     assert not outcome.passed
-    assert outcome.value == [
-        "https://other.org/x",
-        "https://cdn.net/y",
-        "http://example.com/z",
-        "https://example.com:8443/",
-    ]
+    assert outcome.value == ["https://other.org/x", "https://cdn.net/y"]
 
 
 def test_plaintext_email_passes() -> None:
@@ -832,7 +846,8 @@ def test_deprecated_html_tags() -> None:
 
 def test_page_without_head_and_with_uppercase_markup() -> None:
     html = (
-        '<HTML LANG="EN"><TITLE>Acme Widgets</TITLE><META NAME="Description" CONTENT="Widgets">'
+        '<HTML LANG="EN"><TITLE>Acme Widgets</TITLE>'
+        '<META NAME="Description" CONTENT="Widgets made by Acme">'
         '<BODY><H1>Widgets by Acme</H1><IMG SRC="/w.webp" ALT="A widget">'
         '<A HREF="https://GitHub.com/acme" TARGET="_blank" REL="NOOPENER">Code</A>'
     )
@@ -1006,10 +1021,11 @@ def test_title_finds_svg_titles_without_walking_up_from_each() -> None:
 def test_content_keywords_looks_for_the_first_20_keywords_and_lists_them_all() -> None:
     words = [f"keyword{n}" for n in range(25)]
     title = f"<title>{' '.join(words)}</title>"
-    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:20])}</body>")
+    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:10])}</body>")
     assert outcome == (True, words, None)  # the report keeps 20 of them: analysis.bounded
-    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:19])}</body>")
-    assert outcome.errors == {"missing": "Title words not in the page text: keyword19."}
+    outcome = run("content_keywords", f"{title}<body>{' '.join(words[:9])}</body>")
+    missing = ", ".join(words[9:20])
+    assert outcome.errors == {"missing": f"Title words not in the page text: {missing}."}
 
 
 def test_robots_reads_the_first_500_kib_as_google_does() -> None:

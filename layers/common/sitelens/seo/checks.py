@@ -17,7 +17,7 @@ from urllib.parse import SplitResult, unquote, urljoin, urlsplit
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-from sitelens.seo import encoding, indexing, link_texts, links, robots
+from sitelens.seo import encoding, indexing, link_texts, links, robots, text
 from sitelens.seo.encoding import charset_in
 from sitelens.seo.page import Site
 
@@ -28,7 +28,11 @@ Errors: TypeAlias = dict[str, str]
 
 MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
 
-MAX_TITLE_LENGTH = 60
+# Search results show a title up to about 600 px of 20 px Arial (Google's desktop layout)
+MAX_TITLE_PX = 600
+MIN_DESCRIPTION = 10  # characters: shorter says nothing (Lighthouse only asks for non-empty)
+MAX_DESCRIPTION = 320  # characters: the longest snippets search results show, on two lines
+MIN_KEYWORD_SHARE = 0.5  # of the title's keywords found in the text: titles also summarise
 MAX_LINKS = 150
 MAX_LOAD_TIME = 2.0  # seconds
 MAX_PAGE_SIZE = 330_000  # bytes
@@ -393,15 +397,18 @@ class Context:
 
 @check("title", "high", "seo")
 def title(ctx: Context) -> Outcome:
-    """A single `<title>` of 1 to 60 characters. Value: the (first) title."""
+    """A single, non-empty `<title>` that search results show whole: at most
+    `MAX_TITLE_PX` pixels wide in their font (about 60 to 70 characters). Value: the title.
+    """
     errors: Errors = {}
     if not ctx.titles:
         errors["missing"] = "The page has no <title>."
     elif not ctx.title:
         errors["empty"] = "The <title> is empty."
-    elif len(ctx.title) > MAX_TITLE_LENGTH:
+    elif (width := text.title_width(ctx.title)) > MAX_TITLE_PX:
         errors["too_long"] = (
-            f"The title has {len(ctx.title)} characters; keep it to {MAX_TITLE_LENGTH}."
+            f"The title is {width} px wide in search results, which cut it at about "
+            f"{MAX_TITLE_PX} px: keep it shorter."
         )
     if len(ctx.titles) > 1:
         errors["multiple"] = f"The page has {len(ctx.titles)} <title> elements; keep one."
@@ -410,7 +417,8 @@ def title(ctx: Context) -> Outcome:
 
 @check("meta_description", "high", "seo")
 def meta_description(ctx: Context) -> Outcome:
-    """A non-empty `<meta name=description>`. Value: its content."""
+    """One non-empty `<meta name=description>` of `MIN_DESCRIPTION` to `MAX_DESCRIPTION`
+    characters. Value: its content."""
     nodes = ctx.meta("description")
     content = " ".join(nodes[0].attrs.sget("content").split()) if nodes else None
     errors: Errors = {}
@@ -418,6 +426,18 @@ def meta_description(ctx: Context) -> Outcome:
         errors["missing"] = 'The page has no <meta name="description">.'
     elif not content:
         errors["empty"] = "The meta description is empty."
+    elif len(content) < MIN_DESCRIPTION:
+        errors["too_short"] = (
+            f"The description has {len(content)} characters; say what the page is about in "
+            f"at least {MIN_DESCRIPTION}."
+        )
+    elif len(content) > MAX_DESCRIPTION:
+        errors["too_long"] = (
+            f"The description has {len(content)} characters; search results show at most "
+            f"about {MAX_DESCRIPTION}."
+        )
+    if len(nodes) > 1:
+        errors["multiple"] = f"The page has {len(nodes)} meta descriptions; keep one."
     return verdict(content, errors)
 
 
@@ -435,104 +455,35 @@ def headings(ctx: Context) -> Outcome:
     return verdict(h1s, errors)
 
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # letters and digits; keeps "don't" whole
-# English function words; words under three letters are skipped anyway
-_STOP_WORDS = frozenset(
-    {
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "about",
-        "your",
-        "you",
-        "our",
-        "are",
-        "was",
-        "were",
-        "this",
-        "that",
-        "these",
-        "those",
-        "how",
-        "what",
-        "why",
-        "when",
-        "where",
-        "who",
-        "which",
-        "not",
-        "all",
-        "any",
-        "can",
-        "has",
-        "have",
-        "its",
-        "will",
-        "more",
-        "most",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "but",
-        "out",
-        "over",
-        "some",
-        "such",
-        "only",
-        "very",
-        "also",
-        "home",
-        "page",
-        "welcome",
-        "official",
-    }
-)
-_MIN_KEYWORD_LENGTH = 3
-
-
-def keywords(text: str) -> list[str]:
-    """The distinct words of `text` worth finding on a page, case-folded.
-
-    Words shorter than three characters and common English stop words are skipped.
-    """
-    return _distinct(
-        word
-        for word in _WORD.findall(text.casefold())
-        if len(word) >= _MIN_KEYWORD_LENGTH and word not in _STOP_WORDS
-    )
-
-
-def has_word(text: str, word: str) -> bool:
-    """Whether `word` occurs in `text` as a whole word, not inside a longer one."""
-    if word not in text:  # substring search is fast; most misses end here
-        return False
-    # the literal leads the pattern so the regex engine can skip ahead to it
-    for match in re.finditer(re.escape(word) + r"(?![^\W_])", text):
-        start = match.start()
-        if start == 0 or not text[start - 1].isalnum():
-            return True
-    return False
+def _site_names(ctx: Context) -> list[str]:
+    """What the site calls itself: `og:site_name`, and its host's main label ("acme")."""
+    names = [
+        _attr(node, "content") for node in ctx.tags("meta") if _meta_key(node) == "og:site_name"
+    ]
+    parts = _split(ctx.url)
+    host = (parts.hostname if parts else "") or ""
+    labels = [label for label in host.split(".") if label not in ("www", "m")]
+    if len(labels) >= 2:
+        names.append(labels[-2])
+    return [name for name in names if name]
 
 
 @check("content_keywords", "high", "seo")
 def content_keywords(ctx: Context) -> Outcome:
-    """Every keyword of the title (the first 20) appears in the visible body text.
-
-    Value: the keywords.
+    """At least half of the title's keywords (its first 20, without the site's name, stop
+    words of the page's language or words under three letters) appear in the visible body
+    text. Value: the keywords.
     """
-    wanted = keywords(ctx.title or "")
+    language = _attr(ctx.tags("html")[0], "lang") if ctx.tags("html") else ""
+    title_text = text.without_site_name(ctx.title or "", _site_names(ctx))
+    wanted = text.keywords(title_text, language)
     errors: Errors = {}
     if not wanted:
         errors["no_keywords"] = "The title has no keywords to look for in the page."
     else:
         searched = wanted[:MAX_KEYWORDS]
-        missing = [word for word in searched if not has_word(ctx.folded_text, word)]
-        if missing:
+        missing = [word for word in searched if not text.has_word(ctx.folded_text, word)]
+        if len(missing) > len(searched) * (1 - MIN_KEYWORD_SHARE):
             errors["missing"] = "Title words not in the page text: " + ", ".join(missing) + "."
     return verdict(wanted, errors)
 
@@ -1018,19 +969,18 @@ def server_signature(ctx: Context) -> Outcome:
     return verdict(found, errors)
 
 
-_SAFE_REL = frozenset({"noopener", "noreferrer"})
-
-
 @check("unsafe_cross_origin_links", "medium", "security")
 def unsafe_cross_origin_links(ctx: Context) -> Outcome:
-    """`target=_blank` links to other origins carry `rel=noopener` or `noreferrer`.
+    """No link opens another site in a new tab with `rel=opener`. Value: such link URLs.
 
-    Value: the unsafe link URLs.
+    Browsers have given `target=_blank` links `noopener` by default since 2021 (Chrome 88,
+    Firefox 79, Safari 12.1), and Lighthouse dropped its audit: the risk that remains is a
+    link that asks for the opener back with `rel="opener"`.
     """
     own = _origin(ctx.url)
     unsafe = []
     for node in ctx.css("a[href][target=_blank i], area[href][target=_blank i]"):
-        if _SAFE_REL & set(node.attrs.sget("rel").lower().split()):
+        if "opener" not in node.attrs.sget("rel").lower().split():
             continue
         url = ctx.resolve(_attr(node, "href"))
         origin = _origin(url) if url else None
@@ -1039,7 +989,7 @@ def unsafe_cross_origin_links(ctx: Context) -> Outcome:
     errors: Errors = {}
     if unsafe:
         errors["unsafe"] = (
-            f'Links to other sites in a new tab without rel="noopener": {len(unsafe)}.'
+            f'Links that give another site this page\'s window (rel="opener"): {len(unsafe)}.'
         )
     return verdict(_distinct(unsafe), errors)
 
@@ -1091,14 +1041,20 @@ def structured_data(ctx: Context) -> Outcome:
 
 @check("meta_viewport", "medium", "miscellaneous")
 def meta_viewport(ctx: Context) -> Outcome:
-    """A `<meta name=viewport>` setting `width` or `initial-scale`. Value: its content."""
+    """A `<meta name=viewport>` with a valid `width` (device-width, or 1 to 10,000 px) or
+    `initial-scale` (0.1 to 10), as Lighthouse's viewport audit parses it. Value: its
+    content."""
     nodes = ctx.meta("viewport")
     content = _attr(nodes[0], "content") if nodes else None
     errors: Errors = {}
     if content is None:
         errors["missing"] = 'The page has no <meta name="viewport">.'
-    elif "width" not in content.lower() and "initial-scale" not in content.lower():
-        errors["invalid"] = "The viewport sets neither width nor initial-scale."
+    else:
+        properties = text.viewport(content)
+        width_ok = text.valid_width(properties.get("width", ""))
+        scale_ok = text.valid_scale(properties.get("initial-scale", ""))
+        if not width_ok and not scale_ok:
+            errors["invalid"] = "The viewport sets no valid width nor initial-scale."
     return verdict(content, errors)
 
 
@@ -1192,8 +1148,9 @@ def social(ctx: Context) -> Outcome:
 
 @check("content_length", "low", "miscellaneous")
 def content_length(ctx: Context) -> Outcome:
-    """At least 500 whitespace-separated words of visible body text. Value: the count."""
-    count = len(ctx.words)
+    """At least 500 words of visible body text, counted by script (`text.word_count`: each
+    Chinese or Japanese character is a word). Value: the count."""
+    count = text.word_count(ctx.text)
     errors: Errors = {}
     if count < MIN_WORDS:
         errors["too_short"] = f"The page has {count} words; aim for at least {MIN_WORDS}."
