@@ -155,7 +155,7 @@ PAGES = {
 
 @pytest.mark.parametrize("name", PAGES)
 def test_well_made_pages_pass_every_content_check(name: str) -> None:
-    url, body, charset = PAGES[name]
+    url, body, _ = PAGES[name]
     host = url.split("/")[2]
     site = Site(
         page=Response(url, 200, {"content-type": "text/html"}, body, 0.2, 0, "br"),
