@@ -693,17 +693,109 @@ def test_fetch_site_fetches_robots_and_a_missing_page(server: Server, allow_priv
     assert re.fullmatch(r"/sitelens-404-check-[0-9a-f]{16}", probes[0])
 
 
-def test_fetch_site_probes_the_origin_of_the_requested_url(
+def test_fetch_site_probes_the_origin_of_the_final_url(
     server: Server, allow_private: None, hosts: dict[str, list[str]]
 ) -> None:
     hosts["public.example"] = ["127.0.0.1"]
     to = quote(f"{server.origin}/page")
+    requested_robots = {
+        f"127.0.0.1:{server.port}": b"User-agent: *\nAllow: /\n",
+        f"public.example:{server.port}": b"User-agent: *\nDisallow: /\n",
+    }
+    server.routes["/robots.txt"] = lambda h: h.send(
+        requested_robots[h.headers["Host"]], content_type="text/plain"
+    )
 
     site = fetch.fetch_site(f"http://public.example:{server.port}/redirect-to?to={to}")
 
     assert site.page.url == f"{server.origin}/page"
+    # the site that answered is asked, after the one that was requested
     robots = [headers["Host"] for path, headers in server.requests if path == "/robots.txt"]
-    assert robots == [f"public.example:{server.port}"]
+    assert robots[-1] == f"127.0.0.1:{server.port}"
+    assert site.robots_txt is not None and site.robots_txt.url == f"{server.origin}/robots.txt"
+    assert site.robots_txt.body == b"User-agent: *\nAllow: /\n"
+    probes = [
+        headers["Host"]
+        for path, headers in server.requests
+        if path.startswith("/sitelens-404-check-")
+    ]
+    assert probes[-1] == f"127.0.0.1:{server.port}"
+
+
+def test_a_whole_domain_redirecting_elsewhere_has_the_final_site_s_404(
+    server: Server, allow_private: None, hosts: dict[str, list[str]]
+) -> None:
+    """Every path of old.example redirects to the new site's home page: asked on the old
+    host, a missing page would end at a 200 home page, a false soft 404."""
+    hosts["old.example"] = ["127.0.0.1"]
+
+    def moved(handler: Handler) -> None:
+        if handler.headers["Host"].startswith("old.example"):
+            _redirect(handler, f"{server.origin}/page", 301)
+        else:
+            handler.send(b"<h1>Not found</h1>", 404)
+
+    server.fallback = moved
+    server.routes["/page"] = lambda h: moved(h) if h.headers["Host"].startswith("old") else h.send()
+
+    site = fetch.fetch_site(f"http://old.example:{server.port}/anything")
+
+    assert site.page.url == f"{server.origin}/page"
+    assert site.missing_page_status == 404
+
+
+def test_a_missing_page_that_redirects_home_is_a_soft_404(
+    server: Server, allow_private: None
+) -> None:
+    server.fallback = lambda h: _redirect(h, "/page")
+    site = fetch.fetch_site(f"{server.origin}/page")
+    assert site.missing_page_status == 200
+
+
+def test_a_robots_txt_over_500_kib_is_read_up_to_500_kib(
+    server: Server, allow_private: None
+) -> None:
+    big = b"User-agent: *\nDisallow: /early\n" + b"#" * (600 * 1024) + b"\nDisallow: /page\n"
+    server.routes["/robots.txt"] = lambda h: h.send(big, content_type="text/plain")
+
+    site = fetch.fetch_site(f"{server.origin}/page")
+
+    assert site.robots_txt is not None
+    assert site.robots_txt.body == big[: 500 * 1024]
+
+
+@pytest.mark.parametrize(
+    ("route", "status", "error"),
+    [
+        (lambda h: h.send(b"no", status=404, content_type="text/plain"), 404, None),
+        (lambda h: h.send(b"busy", status=503, content_type="text/plain"), 503, None),
+        (lambda h: h.send(b"slow down", status=429, content_type="text/plain"), 429, None),
+    ],
+)
+def test_robots_txt_statuses_are_kept(
+    server: Server, allow_private: None, route: Callable[[Handler], None], status: int, error: None
+) -> None:
+    server.routes["/robots.txt"] = route
+    site = fetch.fetch_site(f"{server.origin}/page")
+    assert site.robots_txt is not None and site.robots_txt.status == status
+    assert site.robots_error is None
+
+
+def test_x_robots_tag_and_link_lines_are_kept_apart(server: Server, allow_private: None) -> None:
+    def page(handler: Handler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", str(len(HTML)))
+        handler.send_header("X-Robots-Tag", "googlebot: noindex, nofollow")
+        handler.send_header("X-Robots-Tag", "noarchive")
+        handler.send_header("Link", '<https://example.com/a>; rel="canonical"')
+        handler.end_headers()
+        handler.wfile.write(HTML)
+
+    server.routes["/page"] = page
+    site = fetch.fetch_site(f"{server.origin}/page")
+    assert site.page.lines("x-robots-tag") == ["googlebot: noindex, nofollow", "noarchive"]
+    assert site.page.lines("link") == ['<https://example.com/a>; rel="canonical"']
 
 
 def test_fetch_site_tolerates_failing_probes(server: Server, allow_private: None) -> None:
@@ -716,6 +808,7 @@ def test_fetch_site_tolerates_failing_probes(server: Server, allow_private: None
 
     assert site.page.body == HTML
     assert site.robots_txt is None
+    assert site.robots_error == "The page redirects too many times."
     assert site.missing_page_status == 404  # read from the status line, the body is never read
 
 

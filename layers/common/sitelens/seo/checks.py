@@ -7,17 +7,18 @@ which is the order of a report's `results`.
 
 from __future__ import annotations
 
-import codecs
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import Literal, NamedTuple, TypeAlias
 from urllib.parse import SplitResult, unquote, urljoin, urlsplit
-from urllib.robotparser import RobotFileParser
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from sitelens.seo import encoding, indexing, link_texts, links, robots, text
+from sitelens.seo.encoding import charset_in
 from sitelens.seo.page import Site
 
 Importance: TypeAlias = Literal["high", "medium", "low"]
@@ -25,11 +26,13 @@ Category: TypeAlias = Literal["seo", "performance", "security", "miscellaneous"]
 JSON: TypeAlias = str | int | float | bool | Sequence["JSON"] | Mapping[str, "JSON"] | None
 Errors: TypeAlias = dict[str, str]
 
-USER_AGENT = "Sitelens"  # our token in robots.txt
-MAX_ROBOTS_BYTES = 500 * 1024  # what Google reads of a robots.txt (RFC 9309: at least 500 KiB)
 MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
 
-MAX_TITLE_LENGTH = 60
+# Search results show a title up to about 600 px of 20 px Arial (Google's desktop layout)
+MAX_TITLE_PX = 600
+MIN_DESCRIPTION = 10  # characters: shorter says nothing (Lighthouse only asks for non-empty)
+MAX_DESCRIPTION = 320  # characters: the longest snippets search results show, on two lines
+MIN_KEYWORD_SHARE = 0.5  # of the title's keywords found in the text: titles also summarise
 MAX_LINKS = 150
 MAX_LOAD_TIME = 2.0  # seconds
 MAX_PAGE_SIZE = 330_000  # bytes
@@ -81,57 +84,6 @@ def check(
     return register
 
 
-# --- Decoding ---------------------------------------------------------------------------
-
-_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([A-Za-z0-9_.:-]+)""", re.IGNORECASE)
-# WHATWG decodes these labels as windows-1252; Python's latin-1 would make 0x80-0x9F controls
-_AS_WINDOWS_1252 = frozenset({"iso8859-1", "ascii", "latin-1"})
-_BOMS = (
-    (codecs.BOM_UTF8, "utf-8-sig"),
-    (codecs.BOM_UTF16_LE, "utf-16"),
-    (codecs.BOM_UTF16_BE, "utf-16"),
-)
-_SNIFF_BYTES = 1024  # where the HTML standard stops looking for a <meta> charset
-
-
-def charset_in(text: str) -> str | None:
-    """The `charset=` parameter of a Content-Type value or `<meta>` content, lower-cased."""
-    match = _CHARSET.search(text)
-    return match.group(1).lower() if match else None
-
-
-def _codec(label: str | None) -> str | None:
-    if not label:
-        return None
-    try:
-        name = codecs.lookup(label).name
-    except LookupError:
-        return None
-    return "cp1252" if name in _AS_WINDOWS_1252 else name
-
-
-def decode(body: bytes, content_type: str = "") -> tuple[str, str]:
-    """Decode a page body; return the text and the codec used.
-
-    A byte-order mark wins, then the Content-Type charset, then a `charset=` declared
-    in the first 1024 bytes (`<meta charset>` or `http-equiv`), then UTF-8. Bytes
-    that are invalid in that encoding become U+FFFD.
-    """
-    for bom, name in _BOMS:
-        if body.startswith(bom):
-            return body.decode(name, "replace"), name
-    sniffed = _codec(charset_in(body[:_SNIFF_BYTES].decode("ascii", "replace")))
-    if sniffed and sniffed.startswith("utf-16"):
-        sniffed = "utf-8"  # an ASCII-readable declaration cannot be true of UTF-16 bytes
-    for candidate in (_codec(charset_in(content_type)), sniffed):
-        if candidate:
-            try:
-                return body.decode(candidate, "replace"), candidate
-            except LookupError:  # a codec that is not a text encoding, e.g. rot13
-                continue
-    return body.decode("utf-8", "replace"), "utf-8"
-
-
 # --- The shared context -----------------------------------------------------------------
 
 _DEPRECATED_TAGS = (
@@ -153,6 +105,7 @@ _DEPRECATED_TAGS = (
 # every tag a check reads; one traversal of the tree collects them all
 _COLLECTED = (
     "html",
+    "a",
     "title",
     "meta",
     "link",
@@ -265,16 +218,26 @@ class Context:
     costs nothing and no fact is computed twice.
     """
 
-    def __init__(self, site: Site) -> None:
+    def __init__(self, site: Site, now: datetime | None = None) -> None:
         self.site = site
+        self.now = now or datetime.now(UTC)  # for `unavailable_after` dates
         self.page = site.page
         self.url = site.page.url
         self.headers = site.page.headers
         content_type = self.headers.get("content-type", "")
         self.header_charset = charset_in(content_type)
-        self.html, self.encoding = decode(site.page.body, content_type)
+        decoded = encoding.decode(site.page.body, content_type)
         # scripting on: <noscript> is parsed as a browser running scripts does
-        self.tree = LexborHTMLParser(self.html, scripting=True)
+        self.tree = LexborHTMLParser(decoded.text, scripting=True)
+        if decoded.source == "default":  # a <meta> charset past the prescan decodes again
+            late = next(
+                (found for node in self.css("meta") if (found := _meta_charset(node))), None
+            )
+            again = encoding.redecoded(site.page.body, decoded, late)
+            if again is not None:
+                decoded = again
+                self.tree = LexborHTMLParser(decoded.text, scripting=True)
+        self.html, self.encoding = decoded.text, decoded.encoding
 
     def css(self, selector: str) -> list[LexborNode]:
         """The nodes matching a CSS selector, in document order."""
@@ -313,6 +276,42 @@ class Context:
     def link_rel(self, token: str) -> list[LexborNode]:
         """The `<link>` elements whose rel holds `token`."""
         return [node for node in self.tags("link") if _has_token(node, "rel", token)]
+
+    @cached_property
+    def link_targets(self) -> list[links.LinkTarget]:
+        """`<link>` elements of `<head>` (search engines ignore those of `<body>`), then the
+        `Link:` response headers."""
+        found = [
+            links.LinkTarget(
+                href=_attr(node, "href"),
+                rels=frozenset(node.attrs.sget("rel").lower().split()),
+                hreflang=node.attrs.get("hreflang"),
+                source="head",
+            )
+            for node in self.css("head link")
+        ]
+        return found + links.header_links(self.page.lines("link"))
+
+    def text_of_id(self, element_id: str) -> str:
+        """The text of the element with this id ("" when there is none)."""
+        return self._texts_by_id.get(element_id, "")
+
+    @cached_property
+    def _texts_by_id(self) -> dict[str, str]:
+        return {
+            node.attrs.sget("id"): _text(node) for node in self.css("[id]") if node.attrs.sget("id")
+        }
+
+    def language_of(self, node: LexborNode) -> str:
+        """The language of an element: the `lang` of it or its nearest ancestor ("" when
+        none declares one), as a browser finds it."""
+        current: LexborNode | None = node
+        while current is not None:
+            lang = current.attrs.sget("lang").strip() if current.tag != "-document" else ""
+            if lang:
+                return lang
+            current = current.parent
+        return ""
 
     def resolve(self, href: str) -> str | None:
         """`href` made absolute against the page URL; None when it cannot be parsed."""
@@ -392,32 +391,24 @@ class Context:
         """The visible body text, case-folded for matching."""
         return self.text.casefold()
 
-    @cached_property
-    def robots(self) -> RobotFileParser | None:
-        """The parsed robots.txt, or None unless it answered 2xx."""
-        response = self.site.robots_txt
-        if response is None or not 200 <= response.status < 300:
-            return None
-        parser = RobotFileParser()
-        text = response.body[:MAX_ROBOTS_BYTES].decode("utf-8", "replace")
-        parser.parse(text.splitlines())
-        return parser
-
 
 # --- seo --------------------------------------------------------------------------------
 
 
 @check("title", "high", "seo")
 def title(ctx: Context) -> Outcome:
-    """A single `<title>` of 1 to 60 characters. Value: the (first) title."""
+    """A single, non-empty `<title>` that search results show whole: at most
+    `MAX_TITLE_PX` pixels wide in their font (about 60 to 70 characters). Value: the title.
+    """
     errors: Errors = {}
     if not ctx.titles:
         errors["missing"] = "The page has no <title>."
     elif not ctx.title:
         errors["empty"] = "The <title> is empty."
-    elif len(ctx.title) > MAX_TITLE_LENGTH:
+    elif (width := text.title_width(ctx.title)) > MAX_TITLE_PX:
         errors["too_long"] = (
-            f"The title has {len(ctx.title)} characters; keep it to {MAX_TITLE_LENGTH}."
+            f"The title is {width} px wide in search results, which cut it at about "
+            f"{MAX_TITLE_PX} px: keep it shorter."
         )
     if len(ctx.titles) > 1:
         errors["multiple"] = f"The page has {len(ctx.titles)} <title> elements; keep one."
@@ -426,7 +417,8 @@ def title(ctx: Context) -> Outcome:
 
 @check("meta_description", "high", "seo")
 def meta_description(ctx: Context) -> Outcome:
-    """A non-empty `<meta name=description>`. Value: its content."""
+    """One non-empty `<meta name=description>` of `MIN_DESCRIPTION` to `MAX_DESCRIPTION`
+    characters. Value: its content."""
     nodes = ctx.meta("description")
     content = " ".join(nodes[0].attrs.sget("content").split()) if nodes else None
     errors: Errors = {}
@@ -434,6 +426,18 @@ def meta_description(ctx: Context) -> Outcome:
         errors["missing"] = 'The page has no <meta name="description">.'
     elif not content:
         errors["empty"] = "The meta description is empty."
+    elif len(content) < MIN_DESCRIPTION:
+        errors["too_short"] = (
+            f"The description has {len(content)} characters; say what the page is about in "
+            f"at least {MIN_DESCRIPTION}."
+        )
+    elif len(content) > MAX_DESCRIPTION:
+        errors["too_long"] = (
+            f"The description has {len(content)} characters; search results show at most "
+            f"about {MAX_DESCRIPTION}."
+        )
+    if len(nodes) > 1:
+        errors["multiple"] = f"The page has {len(nodes)} meta descriptions; keep one."
     return verdict(content, errors)
 
 
@@ -451,112 +455,73 @@ def headings(ctx: Context) -> Outcome:
     return verdict(h1s, errors)
 
 
-_WORD = re.compile(r"[^\W_]+(?:['\u2019][^\W_]+)*")  # letters and digits; keeps "don't" whole
-# English function words; words under three letters are skipped anyway
-_STOP_WORDS = frozenset(
-    {
-        "the",
-        "and",
-        "for",
-        "with",
-        "from",
-        "into",
-        "about",
-        "your",
-        "you",
-        "our",
-        "are",
-        "was",
-        "were",
-        "this",
-        "that",
-        "these",
-        "those",
-        "how",
-        "what",
-        "why",
-        "when",
-        "where",
-        "who",
-        "which",
-        "not",
-        "all",
-        "any",
-        "can",
-        "has",
-        "have",
-        "its",
-        "will",
-        "more",
-        "most",
-        "than",
-        "then",
-        "there",
-        "their",
-        "they",
-        "but",
-        "out",
-        "over",
-        "some",
-        "such",
-        "only",
-        "very",
-        "also",
-        "home",
-        "page",
-        "welcome",
-        "official",
-    }
-)
-_MIN_KEYWORD_LENGTH = 3
-
-
-def keywords(text: str) -> list[str]:
-    """The distinct words of `text` worth finding on a page, case-folded.
-
-    Words shorter than three characters and common English stop words are skipped.
-    """
-    return _distinct(
-        word
-        for word in _WORD.findall(text.casefold())
-        if len(word) >= _MIN_KEYWORD_LENGTH and word not in _STOP_WORDS
-    )
-
-
-def has_word(text: str, word: str) -> bool:
-    """Whether `word` occurs in `text` as a whole word, not inside a longer one."""
-    if word not in text:  # substring search is fast; most misses end here
-        return False
-    # the literal leads the pattern so the regex engine can skip ahead to it
-    for match in re.finditer(re.escape(word) + r"(?![^\W_])", text):
-        start = match.start()
-        if start == 0 or not text[start - 1].isalnum():
-            return True
-    return False
+def _site_names(ctx: Context) -> list[str]:
+    """What the site calls itself: `og:site_name`, and its host's main label ("acme")."""
+    names = [
+        _attr(node, "content") for node in ctx.tags("meta") if _meta_key(node) == "og:site_name"
+    ]
+    parts = _split(ctx.url)
+    host = (parts.hostname if parts else "") or ""
+    labels = [label for label in host.split(".") if label not in ("www", "m")]
+    if len(labels) >= 2:
+        names.append(labels[-2])
+    return [name for name in names if name]
 
 
 @check("content_keywords", "high", "seo")
 def content_keywords(ctx: Context) -> Outcome:
-    """Every keyword of the title (the first 20) appears in the visible body text.
-
-    Value: the keywords.
+    """At least half of the title's keywords (its first 20, without the site's name, stop
+    words of the page's language or words under three letters) appear in the visible body
+    text. Value: the keywords.
     """
-    wanted = keywords(ctx.title or "")
+    language = _attr(ctx.tags("html")[0], "lang") if ctx.tags("html") else ""
+    title_text = text.without_site_name(ctx.title or "", _site_names(ctx))
+    wanted = text.keywords(title_text, language)
     errors: Errors = {}
     if not wanted:
         errors["no_keywords"] = "The title has no keywords to look for in the page."
     else:
         searched = wanted[:MAX_KEYWORDS]
-        missing = [word for word in searched if not has_word(ctx.folded_text, word)]
-        if missing:
+        missing = [word for word in searched if not text.has_word(ctx.folded_text, word)]
+        if len(missing) > len(searched) * (1 - MIN_KEYWORD_SHARE):
             errors["missing"] = "Title words not in the page text: " + ", ".join(missing) + "."
     return verdict(wanted, errors)
 
 
+_DECORATIVE_ROLES = frozenset({"presentation", "none"})
+MAX_PIXEL_SIDE = 1  # a tracking pixel's width and height: nothing to describe
+
+
+def _named_image(ctx: Context, node: LexborNode) -> bool:
+    """Whether an image has a text alternative or is marked decorative, as axe's image-alt
+    rule (Lighthouse's image-alt audit) accepts: an alt attribute (alt="" is decorative),
+    role presentation or none, aria-hidden, aria-label, aria-labelledby naming elements
+    with text, or a title."""
+    attrs = node.attrs
+    if "alt" in attrs or attrs.sget("aria-hidden").strip().lower() == "true":
+        return True
+    if _attr(node, "role").lower() in _DECORATIVE_ROLES:
+        return True
+    if _attr(node, "aria-label") or _attr(node, "title"):
+        return True
+    ids = _attr(node, "aria-labelledby").split()
+    return any(ctx.text_of_id(element_id) for element_id in ids)
+
+
+def _tracking_pixel(node: LexborNode) -> bool:
+    sides = (_attr(node, "width"), _attr(node, "height"))
+    return all(side.isdigit() and int(side) <= MAX_PIXEL_SIDE for side in sides)
+
+
 @check("image_keywords", "high", "seo")
 def image_keywords(ctx: Context) -> Outcome:
-    """Every `<img>` has a non-empty alt text. Value: the images without one."""
-    bare = [_attr(node, "src") for node in ctx.tags("img") if not _attr(node, "alt")]
+    """Every `<img>` has a text alternative or is marked decorative (axe's image-alt rule);
+    1x1 tracking pixels are not counted. Value: the images without one."""
+    bare = [
+        _attr(node, "src")
+        for node in ctx.tags("img")
+        if not _tracking_pixel(node) and not _named_image(ctx, node)
+    ]
     errors: Errors = {}
     if bare:
         errors["missing_alt"] = f"Images without alt text: {len(bare)}."
@@ -611,46 +576,64 @@ def missing_page(ctx: Context) -> Outcome:
 
 
 @check("robots", "high", "seo")
-def robots(ctx: Context) -> Outcome:
-    """robots.txt lets `*` and `Sitelens` fetch the page. Value: agent -> allowed.
+def robots_allow(ctx: Context) -> Outcome:
+    """robots.txt lets search engines crawl the page. Value: crawler -> allowed.
 
-    No robots.txt (none fetched, or 4xx) allows everything; a 5xx answer means
-    "disallow all" to crawlers (RFC 9309).
+    The crawlers are `robots.AGENTS` (any crawler, Googlebot, Bingbot, DuckDuckBot, the
+    Internet Archive's). As Lighthouse's is-crawlable audit, the check fails only when
+    every one of them is kept out; the value shows any that are. No robots.txt (4xx) allows
+    everything; a 5xx or 429 answer, or none at all, means "disallow all" (Google).
+    """
+    found = robots.access(ctx.site, ctx.url)
+    errors: Errors = {}
+    if not any(found.allowed.values()):
+        if found.reason == "unavailable":
+            answered = f"answers {found.status}" if found.status else "cannot be fetched"
+            errors["unavailable"] = f"robots.txt {answered}: search engines stay away."
+        else:
+            errors["disallowed"] = "robots.txt disallows this page for every search engine."
+    return verdict(found.allowed, errors)
+
+
+@check("robots_txt", "low", "seo")
+def robots_txt(ctx: Context) -> Outcome:
+    """robots.txt is valid, as Lighthouse's robots-txt audit checks. Value: the invalid
+    lines ("line N: message: content").
+
+    Passes without a robots.txt (4xx); fails when it answers 5xx or 429 or cannot be fetched.
     """
     response = ctx.site.robots_txt
-    agents = ("*", USER_AGENT)
-    if response is not None and response.status >= 500:
-        errors = {"unavailable": f"robots.txt answers {response.status}; crawlers stay away."}
-        return verdict(dict.fromkeys(agents, False), errors)
-    parser = ctx.robots
-    allowed = {agent: parser is None or parser.can_fetch(agent, ctx.url) for agent in agents}
-    blocked = [agent for agent, ok in allowed.items() if not ok]
-    errors = {"disallowed": "robots.txt disallows this page for: " + ", ".join(blocked)}
-    return verdict(allowed, errors if blocked else {})
-
-
-_NOINDEX = frozenset({"noindex", "none"})  # "none" means noindex, nofollow
-# splits "noindex, nofollow" and the header's "googlebot: noindex" into directives
-_DIRECTIVE_SEPARATORS = re.compile(r"[\s,:]+")
+    if robots.unavailable(ctx.site):
+        why = f"answers {response.status}" if response else f"failed: {ctx.site.robots_error}"
+        return verdict(None, {"unavailable": f"The request for robots.txt {why}"})
+    if response is None or not 200 <= response.status < 300:
+        return verdict([], {})
+    found = robots.problems(robots.text(response))
+    shown = [f"line {p['line']}: {p['message']}: {p['content']}" for p in found]
+    errors = {"invalid": f"robots.txt has {len(found)} invalid lines."} if found else {}
+    return verdict(shown[: robots.MAX_PROBLEMS], errors)
 
 
 @check("noindex", "high", "seo")
 def noindex(ctx: Context) -> Outcome:
-    """No `noindex` (or `none`) in a robots/googlebot meta tag or `X-Robots-Tag`.
+    """Search engines may index the page: no `noindex`, `none` or past `unavailable_after`
+    for them in robots `<meta>` tags or `X-Robots-Tag` headers. Value: the blocking sources.
 
-    Value: where a noindex was found.
+    Asked for each crawler of `robots.AGENTS` as Lighthouse does (a crawler's own meta tag
+    replaces `robots`; a header naming another crawler does not count); fails when every one
+    of them is kept out.
     """
-    found = [
-        f'<meta name="{name}">'
-        for name in ("robots", "googlebot")
-        for node in ctx.meta(name)
-        if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(node.attrs.sget("content").lower()))
-    ]
-    header = ctx.headers.get("x-robots-tag", "")
-    if _NOINDEX & set(_DIRECTIVE_SEPARATORS.split(header.lower())):
-        found.append("X-Robots-Tag")
-    errors = {"noindex": "The page asks search engines not to index it."} if found else {}
-    return verdict(found, errors)
+    metas: dict[str, str] = {}
+    for node in ctx.tags("meta"):
+        name = _attr(node, "name").lower()
+        if name and name not in metas:
+            metas[name] = node.attrs.sget("content")
+    blocked = indexing.blocked_agents(metas, ctx.page.lines("x-robots-tag"), ctx.now)
+    sources = _distinct(source for found in blocked.values() for source in found)
+    errors: Errors = {}
+    if all(blocked.values()):
+        errors["noindex"] = "The page asks search engines not to index it."
+    return verdict(sources, errors)
 
 
 @check("in_page_links", "medium", "seo")
@@ -681,92 +664,123 @@ def favicon(ctx: Context) -> Outcome:
     return verdict(url, errors)
 
 
-def _absolute_http(url: str) -> bool:
-    parts = _split(url)
-    return bool(
-        parts
-        and parts.scheme in ("http", "https")
-        and parts.hostname
-        and not any(char.isspace() for char in url)
-    )
-
-
 @check("canonical", "medium", "seo")
 def canonical(ctx: Context) -> Outcome:
-    """One canonical URL, absolute http(s). Value: the canonical href."""
-    hrefs = _distinct(_attr(node, "href") for node in ctx.link_rel("canonical"))
-    errors: Errors = {}
-    if not hrefs:
-        errors["missing"] = 'The page has no <link rel="canonical">.'
-    elif not _absolute_http(hrefs[0]):
-        errors["invalid"] = "The canonical URL must be an absolute http(s) URL."
-    if len(hrefs) > 1:
-        errors["multiple"] = "The page declares several different canonical URLs."
-    return verdict(hrefs[0] if hrefs else None, errors)
+    """One canonical URL, absolute http(s), from `<head>` or a `Link:` header, by
+    Lighthouse's canonical audit: not several different ones, not another language's
+    alternate of this page, not the home page named from a deeper page. Value: the URL.
 
-
-_LANGUAGE_TAG = re.compile(r"[a-z]{2,3}(?:-[a-z]{4})?(?:-(?:[a-z]{2}|[0-9]{3}))?", re.IGNORECASE)
+    A page without any canonical fails as `missing` (Lighthouse: not applicable).
+    """
+    url, errors = links.canonical_problems(ctx.url, ctx.link_targets)
+    return verdict(url, errors)
 
 
 @check("hreflang", "low", "seo")
 def hreflang(ctx: Context) -> Outcome:
-    """Every `hreflang` is `x-default` or language[-Script][-REGION]. Value: the codes.
+    """Every alternate's `hreflang` is `x-default` or a BCP 47 tag of a real language and
+    region, and its href an absolute URL (`<head>` and `Link:` headers). Value: the codes.
 
     Passes when the page declares none.
     """
-    alternates = ctx.link_rel("alternate")
-    codes = _distinct(_attr(node, "hreflang") for node in alternates if "hreflang" in node.attrs)
-    invalid = [c for c in codes if c.lower() != "x-default" and not _LANGUAGE_TAG.fullmatch(c)]
-    errors = {"invalid": "Invalid hreflang codes: " + ", ".join(invalid)} if invalid else {}
+    alternates = [
+        link for link in ctx.link_targets if "alternate" in link.rels and link.hreflang is not None
+    ]
+    codes = _distinct(link.hreflang or "" for link in alternates)
+    invalid = [f'"{code}" {why}' for code in codes if (why := links.hreflang_problem(code))]
+    relative = _distinct(link.href for link in alternates if not links.absolute_http(link.href))
+    errors: Errors = {}
+    if invalid:
+        errors["invalid"] = "Invalid hreflang codes: " + "; ".join(invalid) + "."
+    if relative:
+        errors["relative"] = "Alternates without an absolute URL: " + ", ".join(relative) + "."
     return verdict(codes, errors)
 
 
-_GENERIC_LINK_TEXTS = frozenset(
-    {
-        "click here",
-        "click this",
-        "click",
-        "here",
-        "right here",
-        "read more",
-        "more",
-        "learn more",
-        "see more",
-        "more info",
-        "more information",
-        "information",
-        "link",
-        "this link",
-        "this",
-        "this page",
-        "go",
-        "start",
-        "continue",
-    }
-)
 # punctuation and arrows that decorate "Read more »" style texts
 _LINK_TEXT_DECORATION = " .,:;!?()[]<>|-\u2013\u2014\u2026\u00ab\u00bb\u2039\u203a\u2190\u2192"
 
 
-def _is_generic(text: str) -> bool:
-    return " ".join(text.casefold().split()).strip(_LINK_TEXT_DECORATION) in _GENERIC_LINK_TEXTS
+def _generic_text(ctx: Context, link: Link) -> str | None:
+    """The link's text when it says nothing (in the language of the nearest `lang`, or in
+    any language without one) or is a bare URL, as Lighthouse's link-text audit finds."""
+    text = _text(link.node)
+    if not text:
+        return None
+    if links.absolute_http(text):
+        return text
+    phrase = " ".join(text.casefold().split()).strip(_LINK_TEXT_DECORATION)
+    if phrase not in link_texts.ANY_LANGUAGE:
+        return None
+    language = ctx.language_of(link.node).split("-", 1)[0].lower()
+    generic = link_texts.GENERIC.get(language) if language else link_texts.ANY_LANGUAGE
+    return text if generic is not None and phrase in generic else None
 
 
 @check("link_text", "low", "seo")
 def link_text(ctx: Context) -> Outcome:
-    """No link says only "click here", "read more" and the like. Value: such texts."""
-    generic = [text for text in (_text(link.node) for link in ctx.links) if _is_generic(text)]
+    """No link says only "click here", "read more" and the like (in the languages of
+    `link_texts`), as Lighthouse's link-text audit: nofollow, javascript:, mailto: and
+    same-page links are skipped. Value: such texts."""
+    generic = []
+    for link in ctx.links:
+        href = link.href.lower()
+        if "nofollow" in link.node.attrs.sget("rel").lower().split():
+            continue
+        if href.startswith(("javascript:", "mailto:")):
+            continue
+        target = ctx.resolve(link.href)
+        if target is None or links.same_page(target, ctx.url):
+            continue
+        if (text := _generic_text(ctx, link)) is not None:
+            generic.append(text)
     errors = {"generic": f"Links with generic texts: {len(generic)}."} if generic else {}
     return verdict(_distinct(generic), errors)
 
 
+# attributes that only make sense with an href: an <a> with one of them misses its href
+_HREF_ATTRIBUTES = ("target", "download", "ping", "rel", "hreflang", "type", "referrerpolicy")
+_VOID_JAVASCRIPT = re.compile(r"javascript:void(\(|)0(\)|)", re.IGNORECASE)  # schemes ignore case
+
+
+def _uncrawlable(ctx: Context, node: LexborNode) -> bool:
+    """Lighthouse's crawlable-anchors rules for one `<a>`."""
+    attrs = node.attrs
+    raw = "".join(attrs.sget("href").split())
+    if _attr(node, "role") or raw.startswith("mailto:"):
+        return False
+    if not raw and _attr(node, "id"):
+        return False  # <a id="..."> is a fragment target
+    if raw.startswith("file:"):
+        return True
+    if _attr(node, "name"):
+        return False
+    if (
+        "href" not in attrs
+        and not any(name in attrs for name in _HREF_ATTRIBUTES)
+        and _attr(node, "aria-current").lower() in ("page", "location")
+    ):
+        return False  # a placeholder for the current page
+    if "href" not in attrs:
+        return True  # <a onclick="..."> and the like: nothing to crawl
+    if _VOID_JAVASCRIPT.search(raw):
+        return True
+    resolved = ctx.resolve(raw) if raw else ctx.url
+    return resolved is None or (
+        resolved.split(":", 1)[0].lower() in ("http", "https") and not links.absolute_http(resolved)
+    )
+
+
 @check("crawlable_anchors", "low", "seo")
 def crawlable_anchors(ctx: Context) -> Outcome:
-    """Every href is a real URL: not empty, not `#`, not `javascript:`. Value: bad hrefs."""
+    """Every `<a>` is a link a crawler can follow, by Lighthouse's crawlable-anchors rules:
+    fails `<a>` without href (an onclick handler), `javascript:void(0)`, `file:` and
+    malformed URLs; `href=""`, "#" and " " resolve to the page and pass; anchors with a
+    role, a name or an id, and mailto: links, are exempt. Value: the bad hrefs."""
     bad = [
-        link.href
-        for link in ctx.links
-        if link.href in ("", "#") or link.href[:11].lower() == "javascript:"
+        node.attrs.sget("href") if "href" in node.attrs else "(no href)"
+        for node in ctx.tags("a")
+        if _uncrawlable(ctx, node)
     ]
     errors = {"uncrawlable": f"Links without a crawlable URL: {len(bad)}."} if bad else {}
     return verdict(_distinct(_shown(href) for href in bad), errors)
@@ -955,19 +969,18 @@ def server_signature(ctx: Context) -> Outcome:
     return verdict(found, errors)
 
 
-_SAFE_REL = frozenset({"noopener", "noreferrer"})
-
-
 @check("unsafe_cross_origin_links", "medium", "security")
 def unsafe_cross_origin_links(ctx: Context) -> Outcome:
-    """`target=_blank` links to other origins carry `rel=noopener` or `noreferrer`.
+    """No link opens another site in a new tab with `rel=opener`. Value: such link URLs.
 
-    Value: the unsafe link URLs.
+    Browsers have given `target=_blank` links `noopener` by default since 2021 (Chrome 88,
+    Firefox 79, Safari 12.1), and Lighthouse dropped its audit: the risk that remains is a
+    link that asks for the opener back with `rel="opener"`.
     """
     own = _origin(ctx.url)
     unsafe = []
     for node in ctx.css("a[href][target=_blank i], area[href][target=_blank i]"):
-        if _SAFE_REL & set(node.attrs.sget("rel").lower().split()):
+        if "opener" not in node.attrs.sget("rel").lower().split():
             continue
         url = ctx.resolve(_attr(node, "href"))
         origin = _origin(url) if url else None
@@ -976,7 +989,7 @@ def unsafe_cross_origin_links(ctx: Context) -> Outcome:
     errors: Errors = {}
     if unsafe:
         errors["unsafe"] = (
-            f'Links to other sites in a new tab without rel="noopener": {len(unsafe)}.'
+            f'Links that give another site this page\'s window (rel="opener"): {len(unsafe)}.'
         )
     return verdict(_distinct(unsafe), errors)
 
@@ -1028,14 +1041,20 @@ def structured_data(ctx: Context) -> Outcome:
 
 @check("meta_viewport", "medium", "miscellaneous")
 def meta_viewport(ctx: Context) -> Outcome:
-    """A `<meta name=viewport>` setting `width` or `initial-scale`. Value: its content."""
+    """A `<meta name=viewport>` with a valid `width` (device-width, or 1 to 10,000 px) or
+    `initial-scale` (0.1 to 10), as Lighthouse's viewport audit parses it. Value: its
+    content."""
     nodes = ctx.meta("viewport")
     content = _attr(nodes[0], "content") if nodes else None
     errors: Errors = {}
     if content is None:
         errors["missing"] = 'The page has no <meta name="viewport">.'
-    elif "width" not in content.lower() and "initial-scale" not in content.lower():
-        errors["invalid"] = "The viewport sets neither width nor initial-scale."
+    else:
+        properties = text.viewport(content)
+        width_ok = text.valid_width(properties.get("width", ""))
+        scale_ok = text.valid_scale(properties.get("initial-scale", ""))
+        if not width_ok and not scale_ok:
+            errors["invalid"] = "The viewport sets no valid width nor initial-scale."
     return verdict(content, errors)
 
 
@@ -1060,7 +1079,7 @@ def charset(ctx: Context) -> Outcome:
 @check("sitemap", "low", "miscellaneous")
 def sitemap(ctx: Context) -> Outcome:
     """robots.txt declares a `Sitemap:`. Value: the sitemap URLs."""
-    sitemaps = (ctx.robots.site_maps() if ctx.robots else None) or []
+    sitemaps = robots.sitemaps(ctx.site)
     errors = {} if sitemaps else {"missing": "robots.txt declares no Sitemap."}
     return verdict(_distinct(sitemaps), errors)
 
@@ -1129,8 +1148,9 @@ def social(ctx: Context) -> Outcome:
 
 @check("content_length", "low", "miscellaneous")
 def content_length(ctx: Context) -> Outcome:
-    """At least 500 whitespace-separated words of visible body text. Value: the count."""
-    count = len(ctx.words)
+    """At least 500 words of visible body text, counted by script (`text.word_count`: each
+    Chinese or Japanese character is a word). Value: the count."""
+    count = text.word_count(ctx.text)
     errors: Errors = {}
     if count < MIN_WORDS:
         errors["too_short"] = f"The page has {count} words; aim for at least {MIN_WORDS}."

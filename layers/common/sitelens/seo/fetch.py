@@ -43,7 +43,8 @@ from urllib3.util import make_headers
 
 from sitelens import hosts
 from sitelens.config import settings
-from sitelens.seo.page import Response, Site
+from sitelens.seo.page import LINE_HEADERS, Response, Site
+from sitelens.seo.robots import MAX_ROBOTS_BYTES
 
 USER_AGENT = "Sitelens/1.0 (+https://sitelens.dev/bot)"
 ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
@@ -112,36 +113,53 @@ def fetch(url: str) -> Response:
 
 
 def fetch_site(url: str) -> Site:
-    """Fetch the page, its origin's /robots.txt and a random missing path concurrently.
+    """Fetch the page, its site's /robots.txt and a random missing path.
 
-    robots.txt and the missing path are fetched at the origin of the *requested* URL, since
-    the final one is only known once the page has answered. A failure of the page raises
-    `FetchError`; a failure of either probe gives None.
+    robots.txt and the missing path belong to the origin of the page's *final* URL, after
+    redirects: they are fetched from the requested origin at once, concurrently with the
+    page, and fetched again from the final origin when the page's redirects led to another.
+    A failure of the page raises `FetchError`; a failure of either probe is kept (robots)
+    or gives None (the missing page). The whole answer is due within `DEADLINE`.
     """
-    target = _target(url)
-    origin = f"{target.scheme}://{target.authority}"
-    missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
+    requested = _origin(_target(url))
     # Socket timeouts bound each read, not a server that drips its headers byte by byte:
     # the answer is due at the deadline whatever the fetching threads are still doing.
     answer_by = time.monotonic() + DEADLINE
-    pool = ThreadPoolExecutor(max_workers=3, thread_name_prefix="sitelens-fetch")
+    pool = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
     try:
         page = pool.submit(fetch, url)
-        robots = pool.submit(_fetch, f"{origin}/robots.txt", html_only=False, read_body=True)
-        probe = pool.submit(_fetch, missing, html_only=False, read_body=False)
-        robots_txt = _or_none(robots, answer_by)
-        missing_page = _or_none(probe, answer_by)
+        probes = _probes(pool, requested)
         try:
             page_response = page.result(timeout=max(0.0, answer_by - time.monotonic()))
         except TimeoutError:
             raise FetchError(TIMED_OUT) from None
+        final = _origin(_target(page_response.url))
+        if final != requested:
+            probes = _probes(pool, final)
+        robots, probe = probes
+        robots_txt, robots_error = _outcome(robots, answer_by)
+        missing_page, _ = _outcome(probe, answer_by)
         return Site(
             page=page_response,
             robots_txt=robots_txt,
+            robots_error=robots_error,
             missing_page_status=missing_page.status if missing_page else None,
         )
     finally:
         pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _origin(target: _Target) -> str:
+    return f"{target.scheme}://{target.authority}"
+
+
+def _probes(pool: ThreadPoolExecutor, origin: str) -> tuple[Future[Response], Future[Response]]:
+    """robots.txt (its first `MAX_ROBOTS_BYTES`) and a random path that should not exist."""
+    missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
+    robots = pool.submit(
+        _fetch, f"{origin}/robots.txt", html_only=False, read_body=True, cap=MAX_ROBOTS_BYTES
+    )
+    return robots, pool.submit(_fetch, missing, html_only=False, read_body=False)
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -174,7 +192,9 @@ def is_public(address: str) -> bool:
     )
 
 
-def _fetch(url: str, *, html_only: bool, read_body: bool) -> Response:
+def _fetch(url: str, *, html_only: bool, read_body: bool, cap: int | None = None) -> Response:
+    """One GET with its redirects; `cap`: read at most that many bytes and keep them (a
+    robots.txt), instead of refusing a body over `MAX_BODY`."""
     started = time.monotonic()
     deadline = started + DEADLINE
     current = url
@@ -190,7 +210,7 @@ def _fetch(url: str, *, html_only: bool, read_body: bool) -> Response:
             media_type = headers.get("content-type", "").split(";")[0].strip().lower()
             if html_only and media_type and media_type not in _HTML_TYPES:
                 raise FetchError(NOT_HTML)
-            body = _read(response, deadline) if read_body else b""
+            body = _read(response, deadline, cap) if read_body else b""
             if html_only and not media_type and not _looks_like_html(body):
                 raise FetchError(NOT_HTML)
             return Response(
@@ -201,6 +221,11 @@ def _fetch(url: str, *, html_only: bool, read_body: bool) -> Response:
                 elapsed=time.monotonic() - started,
                 redirects=redirects,
                 content_encoding=headers.get("content-encoding", "").strip().lower(),
+                header_lines={
+                    name: response.headers.getlist(name)
+                    for name in LINE_HEADERS
+                    if name in response.headers
+                },
             )
         finally:
             # An unread body makes the connection unusable; a fully read one is already pooled.
@@ -287,10 +312,11 @@ def _request(target: _Target, address: str, deadline: float) -> BaseHTTPResponse
     )
 
 
-def _read(response: BaseHTTPResponse, deadline: float) -> bytes:
-    """The decoded body, within the size cap and the deadline."""
+def _read(response: BaseHTTPResponse, deadline: float, cap: int | None = None) -> bytes:
+    """The decoded body, within the size cap and the deadline; with `cap`, its first `cap`
+    bytes however long it is."""
     length = response.headers.get("content-length", "").strip()
-    if length.isdigit() and int(length) > MAX_BODY:
+    if cap is None and length.isdigit() and int(length) > MAX_BODY:
         raise FetchError(_too_large())
     chunks: list[bytes] = []
     size = 0
@@ -302,6 +328,9 @@ def _read(response: BaseHTTPResponse, deadline: float) -> bytes:
             if not chunk:
                 return b"".join(chunks)
             size += len(chunk)
+            if cap is not None and size >= cap:
+                chunks.append(chunk[: len(chunk) - (size - cap)])
+                return b"".join(chunks)
             if size > MAX_BODY:
                 raise FetchError(_too_large())
             chunks.append(chunk)
@@ -348,11 +377,14 @@ def _looks_like_html(body: bytes) -> bool:
     return _HTML_START.match(start) is not None
 
 
-def _or_none(future: Future[Response], answer_by: float) -> Response | None:
+def _outcome(future: Future[Response], answer_by: float) -> tuple[Response | None, str | None]:
+    """A probe's response, or None and why it failed."""
     try:
-        return future.result(timeout=max(0.0, answer_by - time.monotonic()))
-    except (FetchError, TimeoutError):
-        return None
+        return future.result(timeout=max(0.0, answer_by - time.monotonic())), None
+    except FetchError as err:
+        return None, str(err)
+    except TimeoutError:
+        return None, TIMED_OUT
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -16,6 +16,19 @@ class Response:
     elapsed: float  # seconds from the first request to the last byte
     redirects: int = 0
     content_encoding: str = ""  # as sent by the server, before decoding ("gzip", "br", "")
+    # each line of the headers whose lines mean something apart (`LINE_HEADERS`)
+    header_lines: dict[str, list[str]] = field(default_factory=dict)
+
+    def lines(self, name: str) -> list[str]:
+        """The lines of a header, each as sent (the joined value when lines were not kept)."""
+        if name in self.header_lines:
+            return self.header_lines[name]
+        return [self.headers[name]] if name in self.headers else []
+
+
+# An X-Robots-Tag line may name a crawler for all its directives; a Link line's commas
+# separate links: joined with ", " they would run into each other.
+LINE_HEADERS = ("x-robots-tag", "link")
 
 
 @dataclass(frozen=True)
@@ -23,5 +36,6 @@ class Site:
     """The page with what the checks need from around it."""
 
     page: Response
-    robots_txt: Response | None = None  # None when /robots.txt could not be fetched
+    robots_txt: Response | None = None  # None when /robots.txt was not or could not be fetched
+    robots_error: str | None = None  # why it could not be fetched (a `FetchError` sentence)
     missing_page_status: int | None = None  # status of a random missing path, None on failure
