@@ -570,3 +570,24 @@ def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
     figures = load.run(dev.server, dev.key1, seconds=2)
     assert figures.accepted > 0 and figures.refused == 0, figures
     assert figures.counted_after is not None and figures.lost == 0, figures
+
+
+def test_large_answers_are_gzipped_as_api_gateway_does(dev: Dev) -> None:
+    """The template's MinimumCompressionSize (1,024 bytes): the script is larger."""
+    import gzip
+    import http.client
+
+    connection = http.client.HTTPConnection(dev.server.analytics.removeprefix("http://"))
+    connection.request("GET", "/js/script.js", headers={"Accept-Encoding": "gzip, br"})
+    response = connection.getresponse()
+    body = response.read()
+    assert response.status == 200
+    assert response.getheader("Content-Encoding") == "gzip"
+    assert response.getheader("Vary") == "Accept-Encoding"
+    assert response.getheader("Timing-Allow-Origin") == "*"
+    assert gzip.decompress(body).startswith(b"/* Sitelens")
+    connection.request("GET", "/js/script.js")  # without Accept-Encoding: as it is
+    plain = connection.getresponse()
+    assert plain.getheader("Content-Encoding") is None
+    assert plain.read().startswith(b"/* Sitelens")
+    connection.close()

@@ -330,6 +330,7 @@ def test_other_methods_on_the_event_route_are_405(analytics):
 def test_the_script_is_served_with_long_cache_headers(analytics):
     reply = analytics.get("/js/script.js", key=None)
     assert reply.status == 200
+    assert reply.headers["Timing-Allow-Origin"] == "*"
     assert reply.headers["Content-Type"] == "application/javascript; charset=utf-8"
     assert "max-age=86400" in reply.headers["Cache-Control"]
     assert reply.headers[CORS] == "*"

@@ -11,6 +11,7 @@ whose calls cost the same however many messages are queued.
 from __future__ import annotations
 
 import base64
+import gzip
 import os
 import secrets
 import signal
@@ -44,7 +45,12 @@ STDLIB_REFUSALS: dict[int, type[errors.ApiError]] = {
 }
 
 
-def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
+def _request_handler(
+    api: gateway.Gateway, min_compression_size: int = -1
+) -> type[BaseHTTPRequestHandler]:
+    """Requests to `api`; bodies of `min_compression_size` bytes or more are gzipped for
+    clients that accept it, as API Gateway does (-1: never)."""
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
         server_version = "sitelens-local"
@@ -109,6 +115,15 @@ def _request_handler(api: gateway.Gateway) -> type[BaseHTTPRequestHandler]:
             self._refuse(STDLIB_REFUSALS.get(code, errors.BadRequest)())
 
         def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
+            # As API Gateway's MinimumCompressionSize: gzip what is large enough, when asked
+            accepted = self.headers.get("Accept-Encoding", "") if self.headers else ""
+            if (
+                len(payload) >= min_compression_size >= 0
+                and "gzip" in accepted.lower()
+                and "Content-Encoding" not in headers
+            ):
+                payload = gzip.compress(payload, compresslevel=6)
+                headers = {**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
@@ -292,8 +307,11 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         "SeoApi": int(os.environ.get("SITELENS_SEO_PORT", "3001")),
     }
     servers = []
+    compression = int(
+        (stack.spec.get("Globals") or {}).get("Api", {}).get("MinimumCompressionSize", -1)
+    )
     for api, port in ports.items():
-        handler = _request_handler(gateway.Gateway(api, routes, stack.lock))
+        handler = _request_handler(gateway.Gateway(api, routes, stack.lock), compression)
         server = LocalHTTPServer((HOST, port), handler)
         servers.append(server)
         threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
