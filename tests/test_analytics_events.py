@@ -114,8 +114,9 @@ def test_analytics_event_queues_a_hit(website: dict[str, Any]):
     assert answer["headers"]["Access-Control-Allow-Origin"] == "*"
     [record] = receive("HitsQueue")
     hit = json.loads(record["body"])
-    # The website of websites-create.json strips fbclid and keeps the rest.
-    assert hit["page"] == "/pricing?plan=pro&utm_campaign=launch"
+    # fbclid and the campaign parameters leave the counted page; the campaign is counted.
+    assert hit["page"] == "/pricing?plan=pro"
+    assert hit["campaign"] == "launch"
     assert (hit["referrer"], hit["browser"], hit["language"]) == (
         "news.example.org",
         "Chrome",

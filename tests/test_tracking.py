@@ -87,7 +87,7 @@ def test_a_pageview_is_accepted_and_queued_enriched(analytics, account):
     assert sent.pop("at").endswith("+00:00")
     assert sent == {
         "website_id": website["id"],
-        "page": "/pricing?plan=pro&utm_campaign=launch",
+        "page": "/pricing?plan=pro",
         "visit": True,
         "referrer": "news.example.org",
         "browser": "Chrome",
@@ -183,7 +183,10 @@ def test_bots_are_forbidden_when_excluded(analytics, ua):
     assert reply.status == 403
     assert reply.body == {"message": "Forbidden.", "status": 403}
     assert reply.headers[CORS] == "*"
-    assert queued() == []
+    # nothing of the visitor is queued: only that a bot was excluded, to be counted
+    [excluded] = queued()
+    assert set(excluded) == {"website_id", "at", "visit", "excluded"}
+    assert excluded["excluded"] == "bot"
 
 
 @pytest.mark.parametrize("ua", BOTS)
@@ -215,7 +218,8 @@ def test_excluded_addresses(analytics, source_ip, status):
     create_website(analytics, exclude_ips="203.0.113.7\n198.51.100.0/24\n2001:db8::/32")
     reply = hit(analytics, source_ip=source_ip)
     assert reply.status == status
-    assert len(queued()) == (status == 202)
+    [sent] = queued()
+    assert sent.get("excluded") == ("ip" if status == 403 else None)
 
 
 # -- refused -------------------------------------------------------------------------------

@@ -590,12 +590,49 @@ def test_counts_use_known_names_only() -> None:
         continent="EU",
         city="London",
         campaign="c",
+        utm_source="s",
+        utm_medium="m",
+        utm_term="t",
+        utm_content="x",
     )
     names = [name for name, _, _ in counts(full)]
     event = Hit(website_id=1, at=NOW, page="/", visit=False, event="a:b:c")
-    assert set(names) | {"event"} == set(hits.STAT_NAMES)
+    excluded = Hit(website_id=1, at=NOW, page="", visit=False, excluded="bot")
+    assert set(names) | {"event", "excluded"} == set(hits.STAT_NAMES)
     assert [name for name, _, _ in counts(event)] == ["event"]
-    assert len(hits.STAT_NAMES) == 17
+    assert counts(excluded) == [("excluded", "bot", NOW.strftime("%Y-%m-%d"))]
+    assert len(hits.STAT_NAMES) == 22
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "gclid=abc",
+        "fbclid=IwAR1",
+        "msclkid=x&utm_source=news",
+        "utm_source=a&utm_medium=b&utm_campaign=c&utm_term=d&utm_content=e&utm_id=f",
+        "_hsenc=p2&_hsmi=9&mc_cid=1&mc_eid=2",
+        "ttclid=1&twclid=2&li_fat_id=3&igshid=4&yclid=5&gbraid=6&wbraid=7&dclid=8",
+    ],
+)
+def test_click_ids_and_campaign_parameters_leave_the_counted_page(query: str) -> None:
+    assert hit(page=f"https://example.com/landing?{query}").page == "/landing"
+    kept = hit(page=f"https://example.com/landing?id=3&{query}&ref=mail")
+    assert kept.page == "/landing?id=3&ref=mail"
+
+
+def test_every_campaign_parameter_is_counted() -> None:
+    page = (
+        "https://example.com/?utm_source=Newsletter&utm_medium=email&utm_campaign=spring"
+        "&utm_term=shoes&utm_content=header"
+    )
+    counted = {name: value for name, value, _ in counts(hit(page=page))}
+    assert (counted["campaign"], counted["utm_source"], counted["utm_medium"]) == (
+        "spring",
+        "Newsletter",
+        "email",
+    )
+    assert (counted["utm_term"], counted["utm_content"]) == ("shoes", "header")
 
 
 # The queue message

@@ -36,6 +36,11 @@ STAT_NAMES = (
     "city",
     "campaign",
     "event",
+    "utm_source",
+    "utm_medium",
+    "utm_term",
+    "utm_content",
+    "excluded",
 )
 
 # Values a visit counts under the name of the same Hit attribute, besides the visitor counts.
@@ -50,7 +55,43 @@ _VISIT_NAMES = (
     "continent",
     "city",
     "campaign",
+    "utm_source",
+    "utm_medium",
+    "utm_term",
+    "utm_content",
 )
+# the campaign parameters counted; utm_campaign keeps its historical name, `campaign`
+UTM_NAMES = ("utm_source", "utm_medium", "utm_term", "utm_content")
+MAX_UTM_LENGTH = 200  # characters of a counted campaign value
+
+# Removed from every counted page, whatever the website excludes: they identify an ad
+# click or a mail recipient, not a page, and would split one page into many rows (the
+# click identifiers of Google, Microsoft, Meta, TikTok, X, LinkedIn, Yandex, Mailchimp,
+# HubSpot, Marketo and Instagram, as Firefox's and Brave's query stripping lists them).
+TRACKING_PARAMS = frozenset(
+    {
+        "gclid",
+        "gclsrc",
+        "gbraid",
+        "wbraid",
+        "dclid",
+        "gad_source",
+        "msclkid",
+        "fbclid",
+        "ttclid",
+        "twclid",
+        "li_fat_id",
+        "igshid",
+        "yclid",
+        "mc_cid",
+        "mc_eid",
+        "_hsenc",
+        "_hsmi",
+        "mkt_tok",
+        "_openstat",
+    }
+)
+TRACKING_PREFIXES = ("utm_",)  # every campaign parameter; the five known ones are counted
 
 MAX_URL_LENGTH = 2048
 MAX_EVENT_PART_LENGTH = 100  # each of name, value and unit: keeps stat keys small
@@ -66,6 +107,13 @@ class ExcludedHit(Exception):
     def __init__(self, why: Literal["bot", "ip"]) -> None:
         super().__init__(f"Excluded: {why}.")
         self.why = why
+
+
+def excluded(website: Mapping[str, Any], why: str, now: datetime) -> Hit:
+    """The record of an excluded hit: nothing of the visitor, only the day and the reason,
+    so that `excluded` shows what filtering did."""
+    at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+    return Hit(website_id=int(website["id"]), at=at, page="", visit=False, excluded=why)
 
 
 @dataclass(frozen=True)
@@ -86,7 +134,12 @@ class Hit:
     continent: str = ""
     city: str = ""
     campaign: str = ""
+    utm_source: str = ""
+    utm_medium: str = ""
+    utm_term: str = ""
+    utm_content: str = ""
     event: str = ""  # name:value:unit
+    excluded: str = ""  # why the website excluded the hit: only counted under `excluded`
 
     def to_json(self) -> str:
         """Compact JSON for the queue; empty values are left out."""
@@ -157,16 +210,17 @@ def _ip_excluded(source_ip: str, exclude_ips: str | None) -> bool:
 
 
 def _strip_params(query: str, exclude_params: str | None) -> str:
-    names = set(_lines(exclude_params))
+    names = set(_lines(exclude_params)) | TRACKING_PARAMS
     if "&" in names:
         return ""
+
+    def kept(name: str) -> bool:
+        return name not in names and not name.lower().startswith(TRACKING_PREFIXES)
+
     # Work on the raw pairs so the kept ones stay exactly as the page sent them.
-    kept = [
-        pair
-        for pair in query.split("&")
-        if pair and unquote_plus(pair.split("=", 1)[0]) not in names
-    ]
-    return "&".join(kept)
+    return "&".join(
+        pair for pair in query.split("&") if pair and kept(unquote_plus(pair.split("=", 1)[0]))
+    )
 
 
 def _resolution(value: str) -> str:
@@ -205,7 +259,12 @@ def build_hit(
         raise ExcludedHit("bot")
 
     url = urlsplit(page.strip())
-    campaign = next((v for k, v in parse_qsl(url.query) if k == "utm_campaign"), "").strip()
+    params = parse_qsl(url.query)
+    campaign = next((v for k, v in params if k == "utm_campaign"), "").strip()
+    utm = {
+        name: next((v for k, v in params if k == name), "").strip()[:MAX_UTM_LENGTH]
+        for name in UTM_NAMES
+    }
     query = _strip_params(url.query, website.get("exclude_params"))
     path = (url.path or "/") + (f"?{query}" if query else "")
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
@@ -233,12 +292,15 @@ def build_hit(
         continent=where.continent,
         city=where.city,
         campaign=campaign,
+        **utm,
     )
 
 
 def counts(hit: Hit) -> list[tuple[str, str, str]]:
     """The (name, value, day) stats this hit adds 1 to; the day is `YYYY-MM-DD`, UTC."""
     day = hit.at.strftime("%Y-%m-%d")
+    if hit.excluded:
+        return [("excluded", hit.excluded, day)]
     if hit.event:
         return [("event", hit.event, day)]
     hour = hit.at.strftime("%H")

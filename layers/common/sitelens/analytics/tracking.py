@@ -42,7 +42,11 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
         hit = hits.build_hit(website, values, headers, source_ip, clock.now())
     except hits.InvalidHit as invalid:
         raise errors.Invalid.field("page", str(invalid)) from None
-    except hits.ExcludedHit:
+    except hits.ExcludedHit as exclusion:
+        # counted as excluded (403 all the same): users see what filtering did
+        queues.send_hit(
+            website["account"], hits.excluded(website, exclusion.why, clock.now()).to_json()
+        )
         raise errors.Forbidden() from None
     queues.send_hit(website["account"], _sqs_text(hit.to_json()))
 
