@@ -376,3 +376,20 @@ def test_a_screen_resolution_that_is_not_width_x_height_is_accepted_and_not_coun
     assert reply.status == 202
     [record] = receive("HitsQueue")
     assert "resolution" not in json.loads(record["body"])
+
+
+@pytest.mark.parametrize(
+    ("domain", "page"),
+    [
+        ("localhost", "http://localhost:8000/"),
+        ("http://localhost:3000", "http://localhost:8000/docs"),
+        ("shop.localhost", "http://shop.localhost:5173/cart"),
+        ("127.0.0.1", "http://127.0.0.1:8080/"),
+        ("[::1]", "http://[::1]:8080/"),
+    ],
+)
+def test_a_local_page_is_counted_for_a_loopback_domain(analytics, domain, page):
+    create_website(analytics, domain=domain)
+    assert hit(analytics, {"page": page}).status == 202
+    [sent] = queued()
+    assert sent["page"] == "/" + page.split("/", 3)[3]

@@ -17,7 +17,8 @@ _PARAM_FORBIDDEN = set("=&#?/ \t")
 def normalize_domain(raw: str) -> hosts.Host:
     """`https://www.Example.com:8080/` -> the host `example.com`; FieldError unless the
     text is a host name (a registrable one: a dot and an alphabetic or IDN top-level
-    domain) or an IP address, optionally written as an origin."""
+    domain; or `localhost` and names under it) or an IP address, optionally written as an
+    origin."""
     text = raw.strip()
     if len(text) > MAX_DOMAIN_LENGTH:
         raise FieldError(INVALID_DOMAIN)
@@ -31,9 +32,15 @@ def normalize_domain(raw: str) -> hosts.Host:
         host = hosts.parse(_without_port(text))
     except hosts.InvalidHost:
         raise FieldError(INVALID_DOMAIN) from None
-    if not host.ip and not _is_registrable(host):
+    if not host.ip and not _is_registrable(host) and not _is_loopback_name(host):
         raise FieldError(INVALID_DOMAIN)
     return host
+
+
+def _is_loopback_name(host: hosts.Host) -> bool:
+    """`localhost` or a name under it (RFC 6761: browsers resolve them to loopback), for
+    tracking pages served on a developer's machine, as loopback addresses are."""
+    return host.ascii == "localhost" or host.ascii.endswith(".localhost")
 
 
 def _without_port(authority: str) -> str:
