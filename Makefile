@@ -15,6 +15,11 @@ DYNAMODB_LOCAL_VERSION := 10.3.0
 DYNAMODB_LOCAL := .dynamodb-local
 DYNAMODB_LOCAL_STAMP := $(DYNAMODB_LOCAL)/.installed-$(DYNAMODB_LOCAL_VERSION)
 
+# Labelled user-agent collections (npm) the bot and device tests measure against.
+UA_COLLECTIONS := .ua-collections
+UA_STAMP := $(UA_COLLECTIONS)/.installed-1
+UA_PACKAGES := crawler-user-agents@1.60.0 user-agents@2.1.198
+
 .PHONY: serve test lint format build deploy bench routes openapi browser clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
@@ -39,7 +44,13 @@ $(DYNAMODB_LOCAL_STAMP):
 serve: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m sitelens.local.server
 
-test: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
+# Never fails: without npm the measurement tests skip, saying why.
+$(UA_STAMP):
+	@if command -v npm >/dev/null 2>&1 && npm install --prefix $(UA_COLLECTIONS) --no-audit \
+		--no-fund --loglevel=error $(UA_PACKAGES); then touch $@; \
+	else echo "user-agent collections not installed: their tests will skip"; fi
+
+test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP)
 	$(BIN)/python -m pytest
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
@@ -86,4 +97,4 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \
-		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-*
+		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-* $(UA_COLLECTIONS)

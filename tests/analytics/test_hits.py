@@ -276,7 +276,10 @@ def test_browsers_are_counted(ua: str, browser: str, os: str, device: str) -> No
 
 
 def test_classify_says_what_the_parser_does_not_know() -> None:
-    assert visitors.classify("foo bar") == visitors.Agent("", "", "other", is_bot=False)
+    # isbot takes an agent without any browser's structure for a script
+    assert visitors.classify("foo bar") == visitors.Agent("", "", "other", is_bot=True)
+    unknown = visitors.classify("Mozilla/5.0 (Toaster; Model 3000) Gecko/20100101 Crumb/1.0")
+    assert (unknown.os, unknown.device, unknown.is_bot) == ("", "other", False)
 
 
 @pytest.mark.parametrize(

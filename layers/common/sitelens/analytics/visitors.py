@@ -9,12 +9,17 @@ start.
 from __future__ import annotations
 
 import ipaddress
+import json
 import re
+import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
+from importlib import resources
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import unquote
+
+import regex
 
 from sitelens.config import settings
 
@@ -33,6 +38,8 @@ _MOBILE_OS = frozenset(
     {"iOS", "Android", "Windows Phone", "BlackBerry OS", "KaiOS", "Symbian OS", "Firefox OS"}
 )
 _TABLET_DEVICES = frozenset({"iPad", "Kindle", "Generic Tablet"})
+_FEATURE_PHONE = re.compile(r"MAUI|MRE/|J2ME|MIDP|CLDC|KaiOS|Opera Mini|UCWEB|NetFront|Obigo", re.I)
+_DESKTOP_OS = re.compile(r"Windows NT|Macintosh|Mac OS X|X11|Linux x86|CrOS|FreeBSD|OpenBSD|SunOS")
 
 
 @dataclass(frozen=True)
@@ -54,17 +61,71 @@ class Location:
     city: str = ""
 
 
-@cache
+_local = threading.local()  # CrawlerDetect keeps the last match on the instance
+
+
 def _crawler_detect() -> CrawlerDetect:
-    from crawlerdetect import CrawlerDetect
+    detector = getattr(_local, "crawler_detect", None)
+    if detector is None:
+        from crawlerdetect import CrawlerDetect
 
-    return CrawlerDetect()
+        detector = _local.crawler_detect = CrawlerDetect()
+    return detector
 
 
+@cache
+def _isbot() -> regex.Pattern[str]:
+    """isbot's patterns (npm, `make_bot_patterns`), one alternation, case-insensitive;
+    `regex` reads their variable-width lookbehinds as JavaScript does."""
+    data = resources.files("sitelens.analytics").joinpath("isbot_patterns.json").read_text()
+    return regex.compile("|".join(json.loads(data)["patterns"]), regex.IGNORECASE)
+
+
+# A browser's user agent names its platform and device first: "Mozilla/5.0 (Linux;
+# Android 10; OPPO A33) AppleWebKit/...". Model names there ("OPPO A33", "Discovery",
+# "SMART 4G Speedy") can contain a crawler's word; a crawler announces itself elsewhere,
+# or as "(compatible; Googlebot/2.1)".
+_PLATFORM = re.compile(r"^Mozilla/5\.0 \(([^()]*)\) (?:AppleWebKit/|Gecko/)")
+
+
+# what a device's model name never has, and a crawler's name in that segment often does
+_BOT_TOKEN = re.compile(r"/|bot|crawl|spider|http|\+|@|agent", re.IGNORECASE)
+
+
+def _device_span(ua: str) -> tuple[int, int] | None:
+    found = _PLATFORM.match(ua)
+    if found is None or "compatible" in found.group(1).lower():
+        return None
+    return found.span(1)
+
+
+@lru_cache(maxsize=4096)  # visitors send the same few hundred user agents over and over
 def is_bot(ua: str) -> bool:
-    """True for crawlers, headless browsers, HTTP libraries and an empty user agent."""
+    """True for crawlers, monitors, headless browsers, HTTP libraries and an empty user
+    agent: what crawlerdetect or isbot recognise, unless the only match is a phone's model
+    name in a browser's platform segment."""
     ua = ua.strip()
-    return not ua or bool(_MORE_HTTP_CLIENTS.match(ua)) or _crawler_detect().is_crawler(ua)
+    if not ua or _MORE_HTTP_CLIENTS.match(ua):
+        return True
+    device = _device_span(ua)
+
+    def outside(start: int, end: int) -> bool:
+        """Whether a match is more than a word of a device's name in the platform segment."""
+        if device is None or start < device[0] or end > device[1]:
+            return True
+        item_start = ua.rfind(";", device[0], start) + 1 or device[0]
+        item_end = ua.find(";", end, device[1])
+        item = ua[item_start : item_end if item_end >= 0 else device[1]].split(" Build/")[0]
+        return bool(_BOT_TOKEN.search(item))
+
+    if any(outside(*match.span()) for match in _isbot().finditer(ua)):
+        return True
+    detector = _crawler_detect()
+    if detector.is_crawler(ua):
+        matched = detector.get_matches() or ""
+        start = ua.find(matched) if matched else -1
+        return start < 0 or outside(start, start + len(matched))
+    return False
 
 
 def _parse(ua: str) -> Result:
@@ -75,9 +136,34 @@ def _parse(ua: str) -> Result:
     return ua_parser.parse(ua)
 
 
+# Matomo's device types, as ours: a phablet is a large phone, a feature phone a phone
+_MATOMO_TYPES: dict[str, Device] = {
+    "smartphone": "mobile",
+    "phablet": "mobile",
+    "feature phone": "mobile",
+    "tablet": "tablet",
+    "desktop": "desktop",
+}
+
+
+@lru_cache(maxsize=4096)
+def _android_device(ua: str) -> Device | None:
+    """An Android agent's device type by Matomo's device database (device_detector):
+    only the model tells a tablet from a phone (WebViews leave "Mobile" out, some tablets
+    send it). None when the model is unknown to it."""
+    from device_detector import DeviceDetector
+
+    found = DeviceDetector(ua, skip_bot_detection=True).parse().device_type()
+    return _MATOMO_TYPES.get(found)
+
+
 def _device(ua: str, parsed: Result) -> Device:
     device = parsed.device
     os = parsed.os.family if parsed.os else ""
+    if os == "Android" or "Android" in ua:
+        known = _android_device(ua)
+        if known is not None:
+            return known
     if device and (
         device.family in _TABLET_DEVICES
         or device.brand == "Generic_Android_Tablet"
@@ -89,9 +175,14 @@ def _device(ua: str, parsed: Result) -> Device:
         return "tablet"
     if os in _MOBILE_OS or (device and device.family == "Generic Smartphone"):
         return "mobile"
-    # Desktops report no device (or "Mac"); TVs, consoles and unknown hardware are "other".
-    if parsed.user_agent and (device is None or device.family == "Mac"):
-        return "desktop"
+    if _FEATURE_PHONE.search(ua):
+        return "mobile"  # phones without a smartphone OS: MediaTek MAUI, J2ME, KaiOS...
+    if os == "Chrome OS" or "CrOS" in ua:
+        return "desktop"  # Chromebooks are laptops
+    # Desktops report no device (or "Mac"), whatever their browser; TVs, consoles and
+    # other hardware ua-parser names are "other".
+    if device is None or device.family in ("Mac", "Other"):
+        return "desktop" if _DESKTOP_OS.search(ua) else "other"
     return "other"
 
 
