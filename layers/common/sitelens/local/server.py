@@ -116,7 +116,8 @@ def _request_handler(
 
         def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
             # As API Gateway's MinimumCompressionSize: gzip what is large enough, when asked
-            accepted = self.headers.get("Accept-Encoding", "") if self.headers else ""
+            sent = getattr(self, "headers", None)  # not there when the stdlib refused the request
+            accepted = sent.get("Accept-Encoding", "") if sent else ""
             if (
                 len(payload) >= min_compression_size >= 0
                 and "gzip" in accepted.lower()
