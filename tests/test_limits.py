@@ -56,12 +56,12 @@ def test_a_refused_request_is_not_counted_and_nothing_piles_up(limit, analytics)
     for _ in range(5):
         analytics.get("/api/v1/account")
     [item] = limit_items()
-    assert (item["second"]["N"], item["count"]["N"]) == (str(SECOND), "3")
+    assert (item["window"]["N"], item["count"]["N"]) == (str(SECOND), "3")
     for _ in range(3):
         limit.now += 7
         assert analytics.get("/api/v1/account").status == 200
     [item] = limit_items()  # still one item for the account, now on the latest second
-    assert (item["second"]["N"], item["count"]["N"]) == (str(SECOND + 21), "1")
+    assert (item["window"]["N"], item["count"]["N"]) == (str(SECOND + 21), "1")
 
 
 def test_public_routes_and_a_limit_of_zero_count_nothing(limit, analytics, monkeypatch):
@@ -77,25 +77,25 @@ def test_public_routes_and_a_limit_of_zero_count_nothing(limit, analytics, monke
 
 def test_containers_share_the_count(aws_env):
     """Each `forget` is another container, whose guess of the stored second is wrong."""
-    assert limits.take("7", 2, SECOND)
+    assert limits.take("7", 2, SECOND, SECOND + 60)
     limits.forget()
-    assert limits.take("7", 2, SECOND)  # starts, finds the second started: adds
+    assert limits.take("7", 2, SECOND, SECOND + 60)  # starts, finds the second started: adds
     limits.forget()
-    assert not limits.take("7", 2, SECOND)
-    assert limits.take("7", 2, SECOND + 1)  # this container's guess: a new second
-    assert limits.take("7", 2, SECOND + 1)  # and now the same second
-    assert not limits.take("7", 2, SECOND + 1)
+    assert not limits.take("7", 2, SECOND, SECOND + 60)
+    assert limits.take("7", 2, SECOND + 1, SECOND + 61)  # this container's guess: a new second
+    assert limits.take("7", 2, SECOND + 1, SECOND + 61)  # and now the same second
+    assert not limits.take("7", 2, SECOND + 1, SECOND + 61)
 
 
 def test_a_wrong_guess_or_a_clock_behind_still_counts(aws_env):
-    assert limits.take("8", 2, SECOND + 5)
-    assert limits.take("8", 2, SECOND)  # a clock behind counts in the stored second
-    assert not limits.take("8", 2, SECOND + 5)
+    assert limits.take("8", 2, SECOND + 5, 0)
+    assert limits.take("8", 2, SECOND, 0)  # a clock behind counts in the stored second
+    assert not limits.take("8", 2, SECOND + 5, 0)
     table = config.settings().accounts_table
     boto3.client("dynamodb").delete_item(
         TableName=table, Key={"pk": {"S": "LIMIT#8"}, "sk": {"S": "LIMIT"}}
     )
-    assert limits.take("8", 2, SECOND + 5)  # guessed "same second", found none: starts
+    assert limits.take("8", 2, SECOND + 5, 0)  # guessed "same second", found none: starts
 
 
 def test_the_limit_answers_like_the_gateway_s_throttling():

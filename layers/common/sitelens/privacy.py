@@ -4,7 +4,9 @@ are stored only as a slow, salted scrypt hash and never returned."""
 from __future__ import annotations
 
 import base64
+import binascii
 import hashlib
+import hmac
 import secrets
 from typing import Any
 
@@ -27,6 +29,34 @@ def hash_password(password: str) -> str:
     )
     encoded = [base64.b64encode(part).decode() for part in (salt, digest)]
     return f"scrypt${_N}${_R}${_P}${encoded[0]}${encoded[1]}"
+
+
+def verify_password(password: str, stored: str) -> bool:
+    """Whether `password` is the one `stored` was made from, compared in constant time with
+    the parameters the hash was made with."""
+    try:
+        scheme, n, r, p, salt, digest = stored.split("$")
+        if scheme != "scrypt":
+            return False
+        expected = base64.b64decode(digest)
+        candidate = hashlib.scrypt(
+            password.encode(),
+            salt=base64.b64decode(salt),
+            n=int(n),
+            r=int(r),
+            p=int(p),
+            dklen=len(expected),
+            maxmem=_MAXMEM,
+        )
+    except (ValueError, binascii.Error):
+        return False
+    return hmac.compare_digest(candidate, expected)
+
+
+def password_version(stored: str) -> str:
+    """A short one-way name of a stored hash. Proofs of a password are bound to it, so a
+    new password (a new salt, even for the same words) ends them."""
+    return hashlib.sha256(stored.encode()).hexdigest()[:16]
 
 
 class PasswordRule:

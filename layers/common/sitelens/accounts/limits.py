@@ -14,5 +14,7 @@ def admit(account_id: str) -> None:
     """Count the request against the account's limit; 429 with `Retry-After: 1` (the next
     second) when it has made its requests of this second already."""
     per_second = settings().account_rate_limit
-    if per_second and not stored_limits.take(account_id, per_second, int(time.time())):
+    second = int(time.time())
+    # the item may expire a minute after its second: an idle account's is started again
+    if per_second and not stored_limits.take(account_id, per_second, second, second + 60):
         raise errors.TooManyRequests(retry_after=1)

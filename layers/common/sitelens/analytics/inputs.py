@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from sitelens import clock, errors
 from sitelens.analytics.hits import STAT_NAMES
 from sitelens.errors import FieldError
-from sitelens.inputs import ListQuery, choice
+from sitelens.inputs import Input, ListQuery, choice
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 366
@@ -64,3 +64,55 @@ class StatsQuery(ListQuery):
         first, last = self.period()
         params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
         return {**params, "from": first.isoformat(), "to": last.isoformat()}
+
+
+# The share page's period picker: presets, or any `from`/`to` the stats API takes.
+PERIODS = {
+    "7d": "Last 7 days",
+    "30d": "Last 30 days",
+    "month": "This month",
+    "last_month": "Last month",
+    "12mo": "Last 12 months",
+}
+
+
+class SharePeriod(Input):
+    """A share page's `?period=` (a preset, default `30d`) or `?from=&to=` (days, as the
+    stats API takes them; they win over a preset)."""
+
+    period: Annotated[str, choice(*PERIODS)] = "30d"
+    from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
+    to: Annotated[date, _day("to")] | None = None
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> SharePeriod:
+        return super().parse({name: value for name, value in data.items() if value != ""})
+
+    @model_validator(mode="after")
+    def _days_are_valid(self) -> SharePeriod:
+        first, last = self.days()
+        if first > last:
+            raise errors.Invalid.field(
+                "from", "The from field must be a date before or equal to to."
+            )
+        if (last - first).days + 1 > MAX_DAYS:
+            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+        return self
+
+    @property
+    def custom(self) -> bool:
+        return self.from_ is not None or self.to is not None
+
+    def days(self) -> tuple[date, date]:
+        """The first and last day shown."""
+        today = clock.now().date()
+        if self.custom:
+            last = self.to or today
+            return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
+        if self.period == "month":
+            return today.replace(day=1), today
+        if self.period == "last_month":
+            last = today.replace(day=1) - timedelta(days=1)
+            return last.replace(day=1), last
+        days = {"7d": 7, "30d": 30, "12mo": 365}[self.period]
+        return today - timedelta(days=days - 1), today

@@ -9,7 +9,9 @@ period has at most MAX_DAYS days and a statistic at most MAX_VALUES + 1 counters
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from datetime import date, timedelta
+from typing import TYPE_CHECKING, Any
 
 from sitelens import errors, listing
 from sitelens.data import stats
@@ -52,3 +54,70 @@ def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
         params,
         cost,
     )
+
+
+# Statistics a share page ranks in tables, in the order it shows them.
+RANKED = (
+    "page",
+    "landing_page",
+    "referrer",
+    "country",
+    "browser",
+    "os",
+    "device",
+    "language",
+    "resolution",
+    "utm_source",
+    "utm_medium",
+    "campaign",
+    "event",
+)
+TOP_ROWS = 10  # rows of each ranked table on a share page
+
+
+@dataclass(frozen=True)
+class Overview:
+    """A website's period at a glance: visitors and pageviews per day, and the top values
+    of each ranked statistic with their share of the statistic's total."""
+
+    first: date
+    last: date
+    days: list[str]
+    visitors: list[int]
+    pageviews: list[int]
+    ranked: dict[str, list[dict[str, Any]]]
+
+    @property
+    def total_visitors(self) -> int:
+        return sum(self.visitors)
+
+    @property
+    def total_pageviews(self) -> int:
+        return sum(self.pageviews)
+
+
+def overview(website_id: int, first: date, last: date) -> Overview:
+    """The share page's numbers for a period, read as the stats API reads them (one Query
+    per statistic, bounded as `page` is)."""
+    days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+
+    def per_day(name: str) -> list[int]:
+        found, _ = stats.counts(website_id, name, days[0], days[-1])
+        sums: Counter[str] = Counter()
+        for day, count in found:
+            sums[day] += count
+        return [sums[day] for day in days]
+
+    ranked = {}
+    for name in RANKED:
+        found, _ = stats.counts(website_id, name, days[0], days[-1])
+        sums: Counter[str] = Counter()
+        for value, count in found:
+            sums[value] += count
+        total = sum(sums.values())
+        top = sorted(sums.items(), key=lambda item: (-item[1], item[0]))[:TOP_ROWS]
+        ranked[name] = [
+            {"value": value, "count": count, "share": round(100 * count / total, 1)}
+            for value, count in top
+        ]
+    return Overview(first, last, days, per_day("visitors"), per_day("pageviews"), ranked)

@@ -1,12 +1,14 @@
-"""Requests counted per account and second, for the per-account rate limit.
+"""Requests counted per subject and time window, for rate limits: an account's requests a
+second, the password attempts on a shared record per quarter of an hour.
 
-One item per account in the accounts table, `LIMIT#<account id>`/`LIMIT`, holds the
-current second (`second`, Unix time) and how many requests were counted in it (`count`).
-An item per account rather than one per second: the table has no TTL, and this way nothing
-piles up. Each request is one conditional UpdateItem: `_add` while the stored second is the
-current one, `_start` when it is an older one; which to try first is this container's
-guess (whether it counted the account in this second already), so a wrong guess costs a
-second request, and concurrent containers never count past the limit between them.
+One item per subject in the accounts table, `LIMIT#<subject>`/`LIMIT`, holds the current
+window (`window`, a number that grows with time) and how many requests were counted in it
+(`count`). An item per subject rather than one per window, so nothing piles up; items of
+subjects that come and go (client addresses) expire by TTL (`expires_at`). Each request is
+one conditional UpdateItem: `_add` while the stored window is the current one, `_start`
+when it is an older one; which to try first is this container's guess (whether it counted
+the subject in this window already), so a wrong guess costs a second request, and
+concurrent containers never count past the limit between them.
 """
 
 from __future__ import annotations
@@ -18,60 +20,65 @@ from sitelens.data.clients import client
 from sitelens.data.items import error_code
 
 _MAX_REMEMBERED = 10_000
-# The last second this container counted each account in.
+# The last window this container counted each subject in.
 _counted_in: dict[str, int] = {}
-_NAMES = {"#second": "second", "#count": "count"}
+_NAMES = {"#window": "window", "#count": "count", "#expires": "expires_at"}
 
 
-def take(account_id: str, per_second: int, second: int) -> bool:
-    """Count one request of the account in `second`; False (and nothing counted) when it
-    has made `per_second` requests in that second already."""
-    start = _counted_in.get(account_id) != second
+def take(subject: str, allowed: int, window: int, expires_at: int) -> bool:
+    """Count one request of `subject` in `window`; False (and nothing counted) when it has
+    made `allowed` requests in that window already. The item may go at `expires_at`."""
+    start = _counted_in.get(subject) != window
     for _ in range(3):
-        stored = _start(account_id, second) if start else _add(account_id, second, per_second)
+        stored = _start(subject, window, expires_at) if start else _add(subject, window, allowed)
         if stored is None:
-            _remember(account_id, second)
+            _remember(subject, window)
             return True
-        if stored < second:  # the stored second is over: start this one
+        if stored < window:  # the stored window is over: start this one
             start = True
-        elif start or stored > second:  # another request started it (or a clock is ahead)
-            start, second = False, stored
+        elif start or stored > window:  # another request started it (or a clock is ahead)
+            start, window = False, stored
         else:
-            return False  # this second's requests are used up
+            return False  # this window's requests are used up
     return True  # three races lost in a row: let the request through rather than refuse it
 
 
-def _key(account_id: str) -> dict[str, Any]:
-    return {"pk": {"S": f"LIMIT#{account_id}"}, "sk": {"S": "LIMIT"}}
+def _key(subject: str) -> dict[str, Any]:
+    return {"pk": {"S": f"LIMIT#{subject}"}, "sk": {"S": "LIMIT"}}
 
 
-def _start(account_id: str, second: int) -> int | None:
+def _start(subject: str, window: int, expires_at: int) -> int | None:
     return _update(
-        account_id,
-        "SET #second = :second, #count = :one",
-        "attribute_not_exists(#second) OR #second < :second",
-        {":second": {"N": str(second)}, ":one": {"N": "1"}},
+        subject,
+        "SET #window = :window, #count = :one, #expires = :expires",
+        "attribute_not_exists(#window) OR #window < :window",
+        {
+            ":window": {"N": str(window)},
+            ":one": {"N": "1"},
+            ":expires": {"N": str(expires_at)},
+        },
     )
 
 
-def _add(account_id: str, second: int, per_second: int) -> int | None:
+def _add(subject: str, window: int, allowed: int) -> int | None:
     return _update(
-        account_id,
+        subject,
         "ADD #count :one",
-        "#second = :second AND #count < :limit",
-        {":second": {"N": str(second)}, ":one": {"N": "1"}, ":limit": {"N": str(per_second)}},
+        "#window = :window AND #count < :limit",
+        {":window": {"N": str(window)}, ":one": {"N": "1"}, ":limit": {"N": str(allowed)}},
     )
 
 
-def _update(account_id: str, update: str, condition: str, values: dict[str, Any]) -> int | None:
-    """None when written; when the condition failed, the stored second (-1 for none)."""
+def _update(subject: str, update: str, condition: str, values: dict[str, Any]) -> int | None:
+    """None when written; when the condition failed, the stored window (-1 for none)."""
+    names = {name: attr for name, attr in _NAMES.items() if name in update or name in condition}
     try:
         client("dynamodb").update_item(
             TableName=settings().accounts_table,
-            Key=_key(account_id),
+            Key=_key(subject),
             UpdateExpression=update,
             ConditionExpression=condition,
-            ExpressionAttributeNames=_NAMES,
+            ExpressionAttributeNames=names,
             ExpressionAttributeValues=values,
             ReturnValuesOnConditionCheckFailure="ALL_OLD",
         )
@@ -79,14 +86,14 @@ def _update(account_id: str, update: str, condition: str, values: dict[str, Any]
         if error_code(err) != "ConditionalCheckFailedException":
             raise
         stored = getattr(err, "response", {}).get("Item") or {}
-        return int(stored["second"]["N"]) if "second" in stored else -1
+        return int(stored["window"]["N"]) if "window" in stored else -1
     return None
 
 
-def _remember(account_id: str, second: int) -> None:
-    if len(_counted_in) >= _MAX_REMEMBERED and account_id not in _counted_in:
-        _counted_in.clear()  # many accounts: start afresh, stay small
-    _counted_in[account_id] = second
+def _remember(subject: str, window: int) -> None:
+    if len(_counted_in) >= _MAX_REMEMBERED and subject not in _counted_in:
+        _counted_in.clear()  # many subjects: start afresh, stay small
+    _counted_in[subject] = window
 
 
 def forget() -> None:

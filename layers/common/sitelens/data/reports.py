@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from sitelens.config import settings
 from sitelens.data import projects, records
+from sitelens.data.clients import client
 from sitelens.data.items import Item, Write
 from sitelens.data.records import Collection, id_suffixed
 
@@ -35,6 +36,20 @@ def allocate_id() -> int:
 
 def get(account: str, report_id: int) -> Item | None:
     return records.get(COLLECTION, account, report_id)
+
+
+def by_id(report_id: int) -> Item | None:
+    """The report with this id, whichever account it belongs to (shared reports are
+    addressed by id alone): its account from the `by_id` index, then the record itself."""
+    answer = client("dynamodb").query(
+        TableName=settings().reports_table,
+        IndexName="by_id",
+        KeyConditionExpression="id = :id",
+        ExpressionAttributeValues={":id": {"N": str(report_id)}},
+        Limit=1,
+    )
+    found = answer["Items"]
+    return get(found[0]["account"]["S"], report_id) if found else None
 
 
 def create_with_project(record: Item) -> Item:

@@ -47,6 +47,13 @@ def get(account: str, website_id: int) -> Item | None:
     return records.get(COLLECTION, account, website_id)
 
 
+def by_domain(site: str) -> Item | None:
+    """The website whose domain has this site key, read now (not cached: a share view must
+    see a privacy change at once)."""
+    claim = records.get_claim(COLLECTION, site)
+    return get(claim["owner"], int(claim["record_id"])) if claim else None
+
+
 def is_claimed(site: str) -> bool:
     return records.get_claim(COLLECTION, site) is not None
 

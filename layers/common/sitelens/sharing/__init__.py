@@ -1,0 +1,29 @@
+"""Share views: reading a website's statistics or a report without an API key, as the
+record's privacy allows, and proving its password. Knows nothing of HTTP: the edge turns
+what is decided here into JSON, pages and cookies."""
+
+from sitelens.sharing.access import (
+    ATTEMPT_WINDOW_SECONDS,
+    ATTEMPTS_PER_CLIENT,
+    ATTEMPTS_PER_RECORD,
+    TOKEN_SECONDS,
+    Grant,
+    Shared,
+    admit,
+    report,
+    unlock,
+    website,
+)
+
+__all__ = [
+    "ATTEMPTS_PER_CLIENT",
+    "ATTEMPTS_PER_RECORD",
+    "ATTEMPT_WINDOW_SECONDS",
+    "TOKEN_SECONDS",
+    "Grant",
+    "Shared",
+    "admit",
+    "report",
+    "unlock",
+    "website",
+]

@@ -1,0 +1,139 @@
+"""Who may read a shared record: privacy 0 anyone, 1 no one (as if it did not exist), 2
+whoever proves the password, with a token bound to that record and that password.
+
+A proof is a `signing` token whose purpose names the record and the stored password hash
+(`privacy.password_version`): a new password, even the same words again, or a record that
+leaves privacy 2 and comes back, makes every earlier proof fail. Password attempts are
+counted before the slow hash is compared, per record and client address and per record
+(`data.limits`), so a password cannot be guessed online and the hash cannot be used to
+burn CPU.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+from sitelens import clock, errors, hosts, privacy, signing
+from sitelens.cursor import secret
+from sitelens.data import limits
+from sitelens.data import reports as stored_reports
+from sitelens.data import websites as stored_websites
+
+Kind = Literal["website", "report"]
+
+TOKEN_SECONDS = 24 * 3600  # a proof lasts a day at most, then the password is asked again
+ATTEMPT_WINDOW_SECONDS = 15 * 60
+# per record and client address in a window: room for a person's typos, not for guessing
+ATTEMPTS_PER_CLIENT = 10
+# per record from every address together: a distributed guess gets 9,600 tries a day
+ATTEMPTS_PER_RECORD = 100
+
+
+@dataclass(frozen=True)
+class Shared:
+    """A record that exists and is not private: what a share view shows."""
+
+    kind: Kind
+    record: dict[str, Any]
+
+    @property
+    def id(self) -> int:
+        return int(self.record["id"])
+
+    @property
+    def account(self) -> str:
+        return str(self.record["account"])
+
+    @property
+    def locked(self) -> bool:
+        return self.record["privacy"] == privacy.PASSWORD_PROTECTED
+
+    def purpose(self) -> str:
+        """What proofs for this record are signed for: the record and its password."""
+        stored = self.record.get("password_hash")
+        version = privacy.password_version(stored) if stored else "open"
+        return f"share:{self.kind}:{self.id}:{version}"
+
+
+@dataclass(frozen=True)
+class Grant:
+    """A proof of the password: the token and when it ends."""
+
+    token: str
+    expires_at: int  # epoch seconds
+
+    def expires_iso(self) -> str:
+        return clock.iso(datetime.fromtimestamp(self.expires_at, UTC))
+
+
+def website(domain: str) -> Shared:
+    """The website of a domain, as a share view may see it; 404 when there is none or it
+    is private (the same answer, so a private website cannot be told from a missing one)."""
+    try:
+        site = hosts.site(domain)
+    except ValueError:
+        raise errors.NotFound() from None
+    return _shared("website", stored_websites.by_domain(site))
+
+
+def report(report_id: int) -> Shared:
+    """The report of an id, as a share view may see it; 404 as for `website`."""
+    return _shared("report", stored_reports.by_id(report_id))
+
+
+def _shared(kind: Kind, record: dict[str, Any] | None) -> Shared:
+    if record is None or record["privacy"] == 1:
+        raise errors.NotFound()
+    return Shared(kind, record)
+
+
+def admit(shared: Shared, proof: str | None) -> None:
+    """Let the view through when the record is public or `proof` is a valid token for it;
+    401 otherwise."""
+    if shared.locked and not (proof and _proves(shared, proof)):
+        raise errors.Unauthenticated()
+
+
+def _proves(shared: Shared, proof: str) -> bool:
+    try:
+        data = signing.verify(proof, shared.purpose())
+    except signing.BadToken:
+        return False
+    return data.get("kind") == shared.kind and data.get("id") == shared.id
+
+
+def unlock(shared: Shared, password: str, client_address: str) -> Grant:
+    """A token for the record when `password` is its password (a public record needs none,
+    and gets one whatever was sent); 401 when it is not, 429 when the record or this
+    client has tried too often in this window."""
+    if shared.locked:
+        _count_attempt(shared, client_address)
+        if not privacy.verify_password(password, shared.record["password_hash"]):
+            raise errors.Unauthenticated()
+    expires_at = int(time.time()) + TOKEN_SECONDS
+    token = signing.sign({"kind": shared.kind, "id": shared.id}, shared.purpose(), expires_at)
+    return Grant(token, expires_at)
+
+
+def _count_attempt(shared: Shared, client_address: str) -> None:
+    now = int(time.time())
+    window = now // ATTEMPT_WINDOW_SECONDS
+    ends = (window + 1) * ATTEMPT_WINDOW_SECONDS
+    record = f"unlock:{shared.kind}:{shared.id}"
+    for subject, allowed in (
+        (f"{record}:{_client_key(client_address)}", ATTEMPTS_PER_CLIENT),
+        (record, ATTEMPTS_PER_RECORD),
+    ):
+        if not limits.take(subject, allowed, window, ends):
+            raise errors.TooManyRequests(retry_after=max(ends - now, 1))
+
+
+def _client_key(client_address: str) -> str:
+    """A client address as limits store it: keyed with the stack's secret and cut short,
+    so the accounts table never holds an address or anything that leads back to one."""
+    return hmac.new(secret(), client_address.encode(), hashlib.sha256).hexdigest()[:16]
