@@ -57,7 +57,11 @@ def invoke(event: dict[str, Any]) -> tuple[int, dict[str, str], Any]:
     module_name, _, function = route.handler.rpartition(".")
     module = gateway.load_module(gateway.ROOT / route.code_uri / f"{module_name}.py")
     answer = getattr(module, function)(event, gateway.LambdaContext(route.function))
-    return answer["statusCode"], answer.get("headers") or {}, json.loads(answer["body"])
+    headers = answer.get("headers") or {}
+    body = answer["body"]
+    if headers.get("Content-Type", "").startswith("application/json"):
+        body = json.loads(body)
+    return answer["statusCode"], headers, body
 
 
 def event(name: str) -> dict[str, Any]:
@@ -94,7 +98,8 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
     assert loaded["requestContext"]["resourcePath"] == loaded["resource"]
     assert loaded["requestContext"]["httpMethod"] == loaded["httpMethod"]
     public = ("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/docs/redoc.js")
-    if loaded["resource"].startswith("/api/v1/") and loaded["resource"] not in public:
+    keyless = loaded["resource"] in public or loaded["resource"].startswith("/api/v1/share/")
+    if loaded["resource"].startswith("/api/v1/") and not keyless:
         assert loaded["headers"]["Authorization"] == f"Bearer {KEY}"
     assert loaded["multiValueHeaders"] == {k: [v] for k, v in loaded["headers"].items()}
     query = loaded["queryStringParameters"]
@@ -125,6 +130,26 @@ def test_websites_create(events_account: accounts.Account) -> None:
     assert body["data"]["email"] == 1
     assert body["data"]["exclude_params"] == "utm_source\nfbclid"
     assert body["data"]["exclude_ips"] == "203.0.113.7\n198.51.100.0/24"
+
+
+def test_share_website_stats_and_page(website: dict[str, Any]) -> None:
+    status, _, body = invoke(event("share-website-stats"))  # the website is public
+    assert status == 200, body
+    assert body["data"] == [] and body["meta"]["per_page"] == 10
+    status, headers, page = invoke(event("share-website-page"))
+    assert status == 200
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
+    assert "example.com" in page
+    status, _, body = invoke(event("share-website-unlock"))  # public: any password opens it
+    assert status == 200 and set(body["data"]) == {"token", "expires_at"}
+
+
+def test_share_report_routes_answer_404_for_a_missing_report(events_account) -> None:
+    for name in ("share-report", "share-report-unlock"):
+        status, _, body = invoke(event(name))
+        assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
+    status, headers, page = invoke(event("share-report-page"))
+    assert status == 404 and "Resource not found." in page
 
 
 def test_websites_list(website: dict[str, Any]) -> None:
