@@ -148,7 +148,7 @@ def test_share_report_routes_answer_404_for_a_missing_report(events_account) -> 
     for name in ("share-report", "share-report-unlock"):
         status, _, body = invoke(event(name))
         assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
-    status, headers, page = invoke(event("share-report-page"))
+    status, _, page = invoke(event("share-report-page"))
     assert status == 404 and "Resource not found." in page
 
 
