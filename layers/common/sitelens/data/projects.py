@@ -46,6 +46,15 @@ def change(account: str, project: str, reports: int, score: int, now: str) -> Wr
     }
 
 
+def exists(account: str, project: str) -> bool:
+    answer = client("dynamodb").get_item(
+        TableName=settings().projects_table,
+        Key={"account": {"S": account}, "project": {"S": project}},
+        ConsistentRead=True,
+    )
+    return "Item" in answer
+
+
 def drop_if_empty(account: str, project: str) -> None:
     """Remove a project whose last report is gone (nothing happens while it has reports)."""
     try:

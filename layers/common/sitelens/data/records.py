@@ -257,15 +257,7 @@ def delete(
         current = get(collection, account, record_id)
         if current is None:
             return None
-        condition, values = _version_condition(current)
-        request: dict[str, Any] = {
-            "TableName": collection.table(),
-            "Key": _key(account, record_id),
-            "ConditionExpression": condition,
-        }
-        if values:
-            request["ExpressionAttributeValues"] = to_item(values)
-        writes: list[Write] = [{"Delete": request}]
+        writes: list[Write] = [delete_entry(collection, current)]
         if claim is not None:
             writes.append(_release(collection, claim(current), current))
         try:
@@ -278,6 +270,20 @@ def delete(
             raise Busy() from None
         transactions.backoff(attempt, VERSION_BACKOFF_CAP_SECONDS)
     raise Busy()
+
+
+def delete_entry(collection: Collection, current: Item) -> Write:
+    """A transaction entry deleting the record, on the condition that it is still
+    `current` (its version)."""
+    condition, values = _version_condition(current)
+    request: dict[str, Any] = {
+        "TableName": collection.table(),
+        "Key": collection.record_key(current["account"], current[collection.key]),
+        "ConditionExpression": condition,
+    }
+    if values:
+        request["ExpressionAttributeValues"] = to_item(values)
+    return {"Delete": request}
 
 
 def _attempts() -> Iterator[int]:

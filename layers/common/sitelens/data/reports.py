@@ -12,7 +12,7 @@ reports of one host are written in the same few milliseconds.
 from __future__ import annotations
 
 from sitelens.config import settings
-from sitelens.data import projects, records
+from sitelens.data import projects, records, transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, Write
 from sitelens.data.records import Collection, id_suffixed
@@ -98,3 +98,39 @@ def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
     if deleted is not None:
         projects.drop_if_empty(account, deleted["project"])
     return deleted
+
+
+# A transaction holds at most 100 writes: 99 reports and their project's row.
+PROJECT_CHUNK = 99
+
+
+def delete_project_chunk(account: str, project: str, now: str) -> int | None:
+    """Delete up to PROJECT_CHUNK of the account's reports of `project` and take them out
+    of its row, all in one transaction, each on the condition that it is still the version
+    read (a report regenerated meanwhile is read again next time). How many were deleted;
+    None when the project has no reports left."""
+    answer = client("dynamodb").query(
+        TableName=settings().reports_table,
+        IndexName="project_by_id",
+        KeyConditionExpression="project_key = :key",
+        ExpressionAttributeValues={":key": {"S": f"{account}#{project}"}},
+        ProjectionExpression="id",
+        Limit=PROJECT_CHUNK,
+    )
+    if not answer["Items"]:
+        return None
+    found = [get(account, int(item["id"]["N"])) for item in answer["Items"]]
+    # the index lags the table: a report deleted a moment ago may still be listed
+    chunk = [record for record in found if record is not None and record["project"] == project]
+    if not chunk:
+        return 0
+    writes = [records.delete_entry(COLLECTION, record) for record in chunk]
+    score = sum(record["score"] for record in chunk)
+    writes.append(projects.change(account, project, -len(chunk), -score, now))
+    try:
+        transactions.write(writes)
+    except transactions.ConditionFailed:
+        return 0  # one of them changed: read again
+    except transactions.Contended:
+        raise records.Busy() from None
+    return len(chunk)

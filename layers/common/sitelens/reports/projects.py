@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitelens import listing
+from sitelens import clock, errors, listing
 from sitelens.data import projects as stored_projects
+from sitelens.data import reports as stored_reports
+from sitelens.reports import rules
 
 if TYPE_CHECKING:
     from sitelens.reports.inputs import ProjectListQuery
@@ -23,3 +27,41 @@ def show(row: dict[str, Any]) -> dict[str, Any]:
 
 def list_page(account_id: str, query: ProjectListQuery) -> listing.Page:
     return listing.list_page(stored_projects.COLLECTION, account_id, query, query.sort_by, show)
+
+
+# A project's reports are deleted for at most this long in one request, well within the
+# function's 30 s timeout (about 10,000 reports); a project with more is finished by
+# sending the DELETE again, which carries on where the last one stopped.
+DELETE_SECONDS = 20.0
+_INDEX_LAG_PAUSE = 0.05  # seconds: the index still lists reports deleted a moment ago
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """What deleting a project did: how many reports went, and whether all of them did."""
+
+    project: str
+    reports: int
+    finished: bool
+
+
+def delete(account_id: str, project: str) -> Deletion:
+    """Delete every report of the account's `project`, 99 to a transaction with the
+    project's row (so the row's counts stay true at every step, and a request stopped
+    midway leaves a smaller project), then the row; 404 for a project the account does
+    not have."""
+    name = rules.project_name(project)
+    if not stored_projects.exists(account_id, name):
+        raise errors.NotFound()
+    deadline = time.monotonic() + DELETE_SECONDS
+    deleted = 0
+    while (
+        done := stored_reports.delete_project_chunk(account_id, name, clock.now_iso())
+    ) is not None:
+        deleted += done
+        if time.monotonic() > deadline:
+            return Deletion(name, deleted, finished=False)
+        if done == 0:
+            time.sleep(_INDEX_LAG_PAUSE)
+    stored_projects.drop_if_empty(account_id, name)
+    return Deletion(name, deleted, finished=True)
