@@ -150,5 +150,12 @@ class ListQuery(Input):
         return {name: str(value) for name, value in values.items() if value is not None}
 
     def params(self) -> dict[str, Any]:
-        """Every list parameter the caller set or defaulted, except the cursor."""
-        return self.model_dump(exclude={"cursor"}, exclude_none=True)
+        """Every list parameter the caller set or defaulted, except the cursor (and an
+        export's format, which pages never carry)."""
+        return self.model_dump(exclude={"cursor", "format"}, exclude_none=True)
+
+
+class Exportable(Input):
+    """A list that can also be had whole, as CSV (`?format=csv`)."""
+
+    format: Annotated[str, choice("json", "csv")] = "json"

@@ -4,7 +4,7 @@ signed cursors to the pages before and after it (the edge renders it as an envel
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -124,3 +124,18 @@ def rows_page(
         params=params,
         cost=cost,
     )
+
+
+EXPORT_PAGE = 100  # records read per page of an export
+
+
+def every_record(page_at: Callable[[str | None], Page]) -> Iterator[dict[str, Any]]:
+    """Every record of a list, page after page from the first (`page_at(cursor)`), for
+    exports; the caller stops reading when it has enough."""
+    token: str | None = None
+    while True:
+        found = page_at(token)
+        yield from found.records
+        token = found.next_cursor
+        if token is None:
+            return

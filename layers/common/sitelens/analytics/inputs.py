@@ -11,7 +11,7 @@ from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 from sitelens import clock, errors
 from sitelens.analytics.hits import STAT_NAMES
 from sitelens.errors import FieldError
-from sitelens.inputs import Input, ListQuery, choice
+from sitelens.inputs import Exportable, Input, ListQuery, choice
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 366
@@ -29,7 +29,7 @@ def _day(field: str) -> BeforeValidator:
     return BeforeValidator(check)
 
 
-class StatsQuery(ListQuery):
+class StatsQuery(ListQuery, Exportable):
     """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
 
     Without `to` the period ends today; without `from` it is the 30 days up to `to`.
@@ -62,7 +62,7 @@ class StatsQuery(ListQuery):
         """Every parameter, with the period's days made explicit, so that links and
         cursors keep meaning the same days after midnight."""
         first, last = self.period()
-        params = self.model_dump(exclude={"cursor", "from_", "to"}, exclude_none=True)
+        params = self.model_dump(exclude={"cursor", "format", "from_", "to"}, exclude_none=True)
         return {**params, "from": first.isoformat(), "to": last.isoformat()}
 
 

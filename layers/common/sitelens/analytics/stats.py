@@ -9,6 +9,7 @@ period has at most MAX_DAYS days and a statistic at most MAX_VALUES + 1 counters
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,31 @@ if TYPE_CHECKING:
 def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
     """One page of `{"value", "count"}` rows, each value's counts summed over the period;
     404 unless the website is the account's."""
+    rows, cost = _summed(account_id, website_id, query)
+    key, descending = _order(query)
+    params = query.params()
+    return listing.rows_page(
+        rows,
+        key,
+        descending,
+        query.per_page,
+        query.cursor,
+        listing.binding(account_id, f"stats/{website_id}", params),
+        params,
+        cost,
+    )
+
+
+def every_row(account_id: str, website_id: int, query: StatsQuery) -> list[dict[str, Any]]:
+    """Every row of the period in the order of the pages (an export); 404 as for `page`."""
+    rows, _ = _summed(account_id, website_id, query)
+    key, descending = _order(query)
+    return sorted(rows, key=key, reverse=descending)
+
+
+def _summed(
+    account_id: str, website_id: int, query: StatsQuery
+) -> tuple[list[dict[str, Any]], dict[str, int]]:
     if stored_websites.get(account_id, website_id) is None:
         raise errors.NotFound()
     first, last = query.period()
@@ -37,23 +63,16 @@ def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
         for value, count in sums.items()
         if needle is None or needle in value.lower()
     ]
+    return rows, cost
+
+
+def _order(query: StatsQuery) -> tuple[Callable[[dict[str, Any]], list[Any]], bool]:
+    """The rows' total order: (key, descending)."""
     if query.sort_by == "value":
-        key, descending = (lambda row: [row["value"]]), query.sort == "desc"
-    else:
-        # Equal counts list their values in ascending order either way.
-        sign = -1 if query.sort == "desc" else 1
-        key, descending = (lambda row: [sign * row["count"], row["value"]]), False
-    params = query.params()
-    return listing.rows_page(
-        rows,
-        key,
-        descending,
-        query.per_page,
-        query.cursor,
-        listing.binding(account_id, f"stats/{website_id}", params),
-        params,
-        cost,
-    )
+        return (lambda row: [row["value"]]), query.sort == "desc"
+    # Equal counts list their values in ascending order either way.
+    sign = -1 if query.sort == "desc" else 1
+    return (lambda row: [sign * row["count"], row["value"]]), False
 
 
 # Statistics a share page ranks in tables, in the order it shows them.

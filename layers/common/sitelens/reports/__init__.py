@@ -5,6 +5,27 @@ operations below) and `projects`; storage is `sitelens.data.reports` and `.proje
 """
 
 from sitelens.reports import projects
-from sitelens.reports.records import create, delete, generate, get, list_page, show, update
+from sitelens.reports.records import (
+    create,
+    delete,
+    every_record,
+    failed_checks,
+    generate,
+    get,
+    list_page,
+    show,
+    update,
+)
 
-__all__ = ["create", "delete", "generate", "get", "list_page", "projects", "show", "update"]
+__all__ = [
+    "create",
+    "delete",
+    "every_record",
+    "failed_checks",
+    "generate",
+    "get",
+    "list_page",
+    "projects",
+    "show",
+    "update",
+]

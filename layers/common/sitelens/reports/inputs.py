@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import BeforeValidator
 
-from sitelens.inputs import Flag, ListQuery, PrivacyFields, SearchText, choice
+from sitelens.inputs import Exportable, Flag, ListQuery, PrivacyFields, SearchText, choice
 from sitelens.reports import rules
 
 Url = Annotated[str, BeforeValidator(rules.check_url)]
@@ -20,7 +20,7 @@ class ReportUpdate(PrivacyFields):
     results: Flag | None = None
 
 
-class ReportListQuery(ListQuery):
+class ReportListQuery(ListQuery, Exportable):
     search_by: Annotated[str, choice("url")] = "url"
     result: Annotated[str, choice(*rules.RESULTS)] | None = None
     project: SearchText | None = None
@@ -36,6 +36,6 @@ class ReportListQuery(ListQuery):
         return found
 
 
-class ProjectListQuery(ListQuery):
+class ProjectListQuery(ListQuery, Exportable):
     search_by: Annotated[str, choice("project")] = "project"
     sort_by: Annotated[str, choice("project", "created_at")] = "created_at"

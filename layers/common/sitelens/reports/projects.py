@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,15 @@ def show(row: dict[str, Any]) -> dict[str, Any]:
 
 def list_page(account_id: str, query: ProjectListQuery) -> listing.Page:
     return listing.list_page(stored_projects.COLLECTION, account_id, query, query.sort_by, show)
+
+
+def every_row(account_id: str, query: ProjectListQuery) -> Iterator[dict[str, Any]]:
+    """Every project of the list, in its order (an export)."""
+    return listing.every_record(
+        lambda token: list_page(
+            account_id, query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE})
+        )
+    )
 
 
 # A project's reports are deleted for at most this long in one request, well within the

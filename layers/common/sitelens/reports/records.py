@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from sitelens import clock, errors, listing, privacy
@@ -29,6 +30,11 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
         "created_at": record["created_at"],
         "updated_at": record["updated_at"],
     }
+
+
+def failed_checks(report: dict[str, Any]) -> str:
+    """The keys of a shown report's failed checks, space-separated (for exports)."""
+    return " ".join(key for key, result in report["results"].items() if not result["passed"])
 
 
 def generate(url: str) -> dict[str, Any]:
@@ -120,3 +126,12 @@ def delete(account_id: str, report_id: int) -> None:
 
 def list_page(account_id: str, query: ReportListQuery) -> listing.Page:
     return listing.list_page(stored_reports.COLLECTION, account_id, query, query.sort_by, show)
+
+
+def every_record(account_id: str, query: ReportListQuery) -> Iterator[dict[str, Any]]:
+    """Every report of the list, in its order and with its filters (an export)."""
+    return listing.every_record(
+        lambda token: list_page(
+            account_id, query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE})
+        )
+    )
