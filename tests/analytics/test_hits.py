@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import pytest
 
 from sitelens import config
-from sitelens.analytics import hits, visitors
+from sitelens.analytics import datacenters, hits, visitors
 from sitelens.analytics.hits import ExcludedHit, Hit, InvalidHit, build_hit, counts, page_host
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -664,3 +665,44 @@ def test_json_leaves_out_empty_values() -> None:
 def test_json_from_a_newer_version_is_read() -> None:
     text = '{"website_id":3,"at":"2026-11-21T09:30:00+00:00","page":"/","visit":true,"new":1}'
     assert Hit.from_json(text) == Hit(website_id=3, at=NOW, page="/", visit=True)
+
+
+# The optional data-centre rule
+
+
+@pytest.fixture
+def datacenter_ranges(tmp_path, monkeypatch):
+    ranges = tmp_path / "ranges.txt"
+    ranges.write_text(
+        "# provider lists\n3.0.0.0/9 aws\n34.64.0.0/10 google-cloud\n2600:1f00::/24 aws\n"
+        "not a range\n\n3.128.0.0/9 aws\n"
+    )
+    monkeypatch.setenv("SITELENS_DATACENTER_RANGES", str(ranges))
+    config.reset()
+    yield
+    config.reset()
+
+
+@pytest.mark.parametrize("ip", ["3.5.140.2", "3.250.0.1", "34.100.0.7", "2600:1f00::9"])
+def test_browsers_from_data_centres_are_excluded_when_the_rule_is_on(datacenter_ranges, ip):
+    with pytest.raises(ExcludedHit) as excluded:
+        hit(ip=ip)
+    assert excluded.value.why == "datacenter"
+    assert hit(ip=ip, site=website(exclude_bots=0)).browser == "Chrome"  # the site's choice
+
+
+@pytest.mark.parametrize("ip", ["2.255.255.255", "4.0.0.0", "198.51.100.20", "2001:db8::1"])
+def test_addresses_outside_the_ranges_are_counted(datacenter_ranges, ip):
+    assert hit(ip=ip).browser == "Chrome"
+
+
+def test_without_ranges_the_rule_is_off():
+    assert hit(ip="3.5.140.2").browser == "Chrome"
+
+
+def test_ranges_are_merged_and_searched():
+    ranges = datacenters.parse("10.0.0.0/24\n10.0.1.0/24\n10.0.0.128/25\n::/128\n")
+    assert len(ranges) == 2  # the adjacent /24s merge, the /25 is inside them
+    assert ipaddress.ip_address("10.0.1.255") in ranges
+    assert ipaddress.ip_address("10.0.2.0") not in ranges
+    assert ipaddress.ip_address("::") in ranges

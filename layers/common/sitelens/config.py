@@ -96,6 +96,8 @@ class Settings:
 
     allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
     geoip_db: str = ""  # path of a MaxMind/DB-IP .mmdb; "" for the country data of iptocc
+    # path of a file of data-centre and cloud ranges (one CIDR a line); "" for no such rule
+    datacenter_ranges: str = ""
     # Any client can send CloudFront-Viewer-* headers: they are read only when the operator
     # declares that a CloudFront distribution adding them sits in front of the API.
     behind_cloudfront: bool = False
@@ -163,6 +165,7 @@ def settings() -> Settings:
     return Settings(
         allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
+        datacenter_ranges=os.environ.get(PREFIX + "DATACENTER_RANGES", "").strip(),
         behind_cloudfront=_flag("BEHIND_CLOUDFRONT"),
         key_cache_seconds=_seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS

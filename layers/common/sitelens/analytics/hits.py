@@ -16,7 +16,8 @@ from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
 
 from sitelens import hosts
-from sitelens.analytics import visitors
+from sitelens.analytics import datacenters, visitors
+from sitelens.config import settings
 
 STAT_NAMES = (
     "pageviews",
@@ -102,9 +103,9 @@ class InvalidHit(Exception):
 
 
 class ExcludedHit(Exception):
-    """The website excludes this hit (403); `why` is "bot" or "ip"."""
+    """The website excludes this hit (403); `why` is "bot", "ip" or "datacenter"."""
 
-    def __init__(self, why: Literal["bot", "ip"]) -> None:
+    def __init__(self, why: Literal["bot", "ip", "datacenter"]) -> None:
         super().__init__(f"Excluded: {why}.")
         self.why = why
 
@@ -209,6 +210,13 @@ def _ip_excluded(source_ip: str, exclude_ips: str | None) -> bool:
     return False
 
 
+def _from_datacenter(source_ip: str) -> bool:
+    """Whether the optional data-centre rule is on and the address is in its ranges."""
+    path = settings().datacenter_ranges
+    address = visitors.client_address(source_ip) if path else None
+    return address is not None and address in datacenters.load(path)
+
+
 def _strip_params(query: str, exclude_params: str | None) -> str:
     names = set(_lines(exclude_params)) | TRACKING_PARAMS
     if "&" in names:
@@ -247,7 +255,8 @@ def build_hit(
 
     Raises InvalidHit for a missing or invalid `page`, ExcludedHit("ip") when the
     source address is in `exclude_ips`, ExcludedHit("bot") for a bot when
-    `exclude_bots` is 1. `headers` have lower-case names.
+    `exclude_bots` is 1, and then ExcludedHit("datacenter") for an address in the optional
+    data-centre ranges (`analytics.datacenters`). `headers` have lower-case names.
     """
     page = fields.get("page", "")
     host = page_host(page)
@@ -255,8 +264,11 @@ def build_hit(
         raise ExcludedHit("ip")
     user_agent = headers.get("user-agent", "")
     agent = visitors.classify(user_agent)
-    if agent.is_bot and int(website.get("exclude_bots") or 0) == 1:
-        raise ExcludedHit("bot")
+    if int(website.get("exclude_bots") or 0) == 1:
+        if agent.is_bot:
+            raise ExcludedHit("bot")
+        if _from_datacenter(source_ip):
+            raise ExcludedHit("datacenter")
 
     url = urlsplit(page.strip())
     params = parse_qsl(url.query)
