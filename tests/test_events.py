@@ -27,6 +27,7 @@ RECORD_KEYS = {
     "exclude_bots",
     "exclude_params",
     "exclude_ips",
+    "timezone",
     "favorite",
     "favorited_at",
     "created_at",

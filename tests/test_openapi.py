@@ -89,6 +89,7 @@ APPLIED_DEFAULTS = {
     ("WebsiteCreate", "privacy"),
     ("WebsiteCreate", "email"),
     ("WebsiteCreate", "exclude_bots"),
+    ("WebsiteCreate", "timezone"),
     ("ReportCreate", "privacy"),
     ("ReportUpdate", "results"),
 }
@@ -420,7 +421,7 @@ def documented_default(api: str, name: str, field: str) -> Any:
 
 def test_documented_defaults_are_applied(analytics, seo_private, site):
     website = analytics.post("/api/v1/websites", {"domain": "example.com"}).data
-    for field in ("privacy", "email", "exclude_bots"):
+    for field in ("privacy", "email", "exclude_bots", "timezone"):
         assert website[field] == documented_default("AnalyticsApi", "WebsiteCreate", field)
     report = seo_private.post("/api/v1/reports", {"url": site.url("/good")}).data
     assert report["privacy"] == documented_default("SeoApi", "ReportCreate", "privacy")

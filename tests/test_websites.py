@@ -23,6 +23,7 @@ RECORD_FIELDS = {
     "exclude_bots",
     "exclude_params",
     "exclude_ips",
+    "timezone",
     "favorite",
     "favorited_at",
     "created_at",
@@ -434,3 +435,17 @@ def test_json_null_and_booleans_are_refused(analytics):
     reply = analytics.post("/api/v1/websites", json_body={"domain": "example.com", "email": True})
     assert reply.body["message"] == {"email": ["The email field must be one of: 0, 1."]}
     assert analytics.get("/api/v1/websites").data == []
+
+
+def test_a_website_has_a_time_zone(analytics):
+    created = create(analytics, domain="zone.example")
+    assert created["timezone"] == "UTC"
+    berlin = create(analytics, domain="berlin.example", timezone="Europe/Berlin")
+    assert berlin["timezone"] == "Europe/Berlin"
+    reply = analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": "America/New_York"})
+    assert reply.status == 200 and reply.data["timezone"] == "America/New_York"
+    for bad in ("Mars/Olympus", "europe/berlin", "../etc/passwd", "", "x" * 100):
+        refused = analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": bad})
+        assert refused.status == 422, bad
+        assert list(refused.body["message"]) == ["timezone"]
+    assert analytics.get(f"/api/v1/websites/{created['id']}").data["timezone"] == "America/New_York"

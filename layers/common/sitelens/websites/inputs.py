@@ -22,6 +22,7 @@ def _domain(value: Any, info: ValidationInfo) -> str:
 Domain = Annotated[str, BeforeValidator(_domain)]
 ExcludeIps = Annotated[str, lines(rules.check_ip_line)]
 ExcludeParams = Annotated[str, lines(rules.check_param_line)]
+Timezone = Annotated[str, BeforeValidator(rules.check_timezone)]
 
 
 class WebsiteSettings(PrivacyFields):
@@ -31,6 +32,7 @@ class WebsiteSettings(PrivacyFields):
     exclude_bots: Flag | None = None
     exclude_params: ExcludeParams | None = None
     exclude_ips: ExcludeIps | None = None
+    timezone: Timezone | None = None  # the days, hours and salts of its statistics
 
 
 class WebsiteCreate(WebsiteSettings):

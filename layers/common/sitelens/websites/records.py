@@ -8,7 +8,7 @@ from sitelens import clock, errors, hosts, listing, privacy
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
 from sitelens.log import logger
-from sitelens.websites.rules import DOMAIN_TAKEN
+from sitelens.websites.rules import DEFAULT_TIMEZONE, DOMAIN_TAKEN
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
@@ -25,6 +25,7 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
         "exclude_bots": record["exclude_bots"],
         "exclude_params": record["exclude_params"],
         "exclude_ips": record["exclude_ips"],
+        "timezone": record.get("timezone") or DEFAULT_TIMEZONE,
         "favorite": bool(record["favorite"]),
         "favorited_at": record.get("favorited_at"),
         "created_at": record["created_at"],
@@ -55,6 +56,7 @@ def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
         "exclude_bots": fields.exclude_bots if fields.exclude_bots is not None else 1,
         "exclude_params": fields.exclude_params or "",
         "exclude_ips": fields.exclude_ips or "",
+        "timezone": fields.timezone or DEFAULT_TIMEZONE,
         "favorite": False,
         "favorited_at": None,
         "created_at": now,
@@ -87,7 +89,7 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
     update never mixes with this one (see `data.records.update`).
     """
     sent: dict[str, Any] = fields.model_dump(
-        include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips"},
+        include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips", "timezone"},
         exclude_none=True,
     )
 

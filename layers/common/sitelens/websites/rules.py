@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
+import zoneinfo
+from functools import cache
 
 from sitelens import hosts
 from sitelens.errors import FieldError, echoed
@@ -12,6 +14,22 @@ MAX_PARAM_LENGTH = 255
 INVALID_DOMAIN = "Invalid domain name."
 DOMAIN_TAKEN = "The domain has already been taken."
 _PARAM_FORBIDDEN = set("=&#?/ \t")
+
+
+DEFAULT_TIMEZONE = "UTC"
+INVALID_TIMEZONE = "The timezone field must be an IANA time zone name, such as Europe/Berlin."
+
+
+@cache
+def _timezones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def check_timezone(value: object) -> str:
+    """An IANA time zone name (`Europe/Berlin`, `UTC`), as the tz database spells it."""
+    if not isinstance(value, str) or value.strip() not in _timezones():
+        raise FieldError(INVALID_TIMEZONE)
+    return value.strip()
 
 
 def normalize_domain(raw: str) -> hosts.Host:
