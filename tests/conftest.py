@@ -37,7 +37,7 @@ from moto.core.model_instances import reset_model_data  # noqa: E402
 from moto.core.models import responses_mock  # noqa: E402
 
 from sitelens import accounts, config, initialized  # noqa: E402
-from sitelens.data import clients, limits, secrets  # noqa: E402
+from sitelens.data import clients, limits, salts, secrets  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
     dynamodb_local,
@@ -61,6 +61,7 @@ def reset_caches() -> None:
     auth.forget()
     config.reset()
     limits.forget()
+    salts.forget()
     secrets.forget()
 
 

@@ -4,6 +4,7 @@ template's routes, hits read back from the (moto) queue."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -85,6 +86,7 @@ def test_a_pageview_is_accepted_and_queued_enriched(analytics, account):
     [record] = receive("HitsQueue")
     sent = json.loads(record["body"])
     assert sent.pop("at").endswith("+00:00")
+    assert re.fullmatch(r"[0-9a-f]{16}", sent.pop("visitor"))  # the day's salted hash
     assert sent == {
         "website_id": website["id"],
         "page": "/pricing?plan=pro",

@@ -14,6 +14,7 @@ from sitelens.analytics import datacenters, hits, visitors
 from sitelens.analytics.hits import ExcludedHit, Hit, InvalidHit, build_hit, counts, page_host
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
+pytestmark = pytest.mark.usefixtures("fixed_salt")
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
     "(KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36"

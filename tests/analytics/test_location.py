@@ -24,6 +24,7 @@ CHROME = (
 )
 SPOOFED = {"cloudfront-viewer-country": "KP", "cloudfront-viewer-city": "Pyongyang"}
 NOWHERE = ("", "", "")
+pytestmark = pytest.mark.usefixtures("fixed_salt")
 
 
 @pytest.fixture(autouse=True)

@@ -14,6 +14,7 @@ from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
+from zoneinfo import ZoneInfo
 
 from sitelens import hosts
 from sitelens.analytics import datacenters, visitors
@@ -99,7 +100,12 @@ MAX_EVENT_PART_LENGTH = 100  # each of name, value and unit: keeps stat keys sma
 
 
 class InvalidHit(Exception):
-    """The request's `page` is missing or not a usable URL (422); the message is for users."""
+    """A field of the request is missing or unusable (422 on `field`, `page` unless said);
+    the message is for users."""
+
+    def __init__(self, message: str, field: str = "page") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 class ExcludedHit(Exception):
@@ -141,10 +147,14 @@ class Hit:
     utm_content: str = ""
     event: str = ""  # name:value:unit
     excluded: str = ""  # why the website excluded the hit: only counted under `excluded`
+    # for the warehouse's rows only, never counted:
+    visitor: str = ""  # the day's salted hash of website, address and agent (`visitors`)
+    event_parts: tuple[str, str, str] | None = None  # a custom event's name, value, unit
+    engaged_ms: int | None = None  # an engagement: the page was hidden or left after this
 
     def to_json(self) -> str:
         """Compact JSON for the queue; empty values are left out."""
-        data = {key: value for key, value in asdict(self).items() if value != ""}
+        data = {key: value for key, value in asdict(self).items() if value not in ("", None)}
         data["at"] = self.at.isoformat()
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
 
@@ -155,6 +165,8 @@ class Hit:
         known = {field.name for field in dataclasses.fields(cls)}
         values: dict[str, Any] = {key: value for key, value in data.items() if key in known}
         values["at"] = datetime.fromisoformat(values["at"]).astimezone(UTC)
+        if values.get("event_parts") is not None:
+            values["event_parts"] = tuple(values["event_parts"])
         return cls(**values)
 
 
@@ -239,9 +251,28 @@ def _resolution(value: str) -> str:
     return f"{width}x{height}" if ok else ""
 
 
+def _event_parts(fields: Mapping[str, str]) -> tuple[str, str, str]:
+    name, value, unit = (
+        fields.get(f"event[{key}]", "").strip()[:MAX_EVENT_PART_LENGTH]
+        for key in ("name", "value", "unit")
+    )
+    return name, value, unit
+
+
 def _event(fields: Mapping[str, str]) -> str:
-    parts = (fields.get(f"event[{key}]", "") for key in ("name", "value", "unit"))
-    return ":".join(part.strip()[:MAX_EVENT_PART_LENGTH] for part in parts)
+    return ":".join(_event_parts(fields))
+
+
+# Time on a page longer than a day is a tab left open, not reading: it is cut to a day.
+MAX_ENGAGED_MS = 24 * 3600 * 1000
+
+
+def _engaged_ms(text: str) -> int:
+    if not text.isascii() or not text.isdigit() or len(text) > 12:
+        raise InvalidHit(
+            "The engagement_ms field must be a whole number of milliseconds.", "engagement_ms"
+        )
+    return min(int(text), MAX_ENGAGED_MS)
 
 
 def build_hit(
@@ -280,10 +311,29 @@ def build_hit(
     query = _strip_params(url.query, website.get("exclude_params"))
     path = (url.path or "/") + (f"?{query}" if query else "")
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
+    local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
+    visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)
 
-    if fields.get("event[name]", "").strip():
+    engaged = fields.get("engagement_ms", "").strip()
+    if engaged:
         return Hit(
-            website_id=int(website["id"]), at=at, page=path, visit=False, event=_event(fields)
+            website_id=int(website["id"]),
+            at=at,
+            page=path,
+            visit=False,
+            visitor=visitor,
+            engaged_ms=_engaged_ms(engaged),
+        )
+    if fields.get("event[name]", "").strip():
+        event = _event(fields)
+        return Hit(
+            website_id=int(website["id"]),
+            at=at,
+            page=path,
+            visit=False,
+            event=event,
+            visitor=visitor,
+            event_parts=_event_parts(fields),
         )
 
     referrer = _referrer_host(fields.get("referrer", ""))
@@ -304,13 +354,19 @@ def build_hit(
         continent=where.continent,
         city=where.city,
         campaign=campaign,
-        **utm,
+        utm_source=utm["utm_source"],
+        utm_medium=utm["utm_medium"],
+        utm_term=utm["utm_term"],
+        utm_content=utm["utm_content"],
+        visitor=visitor,
     )
 
 
 def counts(hit: Hit) -> list[tuple[str, str, str]]:
     """The (name, value, day) stats this hit adds 1 to; the day is `YYYY-MM-DD`, UTC."""
     day = hit.at.strftime("%Y-%m-%d")
+    if hit.engaged_ms is not None:
+        return []  # time on a page: the warehouse's, not a counter's
     if hit.excluded:
         return [("excluded", hit.excluded, day)]
     if hit.event:

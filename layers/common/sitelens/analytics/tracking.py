@@ -41,7 +41,7 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
     try:
         hit = hits.build_hit(website, values, headers, source_ip, clock.now())
     except hits.InvalidHit as invalid:
-        raise errors.Invalid.field("page", str(invalid)) from None
+        raise errors.Invalid.field(invalid.field, str(invalid)) from None
     except hits.ExcludedHit as exclusion:
         # counted as excluded (403 all the same): users see what filtering did
         queues.send_hit(
@@ -51,8 +51,10 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
     queues.send_hit(website["account"], _sqs_text(hit.to_json()))
 
 
-# The fields a hit reads; anything else sent is ignored.
+# The fields a hit reads; anything else sent is ignored. `engagement_ms` makes the hit an
+# engagement (the time on the page when it was hidden or left), and may be a JSON number.
 TEXT_FIELDS = ("page", "referrer", "screen_resolution")
+NUMBER_FIELDS = ("engagement_ms",)
 EVENT_PARTS = ("name", "value", "unit")
 
 
@@ -69,7 +71,11 @@ def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
         parts = {}
     else:
         raise errors.Invalid.field("event", "The event field must be an object.")
-    sent = {name: fields[name] for name in (*TEXT_FIELDS, *_FORM_EVENT) if name in fields}
+    sent = {
+        name: fields[name]
+        for name in (*TEXT_FIELDS, *NUMBER_FIELDS, *_FORM_EVENT)
+        if name in fields
+    }
     for name, value in {**sent, **parts}.items():
         textual = isinstance(value, str) or (
             name not in TEXT_FIELDS

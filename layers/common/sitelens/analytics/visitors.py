@@ -8,12 +8,14 @@ start.
 
 from __future__ import annotations
 
+import hashlib
 import ipaddress
 import json
 import re
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from functools import cache, lru_cache
 from importlib import resources
 from typing import TYPE_CHECKING, Literal
@@ -22,6 +24,7 @@ from urllib.parse import unquote
 import regex
 
 from sitelens.config import settings
+from sitelens.data import salts
 
 if TYPE_CHECKING:
     from crawlerdetect import CrawlerDetect
@@ -290,3 +293,13 @@ def client_address(ip: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | N
     if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
         return address.ipv4_mapped
     return address
+
+
+def visitor_id(website_id: int, source_ip: str, user_agent: str, day: date) -> str:
+    """Who a hit is from, for one day and one website only: a hash of the website, the
+    client address and the user agent, keyed by the day's random salt (`data.salts`), as
+    Plausible and Fathom count. Once the salt is destroyed, nobody (the operator included)
+    can link the day's visitors to another day's or recover an address from them."""
+    address = client_address(source_ip)
+    text = f"{website_id}\0{address or source_ip.strip()}\0{user_agent}"
+    return hashlib.blake2b(text.encode(), key=salts.for_day(day), digest_size=8).hexdigest()
