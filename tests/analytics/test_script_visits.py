@@ -102,7 +102,12 @@ def browser(p, automated: bool = False):
 
 
 def pages(sent: list[dict[str, str]]) -> list[str]:
-    return [hit["page"].rsplit("/", 1)[-1] for hit in sent if "event[name]" not in hit]
+    """The pageviews' pages (not custom events, not the time spent on a page)."""
+    return [
+        hit["page"].rsplit("/", 1)[-1]
+        for hit in sent
+        if "event[name]" not in hit and "engagement_ms" not in hit
+    ]
 
 
 def test_a_page_restored_from_the_back_forward_cache_is_counted(collector: Collector) -> None:
@@ -117,11 +122,13 @@ def test_a_page_restored_from_the_back_forward_cache_is_counted(collector: Colle
         page.click("a")
         collector.wait_for(2)
         page.go_back(wait_until="commit")  # a restored page fires no load event
-        sent = collector.wait_for(3)
+        sent = collector.wait_for(5)  # with the time spent on a and on b as each was left
         shows = page.evaluate("shows")
         chromium.close()
     assert shows == [False, True]  # the same page, shown again from the cache
     assert pages(sent) == ["a", "b", "a"]
+    left = [hit["page"].rsplit("/", 1)[-1] for hit in sent if "engagement_ms" in hit]
+    assert sorted(left) == ["a", "b"]
 
 
 def test_an_automated_browser_is_not_counted(collector: Collector) -> None:

@@ -16,23 +16,51 @@
   // <base>/js/script.js -> <base>/api/event
   var endpoint = script.src.replace(/\/js\/script\.js([?#].*)?$/, '') + '/api/event';
   var last = null;
+  var sending = Promise.resolve();
+
+  function post(body) {
+    // A form body is CORS-safelisted: no preflight. Unlike sendBeacon, fetch can leave
+    // cookies out (a same-origin proxy gets them).
+    return fetch(endpoint, {method: 'POST', body: body, mode: 'no-cors',
+      credentials: 'omit', keepalive: true}).catch(ignore);
+  }
 
   function send(fields) {
-    fields.page = location.href;
-    // A form body is CORS-safelisted: no preflight.
+    fields.page = fields.page || location.href;
     var body = new URLSearchParams(fields);
     if (window.Request && 'keepalive' in Request.prototype) {
-      // Unlike sendBeacon, fetch can leave cookies out (a same-origin proxy gets them).
-      fetch(endpoint, {method: 'POST', body: body, mode: 'no-cors',
-        credentials: 'omit', keepalive: true}).catch(ignore);
+      // One after another, so the server sees them in the order they happened.
+      sending = sending.then(function () { return post(body); });
     } else if (navigator.sendBeacon) {
       navigator.sendBeacon(endpoint, body);
     }
   }
 
+  // Time on the page: visible time since its pageview, sent as an engagement when the
+  // page is hidden or left (or another page of a single-page app is shown), so visits
+  // have a real duration.
+  var visibleSince = document.visibilityState === 'visible' ? Date.now() : null;
+  var engaged = 0;
+
+  function engagement(stopping) {
+    if (visibleSince !== null) engaged += Date.now() - visibleSince;
+    // Stopped by hiding or leaving (whichever fires first): the other then adds nothing.
+    visibleSince = stopping || document.visibilityState !== 'visible' ? null : Date.now();
+    if (last === null || engaged < 1) return;
+    var fields = {page: last, engagement_ms: String(Math.round(engaged))};
+    engaged = 0;
+    var body = new URLSearchParams(fields);
+    // Both outlive the page; a keepalive fetch sends no cookies, a beacon would.
+    if (window.Request && 'keepalive' in Request.prototype) post(body);
+    else if (navigator.sendBeacon) navigator.sendBeacon(endpoint, body);
+  }
+
   function pageview() {
     var url = location.href.split('#')[0];
     if (url === last) return; // same URL again, or only the hash changed
+    if (last !== null) engagement(false);
+    engaged = 0;
+    visibleSince = document.visibilityState === 'visible' ? Date.now() : null;
     send({referrer: last === null ? document.referrer : last,
       screen_resolution: screen.width + 'x' + screen.height});
     last = url;
@@ -53,10 +81,16 @@
     return result;
   };
   addEventListener('popstate', pageview);
+  document.addEventListener('visibilitychange', function () {
+    if (document.visibilityState === 'hidden') engagement(true);
+    else visibleSince = Date.now();
+  });
+  addEventListener('pagehide', function () { engagement(true); });
   // A page restored from the back/forward cache runs no script again: count it here.
   addEventListener('pageshow', function (shown) {
     if (shown.persisted) {
       last = null;
+      engaged = 0;
       pageview();
     }
   });
