@@ -43,7 +43,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitelens import initialized
 from sitelens.analytics.hits import Hit, counts
-from sitelens.data import queues, stats
+from sitelens.analytics.warehouse import rows
+from sitelens.data import queues, stats, warehouse
 from sitelens.data import websites as stored_websites
 from sitelens.log import logger
 
@@ -150,6 +151,11 @@ def _count(records: list[dict[str, Any]]) -> set[str]:
     }
     firsts = {m.id: m.first_received for m in live}
     failed |= _add(to_add, firsts)
+    # Each hit's row goes to the warehouse once its counters are in: now, unless an earlier
+    # delivery counted all of them (and sent the row then).
+    stored_rows = _store_rows(
+        m.hit for m in live if m.id not in failed and (m.id in to_add or not m.redelivered)
+    )
     logger.info(
         "aggregated",
         extra={
@@ -159,9 +165,24 @@ def _count(records: list[dict[str, Any]]) -> set[str]:
             "redelivered": len(redelivered),
             "already_counted": len(keys) - len(unread) - len(to_add),
             "failed_messages": len(failed),
+            "rows": stored_rows,
         },
     )
     return failed
+
+
+def _store_rows(counted: Iterable[Hit]) -> int:
+    """Send the hits' rows to the warehouse. Never fails the batch: the counters are in,
+    and a message delivered again would not send its row again; rows that cannot be sent
+    are logged as lost."""
+    found = [row for hit in counted if (row := rows.row(hit)) is not None]
+    if not found:
+        return 0
+    try:
+        return warehouse.put(found)
+    except Exception:
+        logger.exception("warehouse rows lost", extra={"rows": len(found)})
+        return 0
 
 
 def _message(record: dict[str, Any]) -> _Message:

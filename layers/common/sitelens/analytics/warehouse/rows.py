@@ -1,0 +1,49 @@
+"""Counted hits as the warehouse's rows (`schema.COLUMNS` and the partition keys)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitelens.analytics import sources
+from sitelens.analytics.hits import Hit
+from sitelens.analytics.warehouse import schema
+
+
+def row(hit: Hit) -> dict[str, Any] | None:
+    """The row of a pageview, custom event or engagement; None for an excluded hit, which
+    is only counted (under `excluded`)."""
+    if hit.excluded:
+        return None
+    if hit.engaged_ms is not None:
+        name = schema.ENGAGEMENT
+    elif hit.event_parts is not None:
+        name = hit.event_parts[0]
+    else:
+        name = schema.PAGEVIEW
+    _, value, unit = hit.event_parts or ("", "", "")
+    at = hit.at.replace(tzinfo=None)  # UTC, as the files' timestamps are
+    return {
+        "website_id": hit.website_id,
+        "day": hit.at.strftime("%Y-%m-%d"),
+        "ts": at.replace(microsecond=at.microsecond // 1000 * 1000),
+        "visitor": hit.visitor,
+        "name": name,
+        "page": hit.page,
+        "referrer": hit.referrer,
+        "source": sources.source(hit.referrer),
+        "utm_source": hit.utm_source,
+        "utm_medium": hit.utm_medium,
+        "utm_campaign": hit.campaign,
+        "utm_term": hit.utm_term,
+        "utm_content": hit.utm_content,
+        "browser": hit.browser,
+        "os": hit.os,
+        "device": hit.device,
+        "country": hit.country,
+        "language": hit.language,
+        "screen": hit.resolution,
+        "event_value": value,
+        "event_unit": unit,
+        "engagement_ms": hit.engaged_ms or 0,
+        "interactive": hit.event_parts is not None,
+    }

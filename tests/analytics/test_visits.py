@@ -1,0 +1,213 @@
+"""Visitors, visits, bounces and durations end to end: tracking requests as the script sends
+them (pageviews, custom events, engagements), through the event function, the queue and the
+aggregator, into the warehouse's rows, answered by POST /api/v1/query."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitelens import clock
+from sitelens.data import warehouse
+from tests.fixtures.analytics import receive, run
+
+pytest.importorskip("duckdb")
+from sitelens.local.warehouse import LocalWarehouse
+
+CHROME = (
+    "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/131.0.0.0 Safari/537.36"
+)
+FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
+ANNA = ("198.51.100.7", CHROME)
+BEN = ("203.0.113.9", FIREFOX)
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
+    local = LocalWarehouse(tmp_path / "warehouse")
+    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
+    yield local
+    warehouse.use(None)
+    local.close()
+
+
+class Browser:
+    """What one visitor's tracking script sends, at times the test sets."""
+
+    def __init__(self, analytics: Any, monkeypatch: pytest.MonkeyPatch, who: tuple[str, str]):
+        self.analytics, self.monkeypatch = analytics, monkeypatch
+        self.ip, self.agent = who
+
+    def send(self, at: str, **form: str) -> None:
+        moment = datetime.fromisoformat(f"2026-11-23T{at}").replace(tzinfo=UTC)
+        self.monkeypatch.setattr(clock, "now", lambda: moment)
+        reply = self.analytics.request(
+            "POST",
+            "/api/event",
+            form=form,
+            key=None,
+            headers={"User-Agent": self.agent},
+            source_ip=self.ip,
+        )
+        assert reply.status == 202, reply.body
+
+    def view(self, at: str, path: str, referrer: str = "") -> None:
+        self.send(at, page=f"https://shop.example{path}", referrer=referrer)
+
+    def leave(self, at: str, path: str, ms: int) -> None:
+        self.send(at, page=f"https://shop.example{path}", engagement_ms=str(ms))
+
+    def event(self, at: str, path: str, name: str) -> None:
+        self.send(at, page=f"https://shop.example{path}", **{"event[name]": name})
+
+
+def count_everything() -> None:
+    records = receive("HitsQueue")
+    assert run("HitsQueue", records) == {"batchItemFailures": []}
+
+
+def query(analytics: Any, website_id: int, **body: Any) -> Any:
+    sent = {"site_id": website_id, "date_range": ["2026-11-23", "2026-11-23"], **body}
+    reply = analytics.post("/api/v1/query", json_body=sent)
+    assert reply.status == 200, reply.body
+    return reply.body["results"]
+
+
+def test_visits_bounces_and_durations(analytics, monkeypatch, store):
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    anna, ben = Browser(analytics, monkeypatch, ANNA), Browser(analytics, monkeypatch, BEN)
+    # Anna: from Google, reads two pages for 5 minutes (one visit, no bounce, 300 s)
+    anna.view("10:00:00", "/", "https://www.google.de/")
+    anna.view("10:02:00", "/pricing", "https://shop.example/")
+    anna.leave("10:05:00", "/pricing", 180_000)
+    # Anna again an hour later, from X: one page for 40 s (a second visit, a bounce)
+    anna.view("11:00:00", "/blog", "https://t.co/abc")
+    anna.leave("11:00:40", "/blog", 40_000)
+    # Ben types three URLs and signs up (one visit: same visitor, 3 pageviews)
+    ben.view("10:10:00", "/")
+    ben.view("10:11:00", "/a")
+    ben.view("10:12:00", "/b")
+    ben.event("10:12:30", "/b", "signup")
+    count_everything()
+    [totals] = query(
+        analytics,
+        site["id"],
+        metrics=["visitors", "visits", "pageviews", "bounce_rate", "visit_duration", "events"],
+    )
+    # 2 visitors, 3 visits, 6 pageviews, 1 bounce of 3, (300 + 40 + 150) / 3 s, and 7
+    # events: as in Plausible, pageviews and custom events (engagements are neither)
+    assert totals["metrics"] == [2, 3, 6, 33.3, 163, 7]
+    sources = query(analytics, site["id"], metrics=["visits"], dimensions=["visit:source"])
+    assert {tuple(r["dimensions"]): r["metrics"] for r in sources} == {
+        ("Google",): [1],
+        ("X",): [1],
+        ("",): [1],
+    }
+    entry = query(
+        analytics,
+        site["id"],
+        metrics=["visits", "bounce_rate"],
+        dimensions=["visit:entry_page"],
+        filters=[["is", "visit:browser", ["Chrome"]]],
+    )
+    assert {r["dimensions"][0]: r["metrics"] for r in entry} == {"/": [1, 0.0], "/blog": [1, 100.0]}
+
+
+def test_a_visitor_is_not_linked_across_days(analytics, monkeypatch, store):
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    anna = Browser(analytics, monkeypatch, ANNA)
+    anna.view("23:50:00", "/")
+    moment = datetime(2026, 11, 24, 0, 10, tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", lambda: moment)
+    reply = analytics.request(
+        "POST",
+        "/api/event",
+        form={"page": "https://shop.example/next"},
+        key=None,
+        headers={"User-Agent": CHROME},
+        source_ip=ANNA[0],
+    )
+    assert reply.status == 202
+    count_everything()
+    visitors = store.run("SELECT DISTINCT visitor FROM events ORDER BY visitor")
+    assert len(visitors) == 2  # a new day's salt: not the same visitor
+    assert all(len(v) == 16 and ANNA[0] not in v for (v,) in visitors)
+    [[two_days]] = [
+        r["metrics"]
+        for r in query(
+            analytics,
+            site["id"],
+            metrics=["visitors"],
+            date_range=["2026-11-23", "2026-11-24"],
+        )
+    ]
+    assert two_days == 2
+
+
+def test_engagements_and_events_are_not_counted_as_pageviews(analytics, monkeypatch, store):
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    anna = Browser(analytics, monkeypatch, ANNA)
+    anna.view("10:00:00", "/")
+    anna.leave("10:01:00", "/", 60_000)
+    count_everything()
+    stats = analytics.get(
+        f"/api/v1/stats/{site['id']}",
+        query={"name": "pageviews", "from": "2026-11-23", "to": "2026-11-23"},
+    )
+    assert stats.data == [{"value": "2026-11-23", "count": 1}]
+    rows = store.run("SELECT name, page, engagement_ms FROM events ORDER BY ts")
+    assert rows == [("pageview", "/", 0), ("engagement", "/", 60_000)]
+
+
+def test_a_bad_engagement_is_422(analytics):
+    analytics.post("/api/v1/websites", {"domain": "shop.example"})
+    reply = analytics.request(
+        "POST",
+        "/api/event",
+        form={"page": "https://shop.example/", "engagement_ms": "soon"},
+        key=None,
+        headers={"User-Agent": CHROME},
+    )
+    assert reply.status == 422
+    assert list(reply.body["message"]) == ["engagement_ms"]
+
+
+def test_a_redelivered_batch_adds_no_rows(analytics, monkeypatch, store):
+    from tests.fixtures.analytics import redelivered
+
+    analytics.post("/api/v1/websites", {"domain": "shop.example"})
+    anna = Browser(analytics, monkeypatch, ANNA)
+    anna.view("10:00:00", "/")
+    anna.leave("10:01:00", "/", 60_000)
+    records = receive("HitsQueue")
+    assert run("HitsQueue", records) == {"batchItemFailures": []}
+    assert run("HitsQueue", redelivered(records)) == {"batchItemFailures": []}
+    assert store.run("SELECT COUNT(*) FROM events") == [(2,)]
+
+
+@pytest.mark.parametrize(
+    ("host", "name"),
+    [
+        ("google.com", "Google"),
+        ("google.co.uk", "Google"),
+        ("news.google.de", "Google"),
+        ("bing.com", "Bing"),
+        ("duckduckgo.com", "DuckDuckGo"),
+        ("t.co", "X"),
+        ("l.facebook.com", "Facebook"),
+        ("old.reddit.com", "Reddit"),
+        ("news.ycombinator.com", "Hacker News"),
+        ("blog.example.org", "blog.example.org"),
+        ("googleexample.com", "googleexample.com"),
+        ("", ""),
+    ],
+)
+def test_sources_group_search_engines_and_social_networks(host, name):
+    from sitelens.analytics import sources
+
+    assert sources.source(host) == name
