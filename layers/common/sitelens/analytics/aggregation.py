@@ -42,9 +42,11 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from sitelens import initialized
+from sitelens.analytics import realtime
 from sitelens.analytics.hits import Hit, counts
 from sitelens.analytics.warehouse import rows
 from sitelens.data import queues, stats, warehouse
+from sitelens.data import realtime as realtime_store
 from sitelens.data import websites as stored_websites
 from sitelens.log import logger
 
@@ -153,9 +155,9 @@ def _count(records: list[dict[str, Any]]) -> set[str]:
     failed |= _add(to_add, firsts)
     # Each hit's row goes to the warehouse once its counters are in: now, unless an earlier
     # delivery counted all of them (and sent the row then).
-    stored_rows = _store_rows(
-        m.hit for m in live if m.id not in failed and (m.id in to_add or not m.redelivered)
-    )
+    counted = [m.hit for m in live if m.id not in failed and (m.id in to_add or not m.redelivered)]
+    stored_rows = _store_rows(counted)
+    _store_presences(counted)
     logger.info(
         "aggregated",
         extra={
@@ -169,6 +171,15 @@ def _count(records: list[dict[str, Any]]) -> set[str]:
         },
     )
     return failed
+
+
+def _store_presences(counted: list[Hit]) -> None:
+    """Who is on each website now, for the realtime route; best effort, as rows are."""
+    requests = realtime_store.record(realtime.presences(counted))
+    try:
+        _parallel(realtime_store.put, requests)
+    except Exception:
+        logger.exception("realtime presences lost", extra={"presences": len(requests)})
 
 
 def _store_rows(counted: Iterable[Hit]) -> int:
