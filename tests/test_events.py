@@ -99,7 +99,11 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
     assert loaded["requestContext"]["resourcePath"] == loaded["resource"]
     assert loaded["requestContext"]["httpMethod"] == loaded["httpMethod"]
     public = ("/api/v1/openapi.json", "/api/v1/docs", "/api/v1/docs/redoc.js")
-    keyless = loaded["resource"] in public or loaded["resource"].startswith("/api/v1/share/")
+    keyless = (
+        loaded["resource"] in public
+        or loaded["resource"].startswith("/api/v1/share/")
+        or loaded["resource"] == "/api/v1/unsubscribe"
+    )
     if loaded["resource"].startswith("/api/v1/") and not keyless:
         assert loaded["headers"]["Authorization"] == f"Bearer {KEY}"
     assert loaded["multiValueHeaders"] == {k: [v] for k, v in loaded["headers"].items()}
@@ -151,6 +155,12 @@ def test_share_report_routes_answer_404_for_a_missing_report(events_account) -> 
         assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
     status, _, page = invoke(event("share-report-page"))
     assert status == 404 and "Resource not found." in page
+
+
+def test_unsubscribe_with_a_bad_link_changes_nothing(website: dict[str, Any]) -> None:
+    status, headers, page = invoke(event("unsubscribe"))
+    assert status == 422 and "invalid or has expired" in page
+    assert headers["Content-Type"] == "text/html; charset=utf-8"
 
 
 def test_websites_list(website: dict[str, Any]) -> None:

@@ -359,7 +359,7 @@ def test_account_on_both_apis(dev: Dev) -> None:
         assert [a.status for a in answers] == [200, 200]
         assert answers[0].body == answers[1].body
         data = answers[0].body["data"]
-        assert data.keys() == {"id", "name", "created_at"}
+        assert data.keys() == {"id", "name", "email", "digest", "created_at"}
         assert data["name"] == name
         seen[key] = data["id"]
     assert seen[dev.key1] != seen[dev.key2]

@@ -85,7 +85,7 @@ def test_a_project_of_many_reports_is_deleted_whole(seo, account, other_account,
 
 def test_a_project_the_account_does_not_have_is_404(seo, other_account):
     add_reports(other_account.id, "theirs.example", 1)
-    for project in ("theirs.example", "nothing.example", "%20"):
+    for project in ("theirs.example", "nothing.example", "%20", "x" * 300, "%C2%91O%F1%BE" * 90):
         reply = seo.delete(f"/api/v1/projects/{project}")
         assert (reply.status, reply.body["message"]) == (404, "Resource not found.")
 

@@ -1,4 +1,6 @@
-"""`sitelens keys create|list|revoke`: API keys, against the configured accounts table.
+"""`sitelens keys create|list|revoke`: API keys; `sitelens accounts update`: an account's
+email address and digest cadence; `sitelens digests send|outbox`: send the digests of the
+last complete period now, and list the emails `make serve` caught.
 
 The table comes from `--stack` (a deployed stack), `--local` (a running `make serve`)
 or SITELENS_ACCOUNTS_TABLE with the usual AWS configuration.
@@ -14,13 +16,17 @@ import sys
 
 def _configure(args: argparse.Namespace) -> None:
     if args.local:
-        from sitelens.local.server import HOST, LOCAL_AWS_PORT
+        from sitelens.local.server import ANALYTICS_PORT, HOST, LOCAL_AWS_PORT, OUTBOX, local_secret
 
         os.environ.setdefault("AWS_ENDPOINT_URL_DYNAMODB", f"http://{HOST}:{LOCAL_AWS_PORT}")
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
-        os.environ["SITELENS_ACCOUNTS_TABLE"] = "AccountsTable"
+        for table in ("ACCOUNTS", "WEBSITES", "STATS"):
+            os.environ[f"SITELENS_{table}_TABLE"] = f"{table.title()}Table"
+        os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
+        os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
+        os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
     elif args.stack:
         import boto3
 
@@ -46,9 +52,25 @@ def main(argv: list[str] | None = None) -> int:
     create = keys.add_parser("create", help="create a key (and an account) and print it once")
     create.add_argument("--name", required=True, help="name of the key and of a new account")
     create.add_argument("--account", help="add the key to this existing account id instead")
+    create.add_argument("--email", help="the new account's address for its email digests")
     keys.add_parser("list", help="list keys (never the keys themselves)")
     revoke = keys.add_parser("revoke", help="revoke a key by its id")
     revoke.add_argument("key_id")
+    accounts_area = commands.add_parser("accounts", help="manage accounts").add_subparsers(
+        dest="command", required=True
+    )
+    update = accounts_area.add_parser("update", help="set an account's email and digests")
+    update.add_argument("account_id")
+    update.add_argument("--email", help='where its digests go ("" for none)')
+    update.add_argument("--digest", choices=["weekly", "monthly"], help="how often")
+    digests_area = commands.add_parser("digests", help="email digests").add_subparsers(
+        dest="command", required=True
+    )
+    send = digests_area.add_parser(
+        "send", help="send the last complete period's digests now (each at most once)"
+    )
+    send.add_argument("--cadence", choices=["weekly", "monthly"], help="only these")
+    digests_area.add_parser("outbox", help="list the emails make serve caught")
     args = parser.parse_args(argv)
     _configure(args)
 
@@ -67,6 +89,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.area == "accounts":
+        return _update_account(args)
+    if args.area == "digests":
+        return _digests(args)
     from sitelens import accounts
 
     if args.command == "create":
@@ -77,6 +103,12 @@ def _run(args: argparse.Namespace) -> int:
                 return 1
         else:
             account = accounts.create_account(args.name)
+        if args.email:
+            try:
+                account = accounts.set_contact(account, args.email)
+            except ValueError as err:
+                print(err, file=sys.stderr)
+                return 1
         key_id, key = accounts.add_key(account, args.name)
         print(f"Key {key_id} for account {account.id} ({account.name}); shown only now:")
         print(key)
@@ -88,6 +120,53 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     else:
         print(f"Key {args.key_id} revoked.")
+    return 0
+
+
+def _update_account(args: argparse.Namespace) -> int:
+    from sitelens import accounts
+
+    account = accounts.get_account(args.account_id)
+    if account is None:
+        print(f"No account {args.account_id}.", file=sys.stderr)
+        return 1
+    email = account.email if args.email is None else (args.email or None)
+    try:
+        account = accounts.set_contact(account, email, args.digest)
+    except ValueError as err:
+        print(err, file=sys.stderr)
+        return 1
+    print(json.dumps(account.public()))
+    return 0
+
+
+def _digests(args: argparse.Namespace) -> int:
+    from dataclasses import asdict
+
+    from sitelens import clock, digests
+
+    if args.command == "outbox":
+        return _list_outbox()
+    today = clock.now().date()
+    outcome = digests.Outcome()
+    for cadence in [args.cadence] if args.cadence else ["weekly", "monthly"]:
+        digests.send_all(digests.last_complete(cadence, today), outcome)
+    print(json.dumps(asdict(outcome)))
+    return 0
+
+
+def _list_outbox() -> int:
+    """The caught emails, newest last: when, to whom, the subject and the file."""
+    from email import message_from_bytes
+    from pathlib import Path
+
+    folder = Path(os.environ.get("SITELENS_MAIL_OUTBOX", ""))
+    files = sorted(folder.glob("*.eml")) if folder.name else []
+    if not files:
+        print(f"No emails in {folder}.")
+    for path in files:
+        message = message_from_bytes(path.read_bytes())
+        print(f"{path.name[:15]}  {message['To']}  {message['Subject']}  {path}")
     return 0
 
 

@@ -80,6 +80,24 @@ class Settings:
     def cursor_secret_arn(self) -> str:
         return _value("CURSOR_SECRET_ARN")
 
+    # Email digests: the sender (empty: digests are off), or a folder that catches every
+    # message instead of sending it (make serve), and the base URL their links point to.
+    @property
+    def mail_from(self) -> str:
+        return _optional("MAIL_FROM")
+
+    @property
+    def mail_outbox(self) -> str:
+        return _optional("MAIL_OUTBOX")
+
+    @property
+    def mail_configuration_set(self) -> str:
+        return _optional("MAIL_CONFIGURATION_SET")
+
+    @property
+    def analytics_base_url(self) -> str:
+        return _value("ANALYTICS_BASE_URL").rstrip("/")
+
     # The warehouse (raw events): only the functions that write or query it are given
     # these; each fails by name where it is first used.
     @property

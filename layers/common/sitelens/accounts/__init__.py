@@ -13,6 +13,7 @@ from sitelens.accounts.keys import (
     list_keys,
     new_key,
     revoke_key,
+    set_contact,
 )
 from sitelens.accounts.limits import admit
 
@@ -28,4 +29,5 @@ __all__ = [
     "list_keys",
     "new_key",
     "revoke_key",
+    "set_contact",
 ]

@@ -14,7 +14,8 @@ from typing import Any
 
 from sitelens.config import settings
 from sitelens.data import records
-from sitelens.data.items import Item
+from sitelens.data.clients import client
+from sitelens.data.items import Item, from_item
 from sitelens.data.records import Collection
 
 COLLECTION = Collection(
@@ -52,6 +53,24 @@ def by_domain(site: str) -> Item | None:
     see a privacy change at once)."""
     claim = records.get_claim(COLLECTION, site)
     return get(claim["owner"], int(claim["record_id"])) if claim else None
+
+
+def of_account(account: str) -> list[Item]:
+    """Every website of the account (`id`, `domain`, `privacy`, `email`), in id order."""
+    query: dict[str, Any] = {
+        "TableName": settings().websites_table,
+        "KeyConditionExpression": "account = :account",
+        "ExpressionAttributeValues": {":account": {"S": account}},
+        "ProjectionExpression": "id, #domain, privacy, email",
+        "ExpressionAttributeNames": {"#domain": "domain"},
+    }
+    found: list[Item] = []
+    while True:
+        answer = client("dynamodb").query(**query)
+        found.extend(from_item(item) for item in answer["Items"])
+        if "LastEvaluatedKey" not in answer:
+            return found
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
 def is_claimed(site: str) -> bool:

@@ -36,6 +36,10 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, whi
 MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
 WAREHOUSE_DIR = Path(".sitelens-warehouse")  # raw events of `make serve`, git-ignored
+SECRET_FILE = Path(".sitelens-secret")  # make serve's signing secret, git-ignored
+# The emails `make serve` sends (digests) land here as .eml files, git-ignored.
+OUTBOX = Path(".outbox")
+ANALYTICS_PORT = int(os.environ.get("SITELENS_ANALYTICS_PORT", "3000"))
 TRIM_MOTO_SECONDS = 10.0
 # The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
 # than 100 of them, a malformed request), in the contract's JSON instead of its HTML page.
@@ -304,7 +308,7 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
     keys = dev_accounts(os.environ.get("SITELENS_DEV_API_KEY", ""))
     routes = template.routes(stack.spec)
     ports = {
-        "AnalyticsApi": int(os.environ.get("SITELENS_ANALYTICS_PORT", "3000")),
+        "AnalyticsApi": ANALYTICS_PORT,
         "SeoApi": int(os.environ.get("SITELENS_SEO_PORT", "3001")),
     }
     servers = []
@@ -327,6 +331,11 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
     print(f"  SQS:           {os.environ['AWS_ENDPOINT_URL_SQS']}", flush=True)
     if stack.warehouse is not None:
         print(f"  Warehouse:     {stack.warehouse.root} (Parquet, queried by DuckDB)", flush=True)
+    print(
+        f"  Emails:        {os.environ.get('SITELENS_MAIL_OUTBOX') or OUTBOX}/ (caught, not sent; "
+        "`python -m sitelens.cli --local digests send|outbox`)",
+        flush=True,
+    )
     for name, key in keys:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
@@ -346,9 +355,19 @@ def _start_workers(spec: dict[str, Any], lock: AbstractContextManager[Any] | Non
     return worker.start_all(spec, lock)
 
 
+def local_secret() -> str:
+    """The secret `make serve` signs cursors and links with, kept in a git-ignored file so
+    that `sitelens --local` (digests' unsubscribe links) signs alike."""
+    if not SECRET_FILE.exists():
+        SECRET_FILE.touch(mode=0o600)
+        SECRET_FILE.write_text(secrets.token_hex(32))
+    return SECRET_FILE.read_text().strip()
+
+
 def main() -> None:
-    # Local runs need a stable secret only for the life of the process.
-    os.environ.setdefault("SITELENS_CURSOR_SECRET", secrets.token_hex(32))
+    os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
+    os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
+    os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
     serve()
 
 

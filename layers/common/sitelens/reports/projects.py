@@ -43,6 +43,7 @@ def every_row(account_id: str, query: ProjectListQuery) -> Iterator[dict[str, An
 # function's 30 s timeout (about 10,000 reports); a project with more is finished by
 # sending the DELETE again, which carries on where the last one stopped.
 DELETE_SECONDS = 20.0
+MAX_PROJECT_LENGTH = 255  # characters: a host, as the report list's `project` filter takes
 _INDEX_LAG_PAUSE = 0.05  # seconds: the index still lists reports deleted a moment ago
 
 
@@ -61,7 +62,8 @@ def delete(account_id: str, project: str) -> Deletion:
     midway leaves a smaller project), then the row; 404 for a project the account does
     not have."""
     name = rules.project_name(project)
-    if not stored_projects.exists(account_id, name):
+    # a name no project can have (empty, longer than any host) is looked up nowhere
+    if not name or len(name) > MAX_PROJECT_LENGTH or not stored_projects.exists(account_id, name):
         raise errors.NotFound()
     deadline = time.monotonic() + DELETE_SECONDS
     deleted = 0

@@ -1,0 +1,52 @@
+"""The links that stop a website's digests without a key: signed tokens naming the account
+and its websites, valid for 60 days (a digest is read late, but not forever)."""
+
+from __future__ import annotations
+
+import time
+
+from sitelens import errors, signing
+from sitelens.data import websites as stored_websites
+from sitelens.data.records import Busy
+
+PURPOSE = "unsubscribe"
+TOKEN_SECONDS = 60 * 24 * 3600
+INVALID = "The link is invalid or has expired."
+
+
+def unsubscribe_token(account_id: str, website_ids: list[int]) -> str:
+    return signing.sign(
+        {"account": account_id, "websites": website_ids}, PURPOSE, time.time() + TOKEN_SECONDS
+    )
+
+
+def unsubscribe(token: str) -> list[str]:
+    """Set `email` to 0 on the token's websites that still exist; their domains. 422 on
+    `token` for a token that is malformed, tampered with or expired."""
+    try:
+        data = signing.verify(token, PURPOSE)
+        account, website_ids = str(data["account"]), [int(i) for i in data["websites"]]
+    except (signing.BadToken, KeyError, TypeError, ValueError):
+        raise errors.Invalid.field("token", INVALID) from None
+    stopped = []
+    for website_id in website_ids:
+        current = stored_websites.get(account, website_id)
+        if current is None:
+            continue  # deleted since: nothing to stop
+
+        def off(record: dict[str, object]) -> dict[str, object]:
+            return {**record, "email": 0}
+
+        try:
+            record = stored_websites.update(account, website_id, off, _site(current))
+        except Busy:
+            raise errors.Conflict() from None
+        if record is not None:
+            stopped.append(str(record["domain"]))
+    return stopped
+
+
+def _site(record: dict[str, object]) -> str:
+    from sitelens import hosts
+
+    return hosts.site(str(record["domain"]))
