@@ -211,3 +211,69 @@ def test_sources_group_search_engines_and_social_networks(host, name):
     from sitelens.analytics import sources
 
     assert sources.source(host) == name
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"metrics": ["pageviews"]},
+        {"metrics": ["pageviews", "events"]},
+        {"metrics": ["events", "pageviews"], "dimensions": ["time:day"]},
+        {"metrics": ["pageviews"], "dimensions": ["event:page"]},
+        {
+            "metrics": ["pageviews"],
+            "dimensions": ["event:page"],
+            "order_by": [["event:page", "asc"]],
+        },
+        {
+            "metrics": ["pageviews"],
+            "dimensions": ["event:page"],
+            "pagination": {"limit": 2, "offset": 1},
+        },
+        {"metrics": ["pageviews"], "dimensions": ["time:day"], "include": {"time_labels": True}},
+        {"metrics": ["pageviews"], "include": {"comparisons": {"mode": "previous_period"}}},
+    ],
+)
+def test_the_counters_answer_as_the_warehouse_does(analytics, monkeypatch, store, body):
+    from sitelens.analytics import queries, rollups
+    from sitelens.analytics.warehouse import query, sql
+
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    anna, ben = Browser(analytics, monkeypatch, ANNA), Browser(analytics, monkeypatch, BEN)
+    anna.view("10:00:00", "/", "https://www.google.de/")
+    anna.view("10:02:00", "/pricing", "https://shop.example/")
+    anna.leave("10:05:00", "/pricing", 180_000)
+    ben.view("10:10:00", "/")
+    ben.view("10:11:00", "/a")
+    ben.event("10:12:30", "/a", "signup")
+    count_everything()
+    sent = {"site_id": site["id"], "date_range": ["2026-11-20", "2026-11-23"], **body}
+    parsed = query.parse(sent, datetime(2026, 11, 24, tzinfo=UTC), "UTC")
+    assert rollups.answers(parsed)
+    assert queries.rows_source(parsed) is rollups.rows
+    from sitelens.analytics.warehouse import answers
+
+    fast = answers.answer(parsed, rollups.rows, sent)
+    slow = answers.answer(parsed, lambda q: warehouse.run(sql.statement(q, "duckdb")), sent)
+    assert fast == slow
+    assert fast["results"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"metrics": ["visitors"]},
+        {"metrics": ["pageviews"], "filters": [["is", "visit:country", ["DE"]]]},
+        {"metrics": ["pageviews"], "dimensions": ["visit:source"]},
+        {"metrics": ["events"], "dimensions": ["event:page"]},
+        {"metrics": ["pageviews"], "date_range": ["2026-09-01", "2026-11-23"]},
+        {"metrics": ["pageviews"], "timezone": "Europe/Berlin"},
+        {"metrics": ["pageviews"], "date_range": "24h"},
+    ],
+)
+def test_what_the_counters_cannot_answer_goes_to_the_warehouse(body):
+    from sitelens.analytics import rollups
+    from sitelens.analytics.warehouse import query
+
+    sent = {"site_id": 1, "date_range": ["2026-11-20", "2026-11-23"], **body}
+    assert not rollups.answers(query.parse(sent, datetime(2026, 11, 24, 12, tzinfo=UTC), "UTC"))

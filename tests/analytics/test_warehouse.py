@@ -64,7 +64,7 @@ def ask(warehouse: LocalWarehouse, **body: Any) -> dict[str, Any]:
     body.setdefault("site_id", 1)
     body.setdefault("date_range", [DAY, DAY])
     parsed = query.parse(body, NOW)
-    return answers.answer(parsed, warehouse.run, "duckdb", body)
+    return answers.answer(parsed, lambda q: warehouse.run(sql.statement(q, "duckdb")), body)
 
 
 def test_totals_of_known_visits(warehouse):

@@ -2,7 +2,9 @@
 
 The query is validated (`warehouse.query`), its websites checked to be the account's (a
 website of another account is answered as a missing one), its time zone taken from the
-website unless the query names one, and its SQL run on the warehouse engine in use.
+website unless the query names one. What the statistics counters answer exactly (totals,
+days and pages of pageviews and events over up to 31 whole UTC days, without filters) is
+read from DynamoDB (`rollups`); everything else runs as SQL on the warehouse engine.
 """
 
 from __future__ import annotations
@@ -10,7 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens import clock, errors
-from sitelens.analytics.warehouse import answers, query
+from sitelens.analytics import rollups
+from sitelens.analytics.warehouse import answers, query, sql
 from sitelens.data import warehouse
 from sitelens.data import websites as stored_websites
 
@@ -30,4 +33,13 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     if "timezone" not in body and len(zones) == 1 and zones != {zone}:
         parsed = query.parse(body, clock.now(), zones.pop())
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
-    return answers.answer(parsed, warehouse.run, warehouse.dialect(), echo)
+    return answers.answer(parsed, rows_source(parsed), echo)
+
+
+def rows_source(parsed: query.Query) -> answers.Rows:
+    """Where a query's rows come from: the counters when they answer it exactly, else the
+    warehouse."""
+    if rollups.answers(parsed):
+        return rollups.rows
+    dialect = warehouse.dialect()
+    return lambda q: warehouse.run(sql.statement(q, dialect))

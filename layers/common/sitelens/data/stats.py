@@ -277,6 +277,15 @@ def counts(
 ) -> tuple[list[tuple[str, int]], dict[str, int]]:
     """(value, count) of every counter of a series from `first_day` to `last_day`, and
     what reading them cost: one Query, continued only past DynamoDB's 1 MB pages."""
+    found, cost = daily_counts(website_id, name, first_day, last_day)
+    return [(value, count) for _, value, count in found], cost
+
+
+def daily_counts(
+    website_id: int, name: str, first_day: str, last_day: str
+) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
+    """(day, value, count) of every counter of a series from `first_day` to `last_day`,
+    and what reading them cost."""
     query: dict[str, Any] = {
         "TableName": _stats_table(),
         # `$` follows `#`: every slot of the last day sorts before `<last day>$`.
@@ -294,13 +303,16 @@ def counts(
             ":last": {"S": f"{last_day}$"},
         },
     }
-    found: list[tuple[str, int]] = []
+    found: list[tuple[str, str, int]] = []
     cost = {"requests": 0, "items_read": 0}
     while True:
         answer = client("dynamodb").query(**query)
         cost["requests"] += 1
         cost["items_read"] += answer.get("ScannedCount", 0)
-        found.extend((_value(item), int(item["count"]["N"])) for item in answer["Items"])
+        found.extend(
+            (item["slot"]["S"][:_DAY_LENGTH], _value(item), int(item["count"]["N"]))
+            for item in answer["Items"]
+        )
         if "LastEvaluatedKey" not in answer:
             return found, cost
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

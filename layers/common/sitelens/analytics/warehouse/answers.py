@@ -12,10 +12,11 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse import sql
 from sitelens.analytics.warehouse.query import TIME_DIMENSIONS, Query
 
-Run = Callable[[str], Sequence[Sequence[Any]]]
+# A query's rows: its dimensions, its metrics, then the number of groups before paging,
+# from the warehouse's SQL (`sql.statement`) or from the statistics counters (`rollups`).
+Rows = Callable[[Query], Sequence[Sequence[Any]]]
 # metrics whose change is told as a difference of points, not as a percentage
 _POINTS = frozenset({"bounce_rate", "conversion_rate", "percentage"})
 
@@ -28,8 +29,8 @@ def _number(value: Any) -> int | float:
     return value if isinstance(value, int | float) else float(value)
 
 
-def _rows(query: Query, run: Run, dialect: str) -> tuple[list[dict[str, Any]], int]:
-    found = run(sql.statement(query, dialect))
+def _rows(query: Query, rows: Rows) -> tuple[list[dict[str, Any]], int]:
+    found = rows(query)
     width = len(query.dimensions)
     results = [
         {
@@ -107,9 +108,9 @@ def _change(metric: str, now: float, before: float) -> float | None:
     return round(100 * (now - before) / before, 1)
 
 
-def answer(query: Query, run: Run, dialect: str, echo: dict[str, Any]) -> dict[str, Any]:
+def answer(query: Query, rows: Rows, echo: dict[str, Any]) -> dict[str, Any]:
     """The Stats API v2 answer: results, meta and the query as understood (`echo`)."""
-    results, total = _rows(query, run, dialect)
+    results, total = _rows(query, rows)
     meta: dict[str, Any] = {}
     labels = time_labels(query) if query.include.time_labels else []
     if query.include.time_labels:
@@ -120,7 +121,7 @@ def answer(query: Query, run: Run, dialect: str, echo: dict[str, Any]) -> dict[s
     if query.include.comparisons:
         start, end, first, last = comparison_range(query)
         earlier = query.shifted(start, end, first, last)
-        before, _ = _rows(earlier, run, dialect)
+        before, _ = _rows(earlier, rows)
         earlier_labels = time_labels(earlier)
         if labels:
             before = _filled(earlier, before, earlier_labels)
