@@ -196,6 +196,31 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         )
     else:
         rows.append(Line("ingestion", "not run", "writes <= hits / 5", None))
+    paths = results.get("query_paths")
+    if paths:
+        med = paths["median_ms"]
+        rows.append(
+            Line(
+                f"query: counters / warehouse ({paths['events']} events, {paths['days']} d)",
+                f"{med['counters']:.1f} / {med['warehouse']:.1f} ms (same question on the "
+                f"warehouse {med['warehouse_same_question']:.1f} ms)",
+                "counters well under 1 s",
+                _verdict(med["counters"] < 1000),
+            )
+        )
+        for total, found in paths["athena_scanned_30_days_of_one_site"].items():
+            rows.append(
+                Line(
+                    f"query: athena scan, 30 days of one site at {int(total):,} events",
+                    f"<= {found['bytes'] / 1e6:,.1f} MB (${found['usd']:.4f}); "
+                    f"{paths['athena_bytes_per_row']} B/row, "
+                    f"{len(paths['athena_columns_read'])} columns",
+                    "",
+                    None,
+                )
+            )
+    else:
+        rows.append(Line("query paths", "not run", "counters well under 1 s", None))
     units = results.get("report_write_units")
     if units:
         before, after = units["before_all_projection"], units["after_slim_projection"]
