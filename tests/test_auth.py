@@ -78,7 +78,8 @@ def test_account_on_both_apis(analytics, seo, account):
         assert reply.body["status"] == 200
         data = reply.data
         assert data["id"] == int(account.id) and data["name"] == "Acme"
-        assert set(data) == {"id", "name", "created_at"}
+        assert set(data) == {"id", "name", "email", "digest", "created_at"}
+        assert (data["email"], data["digest"]) == (None, "weekly")
 
 
 def test_a_second_key_acts_for_the_same_account(analytics, account):
