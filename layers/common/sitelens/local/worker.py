@@ -1,4 +1,7 @@
-"""Lambda's SQS event source mapping, locally: poll each queue, call its function.
+"""Lambda's SQS event source mapping, locally: poll each queue, call its function; and
+EventBridge Scheduler's schedules, as a timer that calls the function at start and then
+every SCHEDULE_SECONDS (the scheduled functions are idempotent: the digests claim each
+period's email before sending it).
 
 Like Lambda, a worker gathers messages into one batch until the function's BatchSize is
 reached or its batching window (at most 1 s here, so stats appear within about two
@@ -18,6 +21,7 @@ from sitelens.local import gateway
 from sitelens.log import logger
 
 MAX_WINDOW_SECONDS = 1.0
+SCHEDULE_SECONDS = 3600.0  # a daily schedule runs hourly here: it does nothing twice
 _RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 10 per call)
 
 
@@ -100,6 +104,35 @@ class QueueWorker:
         self.thread.join(timeout=5)
 
 
+class ScheduleWorker:
+    """A scheduled function, called now and then every SCHEDULE_SECONDS."""
+
+    def __init__(
+        self, function: str, props: dict[str, Any], lock: AbstractContextManager[Any] | None
+    ) -> None:
+        self.function = function
+        self.lock = lock or nullcontext()
+        self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=f"schedule-{function}", daemon=True)
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                with self.lock:
+                    self.handler({}, gateway.LambdaContext(self.function))
+            except Exception:
+                logger.exception("scheduled function failed", extra={"function": self.function})
+            self.stopping.wait(SCHEDULE_SECONDS)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+
+
 def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
     """The record Lambda's event source mapping passes for a received SQS message."""
     attributes = {
@@ -126,14 +159,18 @@ def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
 
 def start_all(
     spec: dict[str, Any], lock: AbstractContextManager[Any] | None = None
-) -> list[QueueWorker]:
-    """A worker for every function with an SQS event in the template."""
-    workers = []
+) -> list[QueueWorker | ScheduleWorker]:
+    """A worker for every function with an SQS event or a schedule in the template."""
+    workers: list[QueueWorker | ScheduleWorker] = []
     for name, resource in spec["Resources"].items():
         if resource.get("Type") != "AWS::Serverless::Function":
             continue
         props = resource["Properties"]
         for event in (props.get("Events") or {}).values():
+            if event.get("Type") in ("ScheduleV2", "Schedule"):
+                scheduled = ScheduleWorker(name, props, lock)
+                scheduled.start()
+                workers.append(scheduled)
             if event.get("Type") == "SQS":
                 source = event["Properties"]
                 worker = QueueWorker(
