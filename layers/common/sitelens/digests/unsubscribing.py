@@ -4,8 +4,9 @@ and its websites, valid for 60 days (a digest is read late, but not forever)."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
-from sitelens import errors, signing
+from sitelens import clock, errors, hosts, signing
 from sitelens.data import websites as stored_websites
 from sitelens.data.records import Busy
 
@@ -33,12 +34,10 @@ def unsubscribe(token: str) -> list[str]:
         current = stored_websites.get(account, website_id)
         if current is None:
             continue  # deleted since: nothing to stop
-
-        def off(record: dict[str, object]) -> dict[str, object]:
-            return {**record, "email": 0}
-
         try:
-            record = stored_websites.update(account, website_id, off, _site(current))
+            record = stored_websites.update(
+                account, website_id, _digests_off, hosts.site(str(current["domain"]))
+            )
         except Busy:
             raise errors.Conflict() from None
         if record is not None:
@@ -46,7 +45,6 @@ def unsubscribe(token: str) -> list[str]:
     return stopped
 
 
-def _site(record: dict[str, object]) -> str:
-    from sitelens import hosts
-
-    return hosts.site(str(record["domain"]))
+def _digests_off(record: dict[str, Any]) -> dict[str, Any]:
+    """The website with `email` 0, changed now (as an update through the API would be)."""
+    return {**record, "email": 0, "updated_at": clock.after(record["updated_at"])}
