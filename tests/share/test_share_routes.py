@@ -329,3 +329,18 @@ def test_the_report_page_shows_every_check_by_category(seo_owner, public_seo, si
     assert "Search engines" in page.body and "Security" in page.body
     private = report(seo_owner, site.url("/good"), privacy=1)
     assert public_seo.get(f"/share/reports/{private['id']}").status == 404
+
+
+def test_a_page_also_takes_the_token_and_the_json_the_cookie(analytics, public):
+    website(analytics, "locked.example", privacy=2, password="correct-horse")
+    token = unlock(public, "locked.example", "correct-horse").data["token"]
+    page = public.get("/share/locked.example", headers={"Authorization": f"Bearer {token}"})
+    assert page.status == 200
+    cookie = public.post("/share/locked.example", {"password": "correct-horse"})
+    value = cookie.headers["Set-Cookie"].split(";")[0]
+    reply = public.get(
+        "/api/v1/share/websites/locked.example/stats",
+        query={"name": "pageviews"},
+        headers={"Cookie": value},
+    )
+    assert reply.status == 200

@@ -47,7 +47,7 @@ RANKED_TITLES = {
 def website_stats(request: Request) -> Response:
     """GET /api/v1/share/websites/{domain}/stats: as `GET /api/v1/stats/{id}`."""
     shared = sharing.website(request.path_params.get("domain", ""))
-    sharing.admit(shared, _bearer(request))
+    sharing.admit(shared, _proof(request))
     query = StatsQuery.parse(request.query)
     return listed(request, stats.page(shared.account, shared.id, query))
 
@@ -55,7 +55,7 @@ def website_stats(request: Request) -> Response:
 def report(request: Request) -> Response:
     """GET /api/v1/share/reports/{id}: the report as its owner reads it."""
     shared = sharing.report(request.record_id())
-    sharing.admit(shared, _bearer(request))
+    sharing.admit(shared, _proof(request))
     return ok(report_records.show(shared.record))
 
 
@@ -75,9 +75,18 @@ def _unlocked(request: Request, shared: sharing.Shared) -> Response:
     return ok({"token": grant.token, "expires_at": grant.expires_iso()})
 
 
-def _bearer(request: Request) -> str | None:
+def _proof(request: Request) -> str | None:
+    """The share token a request carries: as a bearer token (programs), else in the
+    cookie a page's password form set (browsers send it only on that page's path)."""
     scheme, _, token = request.headers.get("authorization", "").strip().partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+    if scheme.lower() == "bearer" and token.strip():
+        return token.strip()
+    jar: SimpleCookie = SimpleCookie()
+    try:
+        jar.load(request.headers.get("cookie", ""))
+    except CookieError:
+        return None
+    return jar[COOKIE].value if COOKIE in jar else None
 
 
 # -- pages ---------------------------------------------------------------------------------
@@ -111,7 +120,7 @@ def _page(request: Request, find: Callable[[], sharing.Shared], render: Render) 
         shared: sharing.Shared = find()
         if request.method == "POST":
             return _unlock_form(request, shared)
-        if shared.locked and not _has_cookie(request, shared):
+        if shared.locked and not _proves(request, shared):
             return _password_page(request, shared, status=401)
         return render(request, shared)
     except errors.ApiError as err:
@@ -155,16 +164,9 @@ def _page_path(request: Request) -> str:
     return urlsplit(request.base_url).path.rstrip("/") + request.path
 
 
-def _has_cookie(request: Request, shared: sharing.Shared) -> bool:
-    jar: SimpleCookie = SimpleCookie()
+def _proves(request: Request, shared: sharing.Shared) -> bool:
     try:
-        jar.load(request.headers.get("cookie", ""))
-    except CookieError:
-        return False
-    if COOKIE not in jar:
-        return False
-    try:
-        sharing.admit(shared, jar[COOKIE].value)
+        sharing.admit(shared, _proof(request))
     except errors.Unauthenticated:
         return False
     return True
