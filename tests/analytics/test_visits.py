@@ -164,12 +164,13 @@ def test_engagements_and_events_are_not_counted_as_pageviews(analytics, monkeypa
     assert rows == [("pageview", "/", 0), ("engagement", "/", 60_000)]
 
 
-def test_a_bad_engagement_is_422(analytics):
+@pytest.mark.parametrize("sent", ["soon", "", " 5", "-1", "1.5", "1234567890123"])
+def test_a_bad_engagement_is_422(analytics, sent):
     analytics.post("/api/v1/websites", {"domain": "shop.example"})
     reply = analytics.request(
         "POST",
         "/api/event",
-        form={"page": "https://shop.example/", "engagement_ms": "soon"},
+        form={"page": "https://shop.example/", "engagement_ms": sent},
         key=None,
         headers={"User-Agent": CHROME},
     )

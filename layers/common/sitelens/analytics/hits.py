@@ -314,8 +314,8 @@ def build_hit(
     local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
     visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)
 
-    engaged = fields.get("engagement_ms", "").strip()
-    if engaged:
+    engaged = fields.get("engagement_ms")  # sent at all: exactly a number, as documented
+    if engaged is not None:
         return Hit(
             website_id=int(website["id"]),
             at=at,
