@@ -124,6 +124,27 @@ def test_filters_on_event_and_visit_dimensions(warehouse):
     assert either["results"][0]["metrics"] == [2]
 
 
+def test_devices_are_shown_as_plausible_names_and_matched_in_any_case(warehouse):
+    devices = ask(warehouse, metrics=["visitors"], dimensions=["visit:device"])
+    assert devices["results"] == [
+        {"dimensions": ["Mobile"], "metrics": [2]},
+        {"dimensions": ["Desktop"], "metrics": [1]},
+    ]
+    for sent in ("Mobile", "mobile", "MOBILE"):
+        sources = ask(
+            warehouse,
+            metrics=["visitors"],
+            dimensions=["visit:source"],
+            filters=[["is", "visit:device", [sent]]],
+        )
+        assert sources["results"] == [
+            {"dimensions": [""], "metrics": [1]},
+            {"dimensions": ["Twitter"], "metrics": [1]},
+        ]
+    phones = ask(warehouse, metrics=["visitors"], filters=[["matches", "visit:device", ["^mob"]]])
+    assert phones["results"][0]["metrics"] == [2]
+
+
 def test_conversion_rate_of_a_goal(warehouse):
     answer = ask(
         warehouse,

@@ -37,6 +37,9 @@ _TIME_UNITS: Final = {
     "time:week": "week",
     "time:month": "month",
 }
+# A closed set of words whose case means nothing: shown capitalised as Plausible shows them
+# (Desktop, Mobile, Tablet, Other), matched in any case (`mobile`, as the stats API has it).
+CASELESS_DIMENSIONS: Final = frozenset({"visit:device"})
 # visit columns taken from the visit's first pageview
 _VISIT_COLUMNS: Final = tuple(
     column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
@@ -50,7 +53,10 @@ def _text(value: str) -> str:
 def _column(dimension: str) -> str:
     if dimension in EVENT_DIMENSIONS:
         return f"e.{EVENT_DIMENSIONS[dimension]}"
-    return f"e.v_{VISIT_DIMENSIONS[dimension]}"
+    column = f"e.v_{VISIT_DIMENSIONS[dimension]}"
+    if dimension in CASELESS_DIMENSIONS:  # stored `mobile`, shown as Plausible's `Mobile`
+        return f"(UPPER(SUBSTR({column}, 1, 1)) || SUBSTR({column}, 2))"
+    return column
 
 
 def _local_time(query: Query) -> str:
@@ -71,7 +77,8 @@ def _condition(condition: Condition) -> str:
     column = f"COALESCE({_column(condition.dimension)}, '')"
     operator = condition.operator
     negated = operator.endswith("_not")
-    folded = not condition.case_sensitive and not operator.startswith("matches")
+    case_sensitive = condition.case_sensitive and condition.dimension not in CASELESS_DIMENSIONS
+    folded = not case_sensitive and not operator.startswith("matches")
     if folded:
         column = f"LOWER({column})"
     tests = []
@@ -82,7 +89,7 @@ def _condition(condition: Condition) -> str:
         elif operator.startswith("contains"):
             tests.append(f"STRPOS({column}, {_text(value)}) > 0")
         else:
-            flags = "" if condition.case_sensitive else "(?i)"
+            flags = "" if case_sensitive else "(?i)"
             tests.append(f"REGEXP_MATCHES({column}, {_text(flags + value)})")
     matched = "(" + " OR ".join(tests) + ")"
     return f"NOT {matched}" if negated else matched
