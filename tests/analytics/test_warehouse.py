@@ -183,6 +183,23 @@ def test_comparison_with_the_previous_period(warehouse):
     assert answer["meta"]["comparison_date_range"] == ["2026-11-22", "2026-11-22"]
 
 
+def test_a_change_from_nothing_is_100_percent_and_from_nothing_to_nothing_0(warehouse):
+    answer = ask(
+        warehouse,
+        metrics=["visitors", "bounce_rate"],
+        dimensions=["visit:country"],
+        include={"comparisons": {"mode": "previous_period"}},
+    )
+    assert [r["comparison"]["change"] for r in answer["results"]] == [[100.0, 66.7], [100.0, 0]]
+    empty = ask(
+        warehouse,
+        metrics=["visitors"],
+        date_range=["2026-11-01", "2026-11-01"],
+        include={"comparisons": {"mode": "previous_period"}},
+    )
+    assert empty["results"][0]["comparison"]["change"] == [0]
+
+
 def test_pagination_and_total_rows(warehouse):
     answer = ask(
         warehouse,

@@ -103,8 +103,8 @@ def comparison_range(query: Query) -> tuple[datetime, datetime, date, date]:
 def _change(metric: str, now: float, before: float) -> float | None:
     if metric in _POINTS:
         return round(now - before, 1)
-    if before == 0:
-        return None if now else 0
+    if before == 0:  # Plausible's convention: from nothing to something is +100%
+        return 100.0 if now else 0
     return round(100 * (now - before) / before, 1)
 
 
