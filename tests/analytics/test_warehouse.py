@@ -145,13 +145,23 @@ def test_devices_are_shown_as_plausible_names_and_matched_in_any_case(warehouse)
     assert phones["results"][0]["metrics"] == [2]
 
 
-def test_conversion_rate_of_a_goal(warehouse):
+@pytest.mark.parametrize("goal", ["event:name", "event:goal"])  # the second, Plausible's
+def test_conversion_rate_of_a_goal(warehouse, goal):
     answer = ask(
         warehouse,
         metrics=["visitors", "events", "conversion_rate"],
-        filters=[["is", "event:name", ["signup"]]],
+        filters=[["is", goal, ["signup"]]],
     )
     assert answer["results"][0]["metrics"] == [1, 1, 33.3]
+    goals = ask(
+        warehouse,
+        metrics=["visitors"],
+        dimensions=[goal],
+        filters=[["is_not", goal, ["pageview", "engagement"]]],
+        order_by=[[goal, "asc"]],
+    )
+    assert goals["results"] == [{"dimensions": ["signup"], "metrics": [1]}]
+    assert goals["query"]["dimensions"] == [goal]  # the query as sent
 
 
 def test_a_time_series_in_the_site_s_time_zone_with_every_label(warehouse):

@@ -46,6 +46,8 @@ VISIT_DIMENSIONS: Final = {
     "visit:screen": "screen",
 }
 TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
+# Plausible's names that are another's here: a goal is a custom event, named by its name
+ALIASES: Final = {"event:goal": "event:name"}
 FILTER_OPERATORS: Final = ("is", "is_not", "contains", "contains_not", "matches", "matches_not")
 PRESETS: Final = ("day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all")
 COMPARISONS: Final = ("previous_period", "year_over_year")
@@ -177,8 +179,11 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
     metrics = _list_of_strings(body["metrics"], "metrics", METRICS)
     if not metrics:
         raise _invalid("metrics", "The metrics field must name at least one metric.")
-    allowed_dimensions = (*EVENT_DIMENSIONS, *VISIT_DIMENSIONS, *TIME_DIMENSIONS)
-    dimensions = _list_of_strings(body.get("dimensions", []), "dimensions", allowed_dimensions)
+    allowed_dimensions = (*EVENT_DIMENSIONS, *ALIASES, *VISIT_DIMENSIONS, *TIME_DIMENSIONS)
+    sent = _list_of_strings(body.get("dimensions", []), "dimensions", allowed_dimensions)
+    dimensions = [_canonical(d) for d in sent]
+    if len(set(dimensions)) != len(dimensions):
+        raise _invalid("dimensions", "The dimensions field must not repeat a value.")
     if len(dimensions) > MAX_DIMENSIONS:
         raise _invalid("dimensions", f"At most {MAX_DIMENSIONS} dimensions.")
     if sum(d in TIME_DIMENSIONS for d in dimensions) > 1:
@@ -201,7 +206,8 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
         "event:name" in dimensions or any(_names_event(f) for f in filters)
     ):
         raise _invalid(
-            "metrics", "The conversion rate metric needs an event:name filter or dimension."
+            "metrics",
+            "The conversion rate metric needs an event:name (or event:goal) filter or dimension.",
         )
     order_by = _order_by(body.get("order_by"), metrics, dimensions)
     include = _include(body.get("include", {}), dimensions)
@@ -221,6 +227,11 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
         limit,
         offset,
     )
+
+
+def _canonical(name: Any) -> Any:
+    """Our name for a dimension sent under Plausible's (anything else unchanged)."""
+    return ALIASES.get(name, name) if isinstance(name, str) else name
 
 
 def _site_ids(value: Any) -> list[int]:
@@ -338,7 +349,7 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
         raise _invalid("filters", f"At most {MAX_CONDITIONS} filters.")
     if len(value) not in (3, 4):
         raise _invalid("filters", "A filter is [operator, dimension, clauses(, modifiers)].")
-    dimension, clauses = value[1], value[2]
+    dimension, clauses = _canonical(value[1]), value[2]
     if dimension not in EVENT_DIMENSIONS and dimension not in VISIT_DIMENSIONS:
         raise _invalid("filters", f"Cannot filter by {dimension!r}.")
     if not isinstance(clauses, list) or not clauses or not all(isinstance(c, str) for c in clauses):
@@ -393,14 +404,14 @@ def _order_by(value: Any, metrics: list[str], dimensions: list[str]) -> tuple[tu
         if (
             not isinstance(pair, list)
             or len(pair) != 2
-            or pair[0] not in (*metrics, *dimensions)
+            or _canonical(pair[0]) not in (*metrics, *dimensions)
             or pair[1] not in ("asc", "desc")
         ):
             raise _invalid(
                 "order_by",
                 'Each order is [a queried metric or dimension, "asc" or "desc"].',
             )
-        pairs.append((pair[0], pair[1]))
+        pairs.append((_canonical(pair[0]), pair[1]))
     return tuple(pairs)
 
 
