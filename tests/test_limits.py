@@ -87,6 +87,20 @@ def test_containers_share_the_count(aws_env):
     assert not limits.take("7", 2, SECOND + 1, SECOND + 61)
 
 
+def test_a_count_given_back_frees_its_place_in_that_window_only(aws_env):
+    assert limits.take("9", 1, SECOND, SECOND + 60)
+    limits.give_back("9", SECOND)
+    assert limits.take("9", 1, SECOND, SECOND + 60)
+    assert not limits.take("9", 1, SECOND, SECOND + 60)
+    limits.give_back("9", SECOND - 1)  # a window that is over: nothing changes
+    assert not limits.take("9", 1, SECOND, SECOND + 60)
+    limits.give_back("9", SECOND)
+    limits.give_back("9", SECOND)  # never below zero
+    assert limits.take("9", 1, SECOND, SECOND + 60)
+    assert not limits.take("9", 1, SECOND, SECOND + 60)
+    limits.give_back("unknown", SECOND)  # nothing counted: nothing to give back
+
+
 def test_a_wrong_guess_or_a_clock_behind_still_counts(aws_env):
     assert limits.take("8", 2, SECOND + 5, 0)
     assert limits.take("8", 2, SECOND, 0)  # a clock behind counts in the stored second

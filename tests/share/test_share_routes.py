@@ -187,10 +187,25 @@ def test_password_attempts_are_limited_per_client_and_per_record(analytics, publ
     assert refused.status == 429
     assert refused.body == {"message": "Too Many Attempts.", "status": 429}
     assert 0 < int(refused.headers["Retry-After"]) <= sharing.ATTEMPT_WINDOW_SECONDS
-    # another address has its own count, until the record's is used up
+    # another address has its own count, until the record's is used up by wrong passwords
+    assert unlock(public, "locked.example", "p", source_ip="203.0.113.9").status == 200
+    assert unlock(public, "locked.example", "guess", source_ip="203.0.113.10").status == 401
     assert unlock(public, "locked.example", "p", source_ip="203.0.113.9").status == 200
     assert unlock(public, "locked.example", "guess", source_ip="203.0.113.10").status == 401
     assert unlock(public, "locked.example", "p", source_ip="203.0.113.11").status == 429
+
+
+def test_right_passwords_use_no_attempts(analytics, public, monkeypatch):
+    monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_CLIENT", 3)
+    monkeypatch.setattr(
+        "sitelens.privacy.verify_password", lambda password, stored: password == "p"
+    )
+    website(analytics, "locked.example", privacy=2, password="correct-horse")
+    for _ in range(10):  # a reader unlocking again and again is no guesser
+        assert unlock(public, "locked.example", "p").status == 200
+    for _ in range(3):
+        assert unlock(public, "locked.example", "guess").status == 401
+    assert unlock(public, "locked.example", "p").status == 429
 
 
 def test_no_client_address_is_stored(analytics, public, moto_backend):

@@ -43,6 +43,16 @@ def take(subject: str, allowed: int, window: int, expires_at: int) -> bool:
     return True  # three races lost in a row: let the request through rather than refuse it
 
 
+def give_back(subject: str, window: int) -> None:
+    """Uncount one request `take` counted in `window` (nothing when that window is over)."""
+    _update(
+        subject,
+        "ADD #count :minus_one",
+        "#window = :window AND #count > :zero",
+        {":window": {"N": str(window)}, ":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
+    )
+
+
 def _key(subject: str) -> dict[str, Any]:
     return {"pk": {"S": f"LIMIT#{subject}"}, "sk": {"S": "LIMIT"}}
 

@@ -112,25 +112,36 @@ def unlock(shared: Shared, password: str, client_address: str) -> Grant:
     and gets one whatever was sent); 401 when it is not, 429 when the record or this
     client has tried too often in this window."""
     if shared.locked:
-        _count_attempt(shared, client_address)
+        # counted before the comparison, so that concurrent guesses cannot pass the limit;
+        # a right password is given back: only wrong ones use the allowance up
+        counted = _count_attempt(shared, client_address)
         if not privacy.verify_password(password, shared.record["password_hash"]):
             raise errors.Unauthenticated()
+        for subject, window in counted:
+            limits.give_back(subject, window)
     expires_at = int(time.time()) + TOKEN_SECONDS
     token = signing.sign({"kind": shared.kind, "id": shared.id}, shared.purpose(), expires_at)
     return Grant(token, expires_at)
 
 
-def _count_attempt(shared: Shared, client_address: str) -> None:
+def _count_attempt(shared: Shared, client_address: str) -> list[tuple[str, int]]:
+    """Count an attempt for this client and for the record (429 when either has used its
+    allowance in this window); the subjects and window counted."""
     now = int(time.time())
     window = now // ATTEMPT_WINDOW_SECONDS
     ends = (window + 1) * ATTEMPT_WINDOW_SECONDS
     record = f"unlock:{shared.kind}:{shared.id}"
+    counted: list[tuple[str, int]] = []
     for subject, allowed in (
         (f"{record}:{_client_key(client_address)}", ATTEMPTS_PER_CLIENT),
         (record, ATTEMPTS_PER_RECORD),
     ):
         if not limits.take(subject, allowed, window, ends):
+            for taken, at in counted:  # refused: this attempt counts nowhere
+                limits.give_back(taken, at)
             raise errors.TooManyRequests(retry_after=max(ends - now, 1))
+        counted.append((subject, window))
+    return counted
 
 
 def _client_key(client_address: str) -> str:
