@@ -94,6 +94,7 @@ def test_reports_and_projects_export_every_row_with_the_filters(seo, account, ot
         "updated_at",
     ]
     assert len(rows) == 1 + 27
+    assert {row[7] for row in rows[1:]} == {"false"}  # `password`, as the JSON list has it
     ids = [int(row[0]) for row in rows[1:]]
     assert ids == sorted(ids, reverse=True)  # the list's default order: newest first
     everything = parsed(seo.get("/api/v1/reports", query={"format": "csv", "sort": "asc"}))

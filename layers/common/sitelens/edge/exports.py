@@ -21,9 +21,11 @@ _FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
 def neutralised(value: Any) -> Any:
     """A cell as written: text that a spreadsheet would run as a formula gets a leading `'`
-    (shown, never run); numbers and booleans are ours and stay as they are."""
+    (shown, never run); numbers stay as they are, booleans are written as JSON has them."""
     if value is None:
         return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
