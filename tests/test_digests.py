@@ -81,6 +81,24 @@ def test_a_weekly_digest_of_the_websites_that_ask_for_one(analytics, account, ou
     assert "secret.example" in html and "<strong>shop.example</strong>" in html
 
 
+def test_the_scheduled_event_sends_the_digests_due(analytics, account, outbox, monkeypatch):
+    """`sam local invoke DigestFunction -e events/digests-send.json`, on a Monday: the
+    Scheduler's (empty) event runs the week's digests; run again, it sends none."""
+    from sitelens.local import gateway
+
+    shop = analytics.post("/api/v1/websites", {"domain": "shop.example", "email": 1}).data
+    count_views(account.id, shop["id"], {"2026-11-17": 2})
+    accounts.set_contact(accounts.get_account(account.id), "owner@example.com")
+    monkeypatch.setattr("sitelens.clock.now", lambda: datetime(2026, 11, 23, 6, 0, 5, tzinfo=UTC))
+    module = gateway.load_module(gateway.ROOT / "functions/digests/send/app.py")
+    event = json.loads((gateway.ROOT / "events" / "digests-send.json").read_text())
+    first = module.handler(event, gateway.LambdaContext("DigestFunction"))
+    again = module.handler(event, gateway.LambdaContext("DigestFunction"))
+    assert (first["sent"], first["periods"]) == (1, ["2026-W47"])
+    assert (again["sent"], again["already"]) == (0, 1)
+    assert len(emails(outbox)) == 1
+
+
 def test_a_digest_is_sent_once_per_period(analytics, account, outbox):
     analytics.post("/api/v1/websites", {"domain": "shop.example", "email": 1})
     accounts.set_contact(accounts.get_account(account.id), "owner@example.com")
