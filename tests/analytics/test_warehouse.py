@@ -164,6 +164,28 @@ def test_conversion_rate_of_a_goal(warehouse, goal):
     assert goals["query"]["dimensions"] == [goal]  # the query as sent
 
 
+def test_engagements_are_no_event_of_any_breakdown(warehouse):
+    names = ask(warehouse, metrics=["visitors", "events"], dimensions=["event:name"])
+    assert names["results"] == [
+        {"dimensions": ["pageview"], "metrics": [3, 5]},
+        {"dimensions": ["signup"], "metrics": [1, 1]},
+    ]
+    engaged = ask(warehouse, metrics=["visitors"], filters=[["is", "event:name", ["engagement"]]])
+    assert engaged["results"] == [{"dimensions": [], "metrics": [0]}]
+    # a's engagement at 10:07 is in hour 10 with its pageview; one left at 11:59 would not
+    # make a visitor of hour 11 that saw no page then
+    late = [row(1, "d", "10:50:00", page="/"), row(1, "d", "11:05:00", "engagement", page="/")]
+    warehouse.write(late)
+    hours = ask(
+        warehouse,
+        metrics=["visitors", "visit_duration"],
+        dimensions=["time:hour"],
+        filters=[["is", "event:page", ["/"]]],
+    )
+    by_hour = {r["dimensions"][0][11:13]: r["metrics"] for r in hours["results"]}
+    assert by_hour["10"][0] == 2 and by_hour["11"][0] == 1  # a at 10 and 11, d at 10 only
+
+
 def test_a_time_series_in_the_site_s_time_zone_with_every_label(warehouse):
     answer = ask(
         warehouse,

@@ -109,7 +109,9 @@ def _where(filters: tuple[Filter, ...]) -> str:
 
 
 def _visits_sql(query: Query) -> str:
-    """Raw rows of the range, each with its visit number and its visit's dimensions."""
+    """The pageviews and custom events of the range, each with its visit number and its
+    visit's dimensions. Engagement rows only give visits their duration: they are no event,
+    as in Plausible, so no breakdown, filter or count sees them."""
     sites = ", ".join(str(site) for site in query.site_ids)
     # a UTC day partition can hold the site's first and last local day: read one more each side
     first_day = (query.start.date()).isoformat()
@@ -170,7 +172,7 @@ hits AS (
   SELECT n.*, {visit_fields}
   FROM numbered AS n
   JOIN visits AS v USING (website_id, visitor, visit_no)
-  WHERE v.v_pageviews + v.v_interactions > 0
+  WHERE v.v_pageviews + v.v_interactions > 0 AND n.name <> {engagement}
 )"""
 
 
@@ -204,7 +206,6 @@ def statement(query: Query, dialect: str) -> str:
     keys = [f"d{n}" for n in range(len(dimensions))]
     group = ", ".join(keys)
     pageview = _text(schema.PAGEVIEW)
-    engagement = _text(schema.ENGAGEMENT)
     # goals (top-level event:name "is" filters) narrow the converting visitors, not the base
     goals = tuple(
         f for f in query.filters if isinstance(f, Condition) and f.dimension == "event:name"
@@ -219,7 +220,7 @@ matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)}),
 per_visit AS (
   SELECT {", ".join([*named, "website_id", "visitor", "visit_no"])},
     COUNT(*) FILTER (WHERE name = {pageview}) AS pageviews,
-    COUNT(*) FILTER (WHERE name <> {engagement}) AS events,
+    COUNT(*) AS events,
     MAX(v_pageviews) AS v_pageviews, MAX(v_interactions) AS v_interactions,
     MAX(v_duration) AS v_duration
   FROM matched AS e
