@@ -211,7 +211,7 @@ def test_comparison_with_the_previous_period(warehouse):
         warehouse, metrics=["visitors"], include={"comparisons": {"mode": "previous_period"}}
     )
     [result] = answer["results"]
-    assert result["comparison"] == {"dimensions": [], "metrics": [1], "change": [200.0]}
+    assert result["comparison"] == {"dimensions": [], "metrics": [1], "change": [200]}
     assert answer["meta"]["comparison_date_range"] == ["2026-11-22", "2026-11-22"]
 
 
@@ -222,7 +222,8 @@ def test_a_change_from_nothing_is_100_percent_and_from_nothing_to_nothing_0(ware
         dimensions=["visit:country"],
         include={"comparisons": {"mode": "previous_period"}},
     )
-    assert [r["comparison"]["change"] for r in answer["results"]] == [[100.0, 66.7], [100.0, 0]]
+    # no bounce rate before (no visits): no change, as Plausible answers
+    assert [r["comparison"]["change"] for r in answer["results"]] == [[100, None], [100, None]]
     empty = ask(
         warehouse,
         metrics=["visitors"],
@@ -230,6 +231,67 @@ def test_a_change_from_nothing_is_100_percent_and_from_nothing_to_nothing_0(ware
         include={"comparisons": {"mode": "previous_period"}},
     )
     assert empty["results"][0]["comparison"]["change"] == [0]
+
+
+def test_a_time_series_compares_every_bucket_with_the_one_in_its_place(warehouse):
+    # the previous period of 23-24 November is 21-22 November
+    warehouse.write(
+        [
+            row(1, "p", "2026-11-21T09:00:00", page="/"),
+            row(1, "q", "2026-11-21T09:30:00", page="/"),
+            row(1, "p", "2026-11-22T10:00:00", page="/"),
+            row(1, "q", "2026-11-22T10:00:00", page="/"),
+            row(1, "r", "2026-11-22T11:00:00", page="/"),
+        ]
+    )
+    answer = ask(
+        warehouse,
+        metrics=["visitors", "bounce_rate"],
+        dimensions=["time:day"],
+        date_range=["2026-11-23", "2026-11-24"],
+        include={"comparisons": {"mode": "previous_period"}},
+    )
+    # every day answers, without time_labels too; 23 November: 3 visitors, 2 of 4 visits
+    # bounced, against 2 on the 21st, both bounced; the 24th: nobody against 3
+    assert answer["results"] == [
+        {
+            "dimensions": ["2026-11-23"],
+            "metrics": [3, 50.0],
+            "comparison": {
+                "dimensions": ["2026-11-21"],
+                "metrics": [2, 100.0],
+                "change": [50, -50.0],
+            },
+        },
+        {
+            "dimensions": ["2026-11-24"],
+            "metrics": [0, 0],
+            "comparison": {
+                "dimensions": ["2026-11-22"],
+                "metrics": [3, 100.0],
+                "change": [-100, -100.0],
+            },
+        },
+    ]
+
+
+@pytest.mark.parametrize(
+    ("metric", "now", "before", "change"),
+    [
+        ("visitors", 1, 3, -67),  # whole percents, rounded half away from zero
+        ("visitors", 3, 2, 50),
+        ("pageviews", 7, 8, -13),  # -12.5
+        ("percentage", 50.0, 12.5, 300),  # a share changes in percent, as in Plausible
+        ("visitors", 5, 0, 100),
+        ("visitors", 0, 0, 0),
+        ("bounce_rate", 40.0, 50.0, -10.0),  # points
+        ("bounce_rate", 40.0, 0, None),
+        ("conversion_rate", 12.5, 10.0, 2.5),
+        ("conversion_rate", 12.5, 0, 12.5),
+    ],
+)
+def test_changes_as_plausible_tells_them(metric, now, before, change):
+    assert answers._change(metric, now, before) == change
 
 
 def test_pagination_and_total_rows(warehouse):

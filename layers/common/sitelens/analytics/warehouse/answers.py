@@ -7,6 +7,7 @@ Athena deployed), and shapes `results`, `meta` (`total_rows`, `time_labels`) and
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -17,8 +18,6 @@ from sitelens.analytics.warehouse.query import TIME_DIMENSIONS, Query
 # A query's rows: its dimensions, its metrics, then the number of groups before paging,
 # from the warehouse's SQL (`sql.statement`) or from the statistics counters (`rollups`).
 Rows = Callable[[Query], Sequence[Sequence[Any]]]
-# metrics whose change is told as a difference of points, not as a percentage
-_POINTS = frozenset({"bounce_rate", "conversion_rate", "percentage"})
 
 
 def _number(value: Any) -> int | float:
@@ -100,37 +99,55 @@ def comparison_range(query: Query) -> tuple[datetime, datetime, date, date]:
     )
 
 
-def _change(metric: str, now: float, before: float) -> float | None:
-    if metric in _POINTS:
+def _change(metric: str, now: float, before: float) -> float | int | None:
+    """Plausible's change: points for the two rates (none for a bounce rate from 0), else
+    the percent change as a whole number, 100 from nothing to something, 0 from 0 to 0."""
+    if metric == "conversion_rate":
         return round(now - before, 1)
-    if before == 0:  # Plausible's convention: from nothing to something is +100%
-        return 100.0 if now else 0
-    return round(100 * (now - before) / before, 1)
+    if metric == "bounce_rate":
+        return round(now - before, 1) if before > 0 else None
+    if before == 0:
+        return 100 if now else 0
+    return _half_away_from_zero(100 * (now - before) / before)
+
+
+def _half_away_from_zero(value: float) -> int:
+    """Rounded as Plausible (Elixir's `round`) rounds, not to the even neighbour."""
+    whole = math.floor(abs(value) + 0.5)
+    return int(math.copysign(whole, value)) if whole else 0
 
 
 def answer(query: Query, rows: Rows, echo: dict[str, Any]) -> dict[str, Any]:
     """The Stats API v2 answer: results, meta and the query as understood (`echo`)."""
     results, total = _rows(query, rows)
     meta: dict[str, Any] = {}
-    labels = time_labels(query) if query.include.time_labels else []
+    # a time series names every bucket with time_labels, and for comparisons (as
+    # Plausible's does), so that each bucket meets the earlier period's bucket in its place
+    labels = time_labels(query) if query.include.time_labels or query.include.comparisons else []
     if query.include.time_labels:
         meta["time_labels"] = labels
+    filled = bool(labels) and query.dimensions == (query.time_dimension,)
+    if filled:
         results = _filled(query, results, labels)
     if query.include.total_rows:
-        meta["total_rows"] = len(results) if labels else total
+        meta["total_rows"] = len(results) if filled else total
     if query.include.comparisons:
         start, end, first, last = comparison_range(query)
         earlier = query.shifted(start, end, first, last)
         before, _ = _rows(earlier, rows)
         earlier_labels = time_labels(earlier)
-        if labels:
+        if filled:
             before = _filled(earlier, before, earlier_labels)
         matched = _match(query, before, labels, earlier_labels)
         for row in results:
             past = matched.get(tuple(row["dimensions"]))
             metrics = past["metrics"] if past else [0] * len(query.metrics)
             row["comparison"] = {
-                "dimensions": past["dimensions"] if past else row["dimensions"],
+                "dimensions": (
+                    past["dimensions"]
+                    if past
+                    else _earlier_dimensions(query, row, labels, earlier_labels)
+                ),
                 "metrics": metrics,
                 "change": [
                     _change(name, now, then)
@@ -141,12 +158,29 @@ def answer(query: Query, rows: Rows, echo: dict[str, Any]) -> dict[str, Any]:
     return {"results": results, "meta": meta, "query": echo}
 
 
+def _time_position(query: Query) -> int | None:
+    return next((n for n, d in enumerate(query.dimensions) if d in TIME_DIMENSIONS), None)
+
+
+def _earlier_dimensions(
+    query: Query, row: dict[str, Any], labels: list[str], earlier: list[str]
+) -> list[str]:
+    """A row's dimensions in the earlier period: its time bucket moved to the one in the
+    same place (2021-01-07 against 2020-12-31), the others as they are."""
+    dimensions = list(row["dimensions"])
+    position = _time_position(query)
+    if position is not None:
+        back = dict(zip(labels, earlier, strict=False))
+        dimensions[position] = back.get(dimensions[position], dimensions[position])
+    return dimensions
+
+
 def _match(
     query: Query, before: list[dict[str, Any]], labels: list[str], earlier: list[str]
 ) -> dict[tuple[str, ...], dict[str, Any]]:
     """The earlier rows by the dimensions of the row they compare with: time buckets by
     position (the n-th bucket with the n-th), other dimensions by value."""
-    position = next((n for n, d in enumerate(query.dimensions) if d in TIME_DIMENSIONS), None)
+    position = _time_position(query)
     translate = dict(zip(earlier, labels, strict=False))
     matched = {}
     for row in before:
