@@ -305,6 +305,16 @@ def test_pagination_and_total_rows(warehouse):
     )
     assert [r["dimensions"][0] for r in answer["results"]] == ["/blog/one", "/pricing"]
     assert answer["meta"]["total_rows"] == 3
+    # with time labels and a second dimension, still the groups before paging
+    paged = ask(
+        warehouse,
+        metrics=["pageviews"],
+        dimensions=["time:day", "event:page"],
+        pagination={"limit": 1},
+        include={"total_rows": True, "time_labels": True},
+    )
+    assert len(paged["results"]) == 1
+    assert paged["meta"]["total_rows"] == 3
 
 
 def test_a_roll_up_of_two_websites(warehouse):
