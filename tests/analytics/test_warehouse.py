@@ -205,6 +205,22 @@ def test_a_time_series_in_the_site_s_time_zone_with_every_label(warehouse):
     assert answer["meta"]["total_rows"] == 3
 
 
+def test_weeks_are_named_by_their_monday_or_the_range_s_first_day(warehouse):
+    warehouse.write([row(1, "w", "2026-11-19T09:00:00", page="/")])  # a Thursday
+    answer = ask(
+        warehouse,
+        metrics=["visitors"],
+        dimensions=["time:week"],
+        date_range=["2026-11-18", "2026-11-24"],  # Wednesday to Tuesday
+        include={"time_labels": True},
+    )
+    assert answer["meta"]["time_labels"] == ["2026-11-18", "2026-11-23"]
+    assert answer["results"] == [
+        {"dimensions": ["2026-11-18"], "metrics": [1]},
+        {"dimensions": ["2026-11-23"], "metrics": [3]},
+    ]
+
+
 def test_comparison_with_the_previous_period(warehouse):
     warehouse.write([row(1, "old", "2026-11-22T09:00:00", page="/")])
     answer = ask(

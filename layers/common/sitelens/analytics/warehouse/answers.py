@@ -57,8 +57,8 @@ def time_labels(query: Query) -> list[str]:
         query.first_day + timedelta(days=n)
         for n in range((query.last_day - query.first_day).days + 1)
     ]
-    if dimension == "time:week":
-        days = [day - timedelta(days=day.weekday()) for day in days]
+    if dimension == "time:week":  # Monday, or the range's first day in its first week
+        days = [max(day - timedelta(days=day.weekday()), query.first_day) for day in days]
     elif dimension == "time:month":
         days = [day.replace(day=1) for day in days]
     return list(dict.fromkeys(day.isoformat() for day in days))

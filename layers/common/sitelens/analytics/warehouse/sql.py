@@ -70,7 +70,11 @@ def _dimension_sql(query: Query, dimension: str) -> str:
         return f"COALESCE({_column(dimension)}, '')"
     truncated = f"DATE_TRUNC('{unit}', {_local_time(query)})"
     pattern = "%Y-%m-%d %H:00:00" if unit == "hour" else "%Y-%m-%d"
-    return f"STRFTIME({truncated}, '{pattern}')"
+    label = f"STRFTIME({truncated}, '{pattern}')"
+    if unit == "week":  # a week begun before the range is named by the range's first day
+        # (compared as ISO text: Athena's zoned timestamps would compare instants)
+        return f"GREATEST({label}, '{query.first_day.isoformat()}')"
+    return label
 
 
 def _condition(condition: Condition) -> str:
