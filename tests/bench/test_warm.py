@@ -98,7 +98,8 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDynamoDB]:
     """The stub, served by `sitelens.data.clients.client` and by the peers' module-scope client."""
     from tests.bench.peers import websites as peer_websites
 
-    for name in config.REQUIRED:  # the stub answers whatever the table or queue is called
+    for entry in config.REQUIRED:  # the stub answers whatever the table or queue is called
+        name = entry if isinstance(entry, str) else entry[0]  # a tuple: any one of them
         monkeypatch.setenv(config.PREFIX + name, f"bench-{name.lower()}")
     stub = FakeDynamoDB()
     clients.reset()

@@ -1,4 +1,4 @@
-"""Baseline: the same 38 checks as `sitelens.seo.checks`, written the way BeautifulSoup-based
+"""Baseline: the same 39 checks as `sitelens.seo.checks`, written the way BeautifulSoup-based
 SEO analyzers write them: decode the body, one `BeautifulSoup(html, "html.parser")`, then
 `find_all` / `get_text` per check, and the visible text after decomposing script and style.
 
@@ -37,6 +37,10 @@ SOCIAL = {
     "facebook.com", "fb.com", "x.com", "twitter.com", "instagram.com", "linkedin.com",
     "youtube.com", "youtu.be", "tiktok.com", "pinterest.com", "github.com", "threads.net",
     "bsky.app", "reddit.com", "t.me", "whatsapp.com", "tumblr.com", "twitch.tv",
+}  # fmt: skip
+ROBOTS_DIRECTIVES = {
+    "user-agent", "allow", "disallow", "sitemap", "crawl-delay", "clean-param", "host",
+    "request-rate", "visit-time", "noindex",
 }  # fmt: skip
 JS_TYPES = {"", "text/javascript", "application/javascript", "module"}
 EMAIL = re.compile(r"[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}")
@@ -106,6 +110,15 @@ def analyse(site: Site) -> dict[str, dict[str, Any]]:
         for agent in ("*", "Sitelens")
     }
     add("robots", all(allowed.values()), allowed)
+    invalid = []
+    if robots_parser is not None:  # a line must be a known "directive: value"
+        for number, raw in enumerate(site.robots_txt.body.decode("utf-8", "replace").splitlines()):
+            line = raw.split("#", 1)[0].strip()
+            name, colon, _ = line.partition(":")
+            if line and (not colon or name.strip().lower() not in ROBOTS_DIRECTIVES):
+                invalid.append(f"line {number + 1}: {line}")
+    unavailable = site.robots_txt is not None and site.robots_txt.status >= 500
+    add("robots_txt", not invalid and not unavailable, invalid[:20])
     noindex = [
         name
         for name in ("robots", "googlebot")
