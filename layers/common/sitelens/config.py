@@ -23,6 +23,12 @@ MAX_KEY_CACHE_SECONDS = 10.0
 # Requests per second an account may make on the authenticated routes (0: no limit).
 DEFAULT_ACCOUNT_RATE_LIMIT = 10
 MAX_ACCOUNT_RATE_LIMIT = 10_000
+# Hits per second each website may send through one event-function container, and the
+# burst it may save up (sitelens.analytics.fairshare explains the sizing); 0: no share.
+DEFAULT_SITE_HITS_PER_SECOND = 100
+MAX_SITE_HITS_PER_SECOND = 100_000
+DEFAULT_SITE_HITS_BURST = 1_000
+MAX_SITE_HITS_BURST = 1_000_000
 
 
 class ConfigError(RuntimeError):
@@ -121,6 +127,8 @@ class Settings:
     behind_cloudfront: bool = False
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
     account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
+    site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
+    site_hits_burst: int = DEFAULT_SITE_HITS_BURST
 
 
 # One entry per setting; a tuple is a setting given by any one of its variables.
@@ -177,9 +185,18 @@ def _count(name: str, default: int, maximum: int) -> int:
     return int(raw)
 
 
+def _site_share() -> tuple[int, int]:
+    rate = _count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
+    burst = _count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
+    if rate and not burst:  # a bucket that holds no hit would refuse every one
+        raise ConfigError(f"{PREFIX}SITE_HITS_BURST must be at least 1 when hits are shared.")
+    return rate, burst
+
+
 @cache
 def settings() -> Settings:
     """The container's settings; tests call `reset()` after changing the environment."""
+    site_hits_per_second, site_hits_burst = _site_share()
     return Settings(
         allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
@@ -191,6 +208,8 @@ def settings() -> Settings:
         account_rate_limit=_count(
             "ACCOUNT_RATE_LIMIT", DEFAULT_ACCOUNT_RATE_LIMIT, MAX_ACCOUNT_RATE_LIMIT
         ),
+        site_hits_per_second=site_hits_per_second,
+        site_hits_burst=site_hits_burst,
     )
 
 
