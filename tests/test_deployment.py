@@ -41,7 +41,7 @@ def test_each_api_has_one_stage_named_by_the_parameter():
     assert [p for p in of_type("AWS::ApiGateway::Deployment").values() if "StageName" in p] == []
 
 
-def test_every_method_is_throttled_and_the_tracking_endpoint_below_the_rest():
+def test_every_method_is_throttled_and_the_tracking_endpoint_on_its_own():
     default = {
         "ResourcePath": "/*",
         "HttpMethod": "*",
@@ -60,9 +60,9 @@ def test_every_method_is_throttled_and_the_tracking_endpoint_below_the_rest():
     ]
     assert "post" in RESOURCES["AnalyticsApi"]["Properties"]["Body"]["paths"]["/api/event"]
     parameters = SOURCE["Parameters"]
-    for kind in ("Rate", "Burst"):
-        tracking = parameters[f"EventThrottle{kind}"]["Default"]
-        assert 0 < tracking < parameters[f"Throttle{kind}"]["Default"]
+    # the documented target (docs/operations.md): 1,000 hits/s sustained, bursts of 5,000
+    assert parameters["EventThrottleRate"]["Default"] >= 1000
+    assert parameters["EventThrottleBurst"]["Default"] >= 5000
     assert 0 < parameters["AccountRateLimit"]["Default"] < parameters["ThrottleRate"]["Default"]
 
 
@@ -109,11 +109,13 @@ def test_each_queue_has_a_dead_letter_queue_of_its_own_with_an_alarm():
     alarms = of_type("AWS::CloudWatch::Alarm").values()
     for queue in dead:
         dimension = {"Name": "QueueName", "Value": {"Fn::GetAtt": [queue, "QueueName"]}}
-        [alarm] = [a for a in alarms if dimension in a.get("Dimensions", [])]
-        assert (alarm["Namespace"], alarm["MetricName"]) == (
-            "AWS/SQS",
-            "ApproximateNumberOfMessagesVisible",
-        )
+        [alarm] = [
+            a
+            for a in alarms
+            if dimension in a.get("Dimensions", [])
+            and a["MetricName"] == "ApproximateNumberOfMessagesVisible"
+        ]
+        assert alarm["Namespace"] == "AWS/SQS"
         assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0)
         assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}]
 
@@ -123,11 +125,16 @@ def test_visibility_timeouts_outlast_every_try_of_their_function():
     functions = of_type("AWS::Lambda::Function")
     queues = of_type("AWS::SQS::Queue")
     mappings = of_type("AWS::Lambda::EventSourceMapping").values()
-    assert len(mappings) == 2
+    assert {m["EventSourceArn"]["Fn::GetAtt"][0] for m in mappings} >= {
+        "HitsQueue",
+        "StatsCleanupQueue",
+    }
     for mapping in mappings:
         queue = queues[mapping["EventSourceArn"]["Fn::GetAtt"][0]]
         timeout = functions[mapping["FunctionName"]["Ref"]]["Timeout"]
         window = mapping.get("MaximumBatchingWindowInSeconds", 0)
+        if isinstance(window, dict):  # a parameter (HitsBatchingWindowSeconds): its largest
+            window = SOURCE["Parameters"][window["Ref"]]["MaxValue"]
         assert queue["VisibilityTimeout"] >= 6 * timeout + window
 
 
@@ -146,7 +153,7 @@ def test_each_api_alarms_on_5xx_and_on_throttling(api):
     ]
     assert counter["FilterPattern"] == '{ $.error = "THROTTLED" }'  # the stage's, not 429s of ours
     [counted] = counter["MetricTransformations"]
-    [throttles] = [a for a in alarms if a["MetricName"] == counted["MetricName"]]
+    [throttles] = [a for a in alarms if a.get("MetricName") == counted["MetricName"]]
     assert throttles["Namespace"] == counted["MetricNamespace"]
     for alarm in (errors, throttles):
         assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0)
@@ -182,3 +189,176 @@ def test_gateway_responses_keep_each_error_s_own_status(api):
         assert body["status"] == status, kind
     # A type added later keeps its own status too: DEFAULT_4XX sets none.
     assert "statusCode" not in responses["DEFAULT_4XX"]
+
+
+def holds(condition: str, parameters: dict[str, str]) -> bool:
+    """Whether the template's condition is true for these parameter values (else defaults)."""
+
+    def value(node: Any) -> Any:
+        if isinstance(node, dict) and "Ref" in node:
+            name = node["Ref"]
+            return str(parameters.get(name, SOURCE["Parameters"][name].get("Default", "")))
+        if isinstance(node, dict) and "Fn::Equals" in node:
+            left, right = node["Fn::Equals"]
+            return str(value(left)) == str(value(right))
+        if isinstance(node, dict) and "Fn::Not" in node:
+            return not value(node["Fn::Not"][0])
+        if isinstance(node, dict) and "Fn::And" in node:
+            return all(value(part) for part in node["Fn::And"])
+        if isinstance(node, dict) and "Fn::Or" in node:
+            return any(value(part) for part in node["Fn::Or"])
+        if isinstance(node, dict) and "Condition" in node:
+            return value(DEPLOYED["Conditions"][node["Condition"]])
+        return node
+
+    return bool(value(DEPLOYED["Conditions"][condition]))
+
+
+def deployed_with(**parameters: str) -> dict[str, dict[str, Any]]:
+    """The translated resources CloudFormation creates with these parameters."""
+    return {
+        name: resource
+        for name, resource in RESOURCES.items()
+        if "Condition" not in resource or holds(resource["Condition"], parameters)
+    }
+
+
+def test_the_rest_api_serves_hits_unless_the_http_api_is_chosen():
+    assert SOURCE["Parameters"]["HitPath"]["Default"] == "RestApi"
+    by_default = deployed_with()
+    assert [r for r in by_default.values() if r["Type"].startswith("AWS::ApiGatewayV2")] == []
+    output = SOURCE["Outputs"]["HitBaseUrl"]["Value"]
+    assert output["Fn::If"][0] == "UseHttpApi"
+    assert "${AnalyticsApi}" in output["Fn::If"][2]["Fn::Sub"]
+
+
+def test_with_hit_path_http_api_the_hits_and_the_script_have_an_http_api_of_their_own():
+    resources = deployed_with(HitPath="HttpApi")
+    [api] = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Api"]
+    paths = api["Body"]["paths"]
+    assert sorted((path, method) for path, routes in paths.items() for method in routes) == [
+        ("/api/event", "post"),
+        ("/js/script.js", "get"),
+    ]
+    for (path, method), function in {
+        ("/api/event", "post"): "EventFunction",
+        ("/js/script.js", "get"): "ScriptFunction",
+    }.items():
+        integration = paths[path][method]["x-amazon-apigateway-integration"]
+        assert (integration["type"], integration["payloadFormatVersion"]) == ("aws_proxy", "2.0")
+        assert f"${{{function}.Arn}}" in integration["uri"]["Fn::Sub"]
+        [permission] = [
+            r["Properties"]
+            for r in resources.values()
+            if r["Type"] == "AWS::Lambda::Permission"
+            and r["Properties"]["FunctionName"] == {"Ref": function}
+            and "${HitsHttpApi}" in r["Properties"]["SourceArn"]["Fn::Sub"]
+        ]
+        assert permission["SourceArn"]["Fn::Sub"].endswith(f"/*/*{path}")
+    # the preflight is API Gateway's, open to every page, and the script may read Retry-After
+    cors = api["Body"]["x-amazon-apigateway-cors"]
+    assert cors["allowOrigins"] == ["*"] and "POST" in cors["allowMethods"]
+    assert "retry-after" in cors["exposeHeaders"]
+    [stage] = [
+        r["Properties"] for r in resources.values() if r["Type"] == "AWS::ApiGatewayV2::Stage"
+    ]
+    assert stage["DefaultRouteSettings"] == {
+        "ThrottlingRateLimit": {"Ref": "EventThrottleRate"},
+        "ThrottlingBurstLimit": {"Ref": "EventThrottleBurst"},
+    }
+    group = stage["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
+    assert resources[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
+    assert "sourceIp" not in stage["AccessLogSettings"]["Format"]
+    alarmed = {r["Properties"].get("MetricName") for r in resources.values()}
+    assert {"HitsHttpApiThrottled", "5xx"} <= alarmed
+
+
+def test_the_waf_rate_rule_is_off_by_default_and_keyed_by_ip_when_on():
+    assert not [r for r in deployed_with().values() if r["Type"].startswith("AWS::WAFv2")]
+    resources = deployed_with(WafRateLimitPer5Min="2000")
+    [acl] = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::WAFv2::WebACL"]
+    [rule] = acl["Rules"]
+    limit = rule["Statement"]["RateBasedStatement"]
+    assert (limit["Limit"], limit["AggregateKeyType"], limit["EvaluationWindowSec"]) == (
+        {"Ref": "WafRateLimitPer5Min"},
+        "IP",
+        300,
+    )
+    assert rule["Action"] == {"Block": {}}
+    [association] = [
+        r["Properties"] for r in resources.values() if r["Type"] == "AWS::WAFv2::WebACLAssociation"
+    ]
+    arn = association["ResourceArn"]["Fn::Sub"]
+    assert arn.endswith("/restapis/${AnalyticsApi}/stages/${AnalyticsApiStage}")
+    assert RESOURCES["AnalyticsApiStage"]["Type"] == "AWS::ApiGateway::Stage"
+
+
+def test_every_function_names_the_stack_s_metrics_namespace():
+    variables = SOURCE["Globals"]["Function"]["Environment"]["Variables"]
+    assert variables["POWERTOOLS_METRICS_NAMESPACE"] == {"Fn::Sub": "Sitelens/${AWS::StackName}"}
+    assert variables["POWERTOOLS_SERVICE_NAME"] == "sitelens"
+    for name in ("SITELENS_SITE_HITS_PER_SECOND", "SITELENS_SITE_HITS_BURST"):
+        assert "Ref" in variables[name]
+
+
+def alarm_on(metric: str) -> dict[str, Any]:
+    """The one alarm on a metric of the pipeline (by name, or in a Metrics Insights query)."""
+    found = [
+        a
+        for a in of_type("AWS::CloudWatch::Alarm").values()
+        if a.get("MetricName") == metric
+        or any(f"SUM({metric})" in str(m.get("Expression")) for m in a.get("Metrics", []))
+    ]
+    assert len(found) == 1, metric
+    assert found[0]["AlarmActions"] == [{"Ref": "AlarmTopic"}]
+    return found[0]
+
+
+@pytest.mark.parametrize("metric", ["RowsFailed", "CounterChunksFailed", "PresencesFailed"])
+def test_each_loss_of_the_pipeline_has_an_alarm(metric):
+    alarm = alarm_on(metric)
+    assert alarm["Namespace"] == {"Fn::Sub": "Sitelens/${AWS::StackName}"}
+    assert alarm["Dimensions"] == [{"Name": "service", "Value": "sitelens"}]
+    assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0)
+
+
+def test_counter_failures_alarm_when_sustained():
+    alarm = alarm_on("CounterChunksFailed")
+    assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 5)
+
+
+@pytest.mark.parametrize("metric", ["HitsThrottled", "MessagesRetried"])
+def test_metrics_with_reasons_alarm_on_every_reason(metric):
+    [query] = alarm_on(metric)["Metrics"]
+    schema = 'SCHEMA("Sitelens/${AWS::StackName}", reason, service)'
+    assert query["Expression"] == {"Fn::Sub": f"SELECT SUM({metric}) FROM {schema}"}
+    assert query["ReturnData"] is True and query["Period"] >= 60
+
+
+def test_queues_alarm_on_the_age_of_their_oldest_hit():
+    def age_alarm(queue: str) -> dict[str, Any]:
+        dimension = {"Name": "QueueName", "Value": {"Fn::GetAtt": [queue, "QueueName"]}}
+        [alarm] = [
+            a
+            for a in of_type("AWS::CloudWatch::Alarm").values()
+            if a.get("MetricName") == "ApproximateAgeOfOldestMessage"
+            and dimension in a.get("Dimensions", [])
+        ]
+        return alarm
+
+    kept = RESOURCES["HitsDeadLetterQueue"]["Properties"]["MessageRetentionPeriod"]
+    assert 0 < age_alarm("HitsDeadLetterQueue")["Threshold"] <= kept / 4  # days to redrive
+    assert age_alarm("HitsQueue")["Threshold"] == 300
+
+
+def test_firehose_delivery_errors_alarm():
+    stream = {"Name": "DeliveryStreamName", "Value": {"Ref": "EventsStream"}}
+    success = alarm_on("DeliveryToS3.Success")
+    assert (success["Statistic"], success["ComparisonOperator"], success["Threshold"]) == (
+        "Average",
+        "LessThanThreshold",
+        1,
+    )
+    freshness = alarm_on("DeliveryToS3.DataFreshness")
+    for alarm in (success, freshness):
+        assert alarm["Namespace"] == "AWS/Firehose" and alarm["Dimensions"] == [stream]
