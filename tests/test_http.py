@@ -4,12 +4,17 @@ from __future__ import annotations
 
 import base64
 import json
+from typing import Any
 
 import pytest
 
-from sitelens import errors
+from sitelens import accounts, errors
 from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_depth, parse_form
+from sitelens.local import gateway
 from sitelens.local.gateway import proxy_event
+from tests.fixtures.analytics import receive
+
+EVENTS_KEY = "sl_example_events_key_0123456789abcdefghijklmnopqrstuv"
 
 
 def test_body_over_64_kib_is_413(analytics):
@@ -200,3 +205,76 @@ def test_json_depth_needs_no_recursion():
     for _ in range(100_000):
         value = [value]
     assert json_depth(value) == 100_001
+
+
+# -- HTTP API events (payload 2.0, HitPath=HttpApi) ---------------------------------------
+
+HTTP_API_EVENT = gateway.ROOT / "events" / "event-httpapi.json"
+
+
+def http_api_event(**changes: Any) -> dict[str, Any]:
+    event: dict[str, Any] = json.loads(HTTP_API_EVENT.read_text())
+    event.update(changes)
+    return event
+
+
+def test_an_http_api_event_is_read_as_a_rest_api_event():
+    request = Request.from_event(http_api_event(rawQueryString="a=1&a=2&b=&c=x%20y"))
+    assert (request.method, request.path, request.resource) == ("POST", "/api/event", "/api/event")
+    assert request.source_ip == "203.0.113.10"
+    assert request.base_url == "https://f6g7h8i9j0.execute-api.us-east-1.amazonaws.com"
+    assert request.query == {"a": "2", "b": "", "c": "x y"}  # the last of a repeat, as in 1.0
+    assert request.headers["content-type"].startswith("application/x-www-form-urlencoded")
+    assert request.form()["screen_resolution"] == "1920x1080"  # the body was base64
+
+
+def test_an_http_api_event_of_a_named_stage_keeps_the_stage_in_the_base_url_only():
+    event = http_api_event(rawPath="/v1/api/event")
+    event["requestContext"]["stage"] = "v1"
+    request = Request.from_event(event)
+    assert request.path == "/api/event"
+    assert request.base_url.endswith(".amazonaws.com/v1")
+
+
+def handler_of(function: str) -> Any:
+    return gateway.load_module(gateway.ROOT / f"functions/analytics/{function}/app.py").handler
+
+
+@pytest.fixture
+def tracked_site(aws_env: None) -> None:
+    account = accounts.create_account("Events")
+    accounts.add_key(account, "events", key=EVENTS_KEY)
+    created = gateway.load_module(gateway.ROOT / "functions/websites/create/app.py").handler(
+        json.loads((gateway.ROOT / "events" / "websites-create.json").read_text()),
+        gateway.LambdaContext("CreateWebsiteFunction"),
+    )
+    assert created["statusCode"] == 201
+
+
+def test_the_event_function_queues_the_same_hit_from_either_api(tracked_site):
+    rest = json.loads((gateway.ROOT / "events" / "analytics-event.json").read_text())
+    hits = []
+    for event in (rest, http_api_event()):
+        answer = handler_of("event")(event, gateway.LambdaContext("EventFunction"))
+        assert answer["statusCode"] == 202, answer["body"]
+        assert answer["headers"]["Access-Control-Allow-Origin"] == "*"
+        [record] = receive("HitsQueue")
+        hits.append(json.loads(record["body"]))
+    from_rest, from_http_api = hits
+    # the same visitor (address and agent), page, campaign, referrer, browser and language
+    same = ("visitor", "page", "campaign", "referrer", "browser", "language", "country")
+    assert {k: from_http_api.get(k) for k in same} == {k: from_rest.get(k) for k in same}
+    assert from_http_api["page"] == "/pricing?plan=pro"
+
+
+def test_the_script_function_answers_an_http_api_event(aws_env):
+    event = http_api_event(
+        routeKey="GET /js/script.js", rawPath="/js/script.js", body=None, isBase64Encoded=False
+    )
+    event["requestContext"]["http"].update(method="GET", path="/js/script.js")
+    answer = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
+    assert answer["statusCode"] == 200
+    assert "/api/event" in answer["body"]
+    event["headers"]["if-none-match"] = answer["headers"]["ETag"]
+    again = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
+    assert (again["statusCode"], again["body"]) == (304, "")

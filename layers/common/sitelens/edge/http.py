@@ -44,9 +44,10 @@ class Request:
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> Request:
+        """A REST API proxy event (payload 1.0), or an HTTP API's (2.0, `HitPath=HttpApi`)."""
+        if event.get("version") == "2.0":
+            return cls._from_v2_event(event)
         headers = {k.lower(): v for k, v in (event.get("headers") or {}).items() if v is not None}
-        raw = event.get("body") or ""
-        body = base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode()
         context = event.get("requestContext") or {}
         multi = event.get("multiValueQueryStringParameters") or {}
         query = {k: v[-1] for k, v in multi.items() if v} or dict(
@@ -59,9 +60,37 @@ class Request:
             path_params=dict(event.get("pathParameters") or {}),
             query=query,
             headers=headers,
-            body=body,
+            body=_body(event),
             source_ip=(context.get("identity") or {}).get("sourceIp") or "",
             base_url=_base_url(event, headers, context),
+            stage_variables=dict(event.get("stageVariables") or {}),
+        )
+
+    @classmethod
+    def _from_v2_event(cls, event: dict[str, Any]) -> Request:
+        # Payload 2.0: lower-case headers, the method and address under requestContext.http,
+        # the route in routeKey ("POST /api/event"), a repeated query parameter joined by
+        # commas (so read from rawQueryString, the last value winning as in 1.0), and on a
+        # named stage (not $default) the stage in front of rawPath.
+        headers = {k.lower(): v for k, v in (event.get("headers") or {}).items() if v is not None}
+        context = event.get("requestContext") or {}
+        http = context.get("http") or {}
+        stage = context.get("stage") or "$default"
+        prefix = "" if stage == "$default" else f"/{stage}"
+        raw_path = event.get("rawPath") or http.get("path") or "/"
+        path = raw_path[len(prefix) :] if prefix and raw_path.startswith(prefix + "/") else raw_path
+        route = (event.get("routeKey") or context.get("routeKey") or "").partition(" ")[2]
+        host = headers.get("host") or context.get("domainName") or "localhost"
+        return cls(
+            method=(http.get("method") or "GET").upper(),
+            path=path,
+            resource=route,
+            path_params=dict(event.get("pathParameters") or {}),
+            query=dict(parse_qsl(event.get("rawQueryString") or "", keep_blank_values=True)),
+            headers=headers,
+            body=_body(event),
+            source_ip=http.get("sourceIp") or "",
+            base_url=f"{headers.get('x-forwarded-proto', 'https')}://{host}{prefix}",
             stage_variables=dict(event.get("stageVariables") or {}),
         )
 
@@ -126,6 +155,11 @@ def json_depth(value: Any) -> int:
             children = item.values() if isinstance(item, dict) else item
             pending.extend((child, depth + 1) for child in children)
     return deepest
+
+
+def _body(event: dict[str, Any]) -> bytes:
+    raw = event.get("body") or ""
+    return base64.b64decode(raw) if event.get("isBase64Encoded") else raw.encode()
 
 
 def _base_url(event: dict[str, Any], headers: dict[str, str], context: dict[str, Any]) -> str:
@@ -275,7 +309,7 @@ def api_handler(
                 "request",
                 extra={
                     "method": event.get("httpMethod"),
-                    "resource": event.get("resource"),
+                    "resource": event.get("resource") or event.get("routeKey"),
                     "status": response.status,
                 },
             )
