@@ -3,6 +3,7 @@ build/bench.json written."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from typing import Any
@@ -33,10 +34,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 
 @pytest.fixture
 def deployed_logging() -> Iterator[None]:
-    """The deployed log level (INFO), its JSON lines going to /dev/null."""
+    """The deployed log level (INFO), its JSON lines going to /dev/null, and so do the EMF
+    metric lines printed on stdout (their cost counts, their noise does not)."""
     handler = logger.registered_handler
     level = logger.log_level
-    with open(os.devnull, "w") as devnull:
+    with open(os.devnull, "w") as devnull, contextlib.redirect_stdout(devnull):
         saved = handler.setStream(devnull)  # type: ignore[attr-defined]
         logger.setLevel("INFO")
         try:
