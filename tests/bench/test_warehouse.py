@@ -1,0 +1,231 @@
+"""`POST /api/v1/query` on the warehouse at scale: 10 million events of one site over 30
+days beside 100 smaller sites (`generate.py`, compacted), queried on DuckDB through the
+real handler, and the bytes Athena would scan for the same queries.
+
+Four questions a dashboard asks (Plausible's): the 30 days' totals, top pages, a daily
+series, and sources of visitors from Germany. Each is timed as the median wall clock of
+`timing.RUNS` runs of the handler (auth and the website look-up on moto, the SQL on the
+local warehouse's DuckDB: every question here is one the counters cannot answer exactly).
+
+Athena's bytes are derived, not measured: the sum of the compressed column chunks
+(DuckDB's `parquet_metadata()`) of the compacted files of the site's day partitions in
+the range, for every column the rendered Athena statement names. Athena reads only those
+partitions (the `website_id`/`day` predicates) and columns (Parquet), so this is an upper
+bound: Trino may prune columns a CTE names but the answer never uses.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitelens import accounts, clock
+from sitelens.analytics import queries
+from sitelens.analytics.warehouse import query, sql
+from sitelens.data import warehouse
+from sitelens.data import websites as stored_websites
+from sitelens.local import gateway
+from tests.bench import generate, report, timing
+
+pytest.importorskip("duckdb")
+from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+
+QUERY_APP = report.ROOT / "functions/analytics/query/app.py"
+ATHENA_USD_PER_TB = 5.0
+TARGET_MS = 500.0  # Plausible's published figure on ClickHouse
+SIZES: dict[str, int] = (
+    {"events": 50_000, "small_sites": 3, "small_events": 5_000, "days": 3}
+    if timing.QUICK
+    else {
+        "events": generate.EVENTS,
+        "small_sites": generate.SMALL_SITES,
+        "small_events": generate.SMALL_EVENTS,
+        "days": generate.DAYS,
+    }
+)
+QUESTIONS: dict[str, dict[str, Any]] = {
+    "totals": {"metrics": ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"]},
+    "top_pages": {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["event:page"],
+        "pagination": {"limit": 10},
+    },
+    "daily_series": {"metrics": ["visitors", "pageviews"], "dimensions": ["time:day"]},
+    "filtered_breakdown": {
+        "metrics": ["visitors", "visits", "bounce_rate"],
+        "dimensions": ["visit:source"],
+        "filters": [["is", "visit:country", ["DE"]]],
+        "pagination": {"limit": 10},
+    },
+}
+
+
+def _site(account: str, website_id: int) -> None:
+    """The website record the handler checks the site against (the generated site's id)."""
+    record = {
+        "account": account,
+        "id": website_id,
+        "domain": f"site{website_id}.example",
+        "search": f"site{website_id}.example",
+        "privacy": 0,
+        "email": 0,
+        "exclude_bots": 1,
+        "exclude_params": "",
+        "exclude_ips": "",
+        "favorite": False,
+        "favorited_at": None,
+        "created_at": "2026-01-05T08:00:00.000000Z",
+        "updated_at": "2026-01-05T08:00:00.000000Z",
+    }
+    stored_websites.create_with_claim(record, record["domain"])
+
+
+def _event(key: str, body: dict[str, Any]) -> dict[str, Any]:
+    return gateway.proxy_event(
+        "POST",
+        "/api/v1/query",
+        "/api/v1/query",
+        headers={
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            "Host": "api.test",
+            "X-Forwarded-Proto": "https",
+        },
+        body=json.dumps(body).encode(),
+    )
+
+
+def _wall_ms(call: Any) -> Any:
+    def sample() -> float:
+        begin = time.perf_counter()
+        call()
+        return (time.perf_counter() - begin) * 1000
+
+    return sample
+
+
+def column_chunks(store: LocalWarehouse, files: list[Path]) -> dict[str, int]:
+    """Compressed bytes of each column over these Parquet files (their column chunks)."""
+    if not files:
+        return {}
+    listed = "[" + ", ".join(f"'{path}'" for path in files) + "]"
+    found = store.connection.execute(
+        f"SELECT path_in_schema, SUM(total_compressed_size) FROM parquet_metadata({listed}) "  # noqa: S608
+        "GROUP BY path_in_schema"
+    ).fetchall()
+    return {str(name): int(size) for name, size in found}
+
+
+def columns_named(statement: str, known: set[str]) -> list[str]:
+    """The file columns a statement names (Athena reads no others of a Parquet file)."""
+    import sqlglot
+    from sqlglot import exp
+
+    names = {c.name for c in sqlglot.parse_one(statement, read="athena").find_all(exp.Column)}
+    return sorted(names & known)
+
+
+def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
+    """What Athena would read for a query after compaction (see the module's docstring)."""
+    days = []
+    day = parsed.start.date()
+    while day <= parsed.end.date():
+        days.append(day.isoformat())
+        day += timedelta(days=1)
+    files = [
+        path
+        for site in parsed.site_ids
+        for day in days
+        if (path := store.root / "events" / f"website_id={site}" / f"day={day}" / "data.parquet")
+        .exists()
+    ]
+    chunks = column_chunks(store, files)
+    statement = sql.statement(parsed, "athena")
+    read = columns_named(statement, set(chunks))
+    scanned = sum(chunks[name] for name in read)
+    return {
+        "bytes": scanned,
+        "usd": round(scanned / 1e12 * ATHENA_USD_PER_TB, 6),
+        "files": len(files),
+        "columns": read,
+        "hit_id_bytes": chunks.get("hit_id", 0) if "hit_id" in read else 0,
+    }
+
+
+def test_warehouse_queries(aws_env: None, tmp_path: Path) -> None:
+    summary = generate.generate(tmp_path / "warehouse", **SIZES)
+    store = LocalWarehouse(tmp_path / "warehouse")
+    store.connection.execute(f"SET memory_limit = '{generate.MEMORY_LIMIT}'")
+    account = accounts.create_account("Bench")
+    _, key = accounts.add_key(account, "bench key")
+    _site(account.id, generate.BIG_SITE)
+    warehouse.use(warehouse.LocalEngine("duckdb", store.run, store.write, store.compact))
+    handler = gateway.load_module(QUERY_APP).handler
+    context = gateway.LambdaContext("QueryFunction")
+    first = summary.first_day
+    last = summary.last_day
+    now = datetime.fromisoformat(last).replace(tzinfo=UTC) + timedelta(days=1, hours=1)
+    saved_now = clock.now
+    clock.now = lambda: now  # type: ignore[assignment]
+    try:
+        bodies = {
+            name: {"site_id": generate.BIG_SITE, "date_range": [first, last], **question}
+            for name, question in QUESTIONS.items()
+        }
+        answers = {}
+        for name, body in bodies.items():
+            parsed = query.parse(body, now, "UTC")
+            assert queries.rows_source(parsed).__module__ == "sitelens.analytics.queries", name
+            answer = handler(_event(key, body), context)
+            assert answer["statusCode"] == 200, answer
+            answers[name] = json.loads(answer["body"])
+        totals = answers["totals"]["results"][0]["metrics"]
+        series = answers["daily_series"]["results"]
+        assert totals[2] == sum(row["metrics"][1] for row in series)  # pageviews agree
+        assert len(series) == SIZES["days"]
+        medians = timing.interleaved(
+            {
+                name: _wall_ms(lambda body=body: handler(_event(key, body), context))
+                for name, body in bodies.items()
+            }
+        )
+        scans = {
+            name: athena_scan(store, query.parse(body, now, "UTC"))
+            for name, body in bodies.items()
+        }
+    finally:
+        clock.now = saved_now  # type: ignore[assignment]
+        warehouse.use(None)
+        store.close()
+    report.RESULTS["warehouse"] = {
+        "events": summary.events,
+        "big_site_events": summary.events[str(generate.BIG_SITE)],
+        "sites": len(summary.events),
+        "days": summary.days,
+        "median_ms": {name: round(value, 1) for name, value in medians.items()},
+        "target_ms": TARGET_MS,
+        "athena_scanned": scans,
+        "files": summary.files,
+        "bytes_on_disk": summary.bytes,
+        "generate_seconds": summary.seconds,
+        "landing_rows": summary.landing_rows,
+        "landing_duplicates": summary.landing_duplicates,
+        "compacted": summary.compacted,
+    }
+    report.CONTEXT["warehouse"] = {
+        "questions": QUESTIONS,
+        "date_range": [first, last],
+        "timing": "wall clock of the real handler (moto for auth and the website, DuckDB "
+        "on the local warehouse, memory_limit " + generate.MEMORY_LIMIT + "), medians",
+        "athena": "derived: compressed column chunks (parquet_metadata) of the compacted "
+        "files of the site's days in range, of every column the Athena SQL names; an upper "
+        "bound",
+        "generator": "tests/bench/generate.py: compacted files written directly by DuckDB "
+        f"from generated SQL rows; the last {generate.LANDING_HOURS} hours through "
+        "LocalWarehouse.write (with 1% sent twice), then compact()",
+    }
