@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 from urllib.parse import unquote
 
 from sitelens.analytics.patterns import OrderedPatterns
@@ -64,7 +64,7 @@ def _brands() -> tuple[OrderedPatterns, list[dict[str, Any]]]:
     import yaml_rs
 
     text = resources.files("device_detector").joinpath(_MOBILES).read_text(encoding="utf-8")
-    by_brand: dict[str, dict[str, Any]] = yaml_rs.loads(text)
+    by_brand = cast("dict[str, dict[str, Any]]", yaml_rs.loads(text))
     entries = list(by_brand.values())
     return OrderedPatterns([_bounded(entry["regex"]) for entry in entries]), entries
 
