@@ -18,11 +18,17 @@
   var last = null;
   var sending = Promise.resolve();
 
-  function post(body) {
-    // A form body is CORS-safelisted: no preflight. Unlike sendBeacon, fetch can leave
-    // cookies out (a same-origin proxy gets them).
-    return fetch(endpoint, {method: 'POST', body: body, mode: 'no-cors',
-      credentials: 'omit', keepalive: true}).catch(ignore);
+  function post(body, again) {
+    // A form body is CORS-safelisted: no preflight, and the answer is readable. Unlike
+    // sendBeacon, fetch can leave cookies out (a same-origin proxy gets them). A hit
+    // refused for now (429) is sent once more after its Retry-After, 5 s at most.
+    return fetch(endpoint, {method: 'POST', body: body, credentials: 'omit',
+      keepalive: true}).then(function (answer) {
+      if (answer.status !== 429 || again) return;
+      var wait = Math.min(Number(answer.headers.get('Retry-After')) || 1, 5);
+      return new Promise(function (done) { setTimeout(done, wait * 1000); })
+        .then(function () { return post(body, true); });
+    }).catch(ignore);
   }
 
   function send(fields) {
