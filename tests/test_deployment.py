@@ -362,3 +362,20 @@ def test_firehose_delivery_errors_alarm():
     freshness = alarm_on("DeliveryToS3.DataFreshness")
     for alarm in (success, freshness):
         assert alarm["Namespace"] == "AWS/Firehose" and alarm["Dimensions"] == [stream]
+
+
+def test_every_metric_counted_is_documented_with_its_alarm():
+    """Losses are data: each metric the code counts is in docs/operations.md's table, and
+    every alarm the page names is in the template."""
+    root = template.DEFAULT_PATH.parent
+    counted = {
+        name
+        for path in [*root.glob("layers/common/sitelens/**/*.py"), *root.glob("functions/**/*.py")]
+        for name in re.findall(r"metrics\.count\(\s*\"(\w+)\"", path.read_text())
+    }
+    page = (root / "docs" / "operations.md").read_text()
+    section = page.split("## Metrics and alarms", 1)[1].split("\n## ", 1)[0]
+    documented = set(re.findall(r"^\| `(\w+)(?:\[reason\])?` \|", section, re.MULTILINE))
+    assert counted <= documented, "document each metric in docs/operations.md"
+    named = set(re.findall(r"`(\w+Alarm)`", page))
+    assert named - set(SOURCE["Resources"]) == set()
