@@ -1,5 +1,7 @@
-"""The cost model of `make bench`: what a month of 1,000,000 tracked hits, 10,000 API reads
-and 1,000 reports costs at AWS list prices, component by component.
+"""The cost model of `make bench`: what a month of tracked hits (1M and 100M), 10,000 API
+reads and 1,000 reports costs at AWS list prices, component by component, for each
+deployment option of the hit path (`OPTIONS`): the REST API as deployed by default, and
+the cheapest path (an HTTP API or a Lambda function URL, the script from CloudFront).
 
 Pure arithmetic: `bill(inputs)` turns measured figures (`Inputs`, filled by
 `test_zz_cost.py` from the same bench run) into priced lines. Every price is a `Price`
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -63,6 +66,20 @@ LOGS_STORAGE = Price(0.03, 1, "GB-month")
 DATA_TRANSFER_OUT = Price(0.09, 1, "GB")
 SECRETS_MANAGER = Price(0.40, 1, "secret-month")
 KMS_REQUESTS = Price(0.03, 10_000, "requests")
+# CloudFront, HTTPS requests and transfer out (North America/Europe, first 10 TB).
+CLOUDFRONT_REQUESTS = Price(0.0100, 10_000, "requests")
+CLOUDFRONT_OUT = Price(0.085, 1, "GB")
+# Firehose Direct PUT: each record is billed rounded up to 5 KB; Parquet conversion on the
+# same ingested volume.
+FIREHOSE_INGESTION = Price(0.029, 1, "GB")
+FIREHOSE_CONVERSION = Price(0.018, 1, "GB")
+FIREHOSE_RECORD_BYTES = 5 * 1024
+S3_PUTS = Price(0.005, 1_000, "requests")  # PUT, COPY, POST, LIST
+S3_GETS = Price(0.0004, 1_000, "requests")
+S3_STORAGE = Price(0.023, 1, "GB-month")
+# CloudWatch: a custom metric (name and dimensions) is billed by the hours it has data.
+CUSTOM_METRICS = Price(0.30, 1, "metric-month")
+ALARMS = Price(0.10, 1, "alarm-month")
 
 # The best-known open-source serverless analytics, in its own worst-case sheet: 1 site,
 # a 15-minute Firehose buffer, 200 dashboard views a month (its README's table, updated
@@ -76,7 +93,8 @@ SWA_SOURCE = (
 
 # ----------------------------------------------------------------------------- workload
 
-HITS = 1_000_000  # tracked hits a month: each one POST /api/event
+HITS = 1_000_000  # tracked hits a month (each one POST /api/event): the default volume
+VOLUMES = (1_000_000, 100_000_000)  # the volumes every option is priced at
 READS = 10_000  # API reads a month, each a list page (the dearest read)
 REPORTS = 1_000  # reports created a month
 SECONDS = 730 * 3600  # AWS prices a month as 730 hours
@@ -133,10 +151,39 @@ ID_COUNTER_WRU = Assumption(
     "allocate_id's UpdateItem of the reports table's counter item, which test_writes "
     "(the transaction) leaves out",
 )
-SCRIPT_LOADS_PER_HIT = Assumption(
+SCRIPT_REQUESTS_PER_PAGEVIEW = Assumption(
     0.4,
-    "GET /js/script.js per hit: the script is cached a day (max-age=86400); a new "
-    "visit (40% of the bench's hits) may fetch it, a page within a visit does not",
+    "GET /js/script.js per pageview, in every option: browsers cache the script a day "
+    "(max-age=86400); a new visit (40% of the bench's hits) may fetch it, a page within "
+    "a visit does not",
+)
+CLOUDFRONT_ORIGIN_SHARE = Assumption(
+    0.0,
+    "script requests CloudFront passes to its origin (HTTP API or function URL): one per "
+    "edge location a day at most, nothing against the pageviews",
+)
+DELIVERY_ITEM_BYTES = Assumption(
+    100.0,
+    "a delivery record's keys and attributes besides its ~8 bytes per hit (the aggregator "
+    "writes one per 10-second bucket of hit time per batch, BatchWriteItem)",
+)
+DELIVERY_BUCKET_S = Assumption(10.0, "delivery records group hits by 10 seconds of hit time")
+DELIVERY_BYTES_PER_HIT = Assumption(8.0, "a hit's digest in its bucket's delivery record")
+ACTIVE_SITES = Assumption(
+    10.0,
+    "sites with traffic in an hour (compaction merges one file per site and day touched)",
+)
+FIREHOSE_BUFFER_S = Assumption(
+    300.0, "the stream's buffering interval (template.yaml): one landing object per 5 minutes"
+)
+COMPACTION_MEMORY_MB = Assumption(1024.0, "the compaction function's memory")
+COMPACTION_OVERHEAD_S = Assumption(
+    3.0,
+    "per hourly compaction run besides merging rows: DuckDB's start, S3 listing, fetching "
+    "and putting the files (round trips, not bytes)",
+)
+ROW_JSON_BYTES = Assumption(
+    600.0, "a warehouse row as a Firehose JSON line, under the 5 KB it is billed as"
 )
 API_COLD_SHARE = Assumption(
     0.5,
@@ -150,8 +197,9 @@ HIT_PATH_INITS_PER_HOUR = Assumption(
 )
 MESSAGES_PER_RECEIVE = Assumption(
     1.0,
-    "messages per non-empty ReceiveMessage: at 0.4 hits/s a long poll returns with the "
-    "first message (with 10+ waiting it would carry 10)",
+    "messages per non-empty ReceiveMessage: a long poll returns with the first message "
+    "that arrives; at 38 hits/s over 5 pollers, 0.15 arrive within a receive's round "
+    "trip, so errs high at 100M",
 )
 IDLE_POLLERS = Assumption(
     5.0,
@@ -301,7 +349,7 @@ class Inputs:
     report_create_wru: float  # the create transaction (test_writes)
     report_item_bytes: int
     report_storage_bytes: int  # a report and its index entries, with overheads
-    batching: dict[str, float]  # at the deployed window: see `batching`
+    batching: dict[str, dict[str, float]]  # by `batching_key(hits, window)`: see `batching`
     full_batch_writes_per_hit: float  # ingest benchmark at the deployed BatchSize
     message_bytes: int  # a hit's SQS message
     stats_items_per_day: float
@@ -310,35 +358,121 @@ class Inputs:
     script_response_bytes: int  # GET /js/script.js, 200 with the script (uncompressed)
     event_log_bytes: float  # the event function's own log bytes per invocation
     aggregate_log_bytes: float  # the aggregator's own log bytes per invocation
+    pageviews_per_hit: float = 0.97  # hits that are pageviews (the script loads on those)
+    presences_per_hit: float = 1.0  # realtime UpdateItems (visitor and minute) per hit
+    rows_per_hit: float = 1.0  # warehouse rows per hit (excluded hits have none)
+    parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
+    compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
+    custom_metrics: int = 4  # EMF metrics the hit path emits every hour
+    alarms: int = 0  # CloudWatch alarms in template.yaml
     sources: dict[str, str] = field(default_factory=dict)
 
 
+def batching_key(hits: int, window_s: float) -> str:
+    return f"{hits}@{window_s:g}s"
+
+
+def timed_batches(
+    count: int, rate_per_s: float, window_s: float, batch_size: int, seed: int = 3
+) -> list[list[float]]:
+    """Arrival times (s) of `count` Poisson hits, in the batches Lambda's poller makes: a
+    batch opens with a hit and closes when `window_s` has passed or it holds `batch_size`."""
+    rng = random.Random(seed)
+    batches: list[list[float]] = []
+    current: list[float] = []
+    at = opened = 0.0
+    for _ in range(count):
+        at += rng.expovariate(rate_per_s)
+        if current and (at >= opened + window_s or len(current) >= batch_size):
+            batches.append(current)
+            current = []
+        if not current:
+            opened = at
+        current.append(at)
+    if current:
+        batches.append(current)
+    return batches
+
+
 def batching(
-    batches: Sequence[Sequence[Any]], keys_of: Any, key_bytes: Any, writers: int
+    batches: Sequence[Sequence[Any]],
+    times: Sequence[Sequence[float]],
+    keys_of: Any,
+    key_bytes: Any,
+    writers: int,
 ) -> dict[str, float]:
-    """Per hit and per batch figures of the aggregator for these batches of hits:
-    `keys_of(batch)` is the set of counters a batch writes, `key_bytes(key)` a counter
-    item's size."""
+    """Per hit and per batch figures of the aggregator for these batches of hits (arriving
+    at `times`): `keys_of(batch)` is the set of counters a batch writes (daily and month
+    roll-ups), `key_bytes(key)` a counter item's size."""
     hits = sum(len(b) for b in batches)
-    writes = wru = rounds = deletes = 0
-    for batch in batches:
+    bucket_of = DELIVERY_BUCKET_S.value
+    per_bucket: Counter[int] = Counter(int(t // bucket_of) for ts in times for t in ts)
+    batches_in_bucket: Counter[int] = Counter(
+        bucket for ts in times for bucket in {int(t // bucket_of) for t in ts}
+    )
+    counter_wru = delivery_wru = delivery_rru = keys_total = 0.0
+    writes = rounds = deletes = 0
+    for batch, ts in zip(batches, times, strict=True):
         keys = keys_of(batch)
-        # The aggregator counts in transactions of up to 99 counters and a commit marker,
-        # after one item recording the batch's messages; DynamoDB bills transactional
-        # items twice. (Registering new values adds a little more, left out here.)
+        keys_total += len(keys)
+        # Counters in transactions of up to 99 and a commit marker, each item billed twice
         chunks = math.ceil(len(keys) / 99)
-        writes += chunks + 1
-        wru += 2 * (sum(write_units(key_bytes(key)) for key in keys) + chunks) + 1
+        counter_wru += 2 * (sum(write_units(key_bytes(key)) for key in keys) + chunks)
+        buckets = Counter(int(t // bucket_of) for t in ts)
+        # A delivery record per bucket (BatchWriteItem, 25 a request), read back by a
+        # strongly consistent Query per bucket: every batch's record of that bucket.
+        delivery_wru += sum(
+            write_units(round(DELIVERY_ITEM_BYTES.value + DELIVERY_BYTES_PER_HIT.value * n))
+            for n in buckets.values()
+        )
+        delivery_rru += sum(
+            max(
+                1,
+                math.ceil(
+                    (
+                        DELIVERY_ITEM_BYTES.value * batches_in_bucket[bucket]
+                        + DELIVERY_BYTES_PER_HIT.value * per_bucket[bucket]
+                    )
+                    / READ_UNIT_BYTES
+                ),
+            )
+            for bucket in buckets
+        )
+        writes += chunks + math.ceil(len(buckets) / 25)
         rounds += math.ceil(chunks / writers)
         deletes += math.ceil(len(batch) / 10)  # DeleteMessageBatch: 10 messages a call
     return {
         "hits_per_batch": hits / len(batches),
         "batches_per_hit": len(batches) / hits,
+        "counters_per_hit": keys_total / hits,
         "writes_per_hit": writes / hits,
-        "wru_per_hit": wru / hits,
+        "counter_wru_per_hit": counter_wru / hits,
+        "delivery_wru_per_hit": delivery_wru / hits,
+        "delivery_rru_per_hit": delivery_rru / hits,
+        "wru_per_hit": (counter_wru + delivery_wru) / hits,
         "write_rounds_per_batch": rounds / len(batches),
         "deletes_per_batch": deletes / len(batches),
     }
+
+
+@dataclass(frozen=True)
+class Option:
+    """A deployment of the hit path: what serves POST /api/event and the script, and the
+    aggregator's batching window."""
+
+    name: str
+    title: str
+    event_api: Price  # POST /api/event
+    script_from_cloudfront: bool  # else the REST API and the script function
+    window_s: float  # MaximumBatchingWindowInSeconds
+
+
+OPTIONS = (
+    Option("rest_api", "REST API (default)", API_GATEWAY_REST, False, 10.0),
+    Option("http_api", "HTTP API, script on CloudFront", API_GATEWAY_HTTP, True, 60.0),
+    Option("function_url", "function URL, script on CloudFront", FUNCTION_URL, True, 60.0),
+)
+CHEAPEST = "function_url"
 
 
 @dataclass(frozen=True)
@@ -363,76 +497,108 @@ def _line(path: str, service: str, component: str, quantity: float, price: Price
     return Line(path, service, component, quantity, price.unit, price, price.cost(quantity))
 
 
-def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
-    """A month's lines; `hit_api` prices the POST /api/event requests."""
+def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]:
+    """A month's lines for `hits` tracked hits through the hit path `option`."""
     lines: list[Line] = []
     mem = m.memory_mb
-    rate = HITS / SECONDS
+    rate = hits / SECONDS
     api_requests = READS + REPORTS
+    b = m.batching[batching_key(hits, option.window_s)]
 
-    # Hit path: the gateway, the event function, the queue, the aggregator, the counters.
-    script_loads = HITS * SCRIPT_LOADS_PER_HIT.value
-    gateway = {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}
-    name = gateway.get(id(hit_api), "REST")
-    lines.append(_line("hits", "API Gateway", f"{name}: POST /api/event", HITS, hit_api))
-    lines.append(
-        _line("hits", "API Gateway", "REST: GET /js/script.js", script_loads, API_GATEWAY_REST)
-    )
-    batches = HITS * m.batching["batches_per_hit"]
+    # Hit path: the edge, the event function, the queue, the aggregator, the counters.
+    script_loads = hits * m.pageviews_per_hit * SCRIPT_REQUESTS_PER_PAGEVIEW.value
+    event_api = {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}
+    name = event_api.get(id(option.event_api), "REST")
+    lines.append(_line("hits", "API Gateway", f"{name}: POST /api/event", hits, option.event_api))
+    if option.script_from_cloudfront:
+        lines.append(
+            _line(
+                "hits",
+                "CloudFront",
+                "requests: GET /js/script.js",
+                script_loads,
+                CLOUDFRONT_REQUESTS,
+            )
+        )
+        script_invocations = script_loads * CLOUDFRONT_ORIGIN_SHARE.value
+    else:
+        lines.append(
+            _line("hits", "API Gateway", "REST: GET /js/script.js", script_loads, API_GATEWAY_REST)
+        )
+        script_invocations = script_loads
+    batches = hits * b["batches_per_hit"]
+    compactions = SECONDS / 3600
     lines.append(
         _line(
             "hits",
             "Lambda",
-            "requests: event, script, aggregator",
-            HITS + script_loads + batches,
+            "requests: event, script, aggregator, compaction",
+            hits + script_invocations + batches + compactions,
             LAMBDA_REQUESTS,
         )
     )
 
-    website_lookups = cached_lookups(HITS, rate, m.website_cache_s)
+    website_lookups = cached_lookups(hits, rate, m.website_cache_s)
     event_ms = (
         m.event_cpu_ms * cpu_stretch(mem["EventFunction"])
         + SQS_SEND_MS.value
-        + website_lookups / HITS * 2 * DYNAMODB_MS.value
+        + website_lookups / hits * 2 * DYNAMODB_MS.value
     )
     exists_lookups = cached_lookups(batches, batches / SECONDS, m.website_cache_s)
     aggregate_ms = (
-        m.batching["hits_per_batch"] * m.aggregate_cpu_ms * cpu_stretch(mem["AggregatorFunction"])
+        b["hits_per_batch"] * m.aggregate_cpu_ms * cpu_stretch(mem["AggregatorFunction"])
         + exists_lookups / batches * DYNAMODB_MS.value
-        + m.batching["write_rounds_per_batch"] * DYNAMODB_MS.value
+        + b["write_rounds_per_batch"] * DYNAMODB_MS.value
+        + 2 * DYNAMODB_MS.value  # the delivery records: written, then read back
     )
     script_ms = m.warm_get_us / 1000 * cpu_stretch(mem["ScriptFunction"])
     inits = HIT_PATH_INITS_PER_HOUR.value * SECONDS / 3600
-    for name, invocations, ms in (
-        ("EventFunction", HITS, event_ms),
+    for function, invocations, ms in (
+        ("EventFunction", hits, event_ms),
         ("AggregatorFunction", batches, aggregate_ms),
-        ("ScriptFunction", script_loads, script_ms),
+        ("ScriptFunction", script_invocations, script_ms),
     ):
-        init = m.init_ms[name] * INIT_CPU_SHARE.value
-        quantity = gb_seconds(invocations, billed_ms(ms), mem[name]) + gb_seconds(
-            inits, billed_ms(init), mem[name]
+        if not invocations:
+            continue
+        init = m.init_ms[function] * INIT_CPU_SHARE.value
+        quantity = gb_seconds(invocations, billed_ms(ms), mem[function]) + gb_seconds(
+            inits, billed_ms(init), mem[function]
         )
         lines.append(
             _line(
                 "hits",
                 "Lambda",
-                f"GB-s: {name} ({mem[name]} MB, {billed_ms(ms)} ms; "
+                f"GB-s: {function} ({mem[function]} MB, {billed_ms(ms)} ms; "
                 f"{inits:.0f} inits x {billed_ms(init)} ms)",
                 quantity,
                 LAMBDA_ARM64_DURATION,
             )
         )
+    # Compaction, hourly: the active sites' files of the day so far merged with the hour's
+    rows_month = hits * m.rows_per_hit
+    merged = rows_month / DAYS / 2 + rows_month / SECONDS * 3600
+    compaction_s = COMPACTION_OVERHEAD_S.value + merged / m.compaction_rows_per_s
+    lines.append(
+        _line(
+            "hits",
+            "Lambda",
+            f"GB-s: compaction, hourly ({COMPACTION_MEMORY_MB.value:g} MB, "
+            f"{compaction_s:.1f} s: {merged:,.0f} rows merged a run)",
+            gb_seconds(compactions, compaction_s * 1000, int(COMPACTION_MEMORY_MB.value)),
+            LAMBDA_ARM64_DURATION,
+        )
+    )
 
     chunks = math.ceil(m.message_bytes / (64 * 1024))
-    lines.append(_line("hits", "SQS", "SendMessage", HITS * chunks, SQS_STANDARD))
+    lines.append(_line("hits", "SQS", "SendMessage", hits * chunks, SQS_STANDARD))
     polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
-    receives = max(polls, HITS / MESSAGES_PER_RECEIVE.value)
+    receives = max(polls, hits / MESSAGES_PER_RECEIVE.value)
     lines.append(
         _line(
             "hits",
             "SQS",
             f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
-            f"{receives - HITS / MESSAGES_PER_RECEIVE.value:,.0f} of them empty)",
+            f"{max(0.0, receives - hits / MESSAGES_PER_RECEIVE.value):,.0f} of them empty)",
             receives,
             SQS_STANDARD,
         )
@@ -441,8 +607,9 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
         _line(
             "hits",
             "SQS",
-            f"DeleteMessageBatch (batches of {m.batching['hits_per_batch']:.1f} hits)",
-            batches * m.batching["deletes_per_batch"],
+            f"DeleteMessageBatch (batches of {b['hits_per_batch']:.1f} hits, "
+            f"{option.window_s:g} s window)",
+            batches * b["deletes_per_batch"],
             SQS_STANDARD,
         )
     )
@@ -450,8 +617,36 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
         _line(
             "hits",
             "DynamoDB",
-            f"writes: stats counters ({m.batching['writes_per_hit']:.2f} per hit)",
-            HITS * m.batching["wru_per_hit"],
+            f"writes: counters, daily and monthly ({b['counters_per_hit']:.2f} per hit, "
+            "transactions)",
+            hits * b["counter_wru_per_hit"],
+            DYNAMODB_WRITES,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "DynamoDB",
+            "writes: delivery records (a 10 s bucket per batch)",
+            hits * b["delivery_wru_per_hit"],
+            DYNAMODB_WRITES,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "DynamoDB",
+            "reads: delivery records (consistent Query per bucket per batch)",
+            hits * b["delivery_rru_per_hit"],
+            DYNAMODB_READS,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "DynamoDB",
+            f"writes: realtime presences ({m.presences_per_hit:.2f} per hit)",
+            hits * m.presences_per_hit,
             DYNAMODB_WRITES,
         )
     )
@@ -464,6 +659,48 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
             "reads: cached website look-ups (event, aggregator)",
             website_lookups * 1.5 + exists_lookups * 1.0,
             DYNAMODB_READS,
+        )
+    )
+    firehose_gb = rows_month * FIREHOSE_RECORD_BYTES / GIB
+    lines.append(
+        _line(
+            "hits",
+            "Firehose",
+            f"ingestion: {rows_month:,.0f} rows x 5 KB",
+            firehose_gb,
+            FIREHOSE_INGESTION,
+        )
+    )
+    lines.append(
+        _line("hits", "Firehose", "conversion to Parquet", firehose_gb, FIREHOSE_CONVERSION)
+    )
+    landing_objects = SECONDS / FIREHOSE_BUFFER_S.value
+    touched = compactions * min(ACTIVE_SITES.value, max(1.0, rate * 3600))
+    lines.append(
+        _line(
+            "hits",
+            "S3",
+            "PUT/LIST: landing objects, compacted files, listings",
+            landing_objects + touched + 2 * compactions,
+            S3_PUTS,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "S3",
+            "GET: compaction reads landing objects and the files it merges into",
+            landing_objects + touched,
+            S3_GETS,
+        )
+    )
+    lines.append(
+        _line(
+            "hits",
+            "S3",
+            "storage: a month of compacted events",
+            rows_month * m.parquet_bytes_per_row / GIB,
+            S3_STORAGE,
         )
     )
 
@@ -561,9 +798,9 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
     warm_bytes = platform_log_bytes()
     cold_extra = platform_log_bytes(cold=True) - warm_bytes
     hit_logs = (
-        HITS * (warm_bytes + m.event_log_bytes)
+        hits * (warm_bytes + m.event_log_bytes)
         + batches * (warm_bytes + m.aggregate_log_bytes)
-        + script_loads * warm_bytes
+        + script_invocations * warm_bytes
         + 3 * inits * cold_extra
     ) / GIB
     api_logs = (api_requests * warm_bytes + api_requests * API_COLD_SHARE.value * cold_extra) / GIB
@@ -580,8 +817,8 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
     )
     headers = GATEWAY_HEADER_BYTES.value
     hit_egress = (
-        HITS * (m.event_response_bytes + headers)
-        + script_loads * (m.script_response_bytes + headers)
+        hits * (m.event_response_bytes + headers)
+        + script_invocations * (m.script_response_bytes + headers)
     ) / GIB
     # Reads as if each page carried whole reports (list pages show less): errs high.
     api_egress = (
@@ -591,13 +828,22 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
         _line(
             "hits",
             "Data transfer",
-            "out: 202s and script.js",
+            "out: 202s" + ("" if option.script_from_cloudfront else " and script.js"),
             hit_egress,
             DATA_TRANSFER_OUT,
         )
     )
-    lines.append(_line("api", "Data transfer", "out: API responses", api_egress,
-                       DATA_TRANSFER_OUT))  # fmt: skip
+    if option.script_from_cloudfront:
+        lines.append(
+            _line(
+                "hits",
+                "CloudFront",
+                "out: script.js",
+                script_loads * (m.script_response_bytes + headers) / GIB,
+                CLOUDFRONT_OUT,
+            )
+        )
+    lines.append(_line("api", "Data transfer", "out: API responses", api_egress, DATA_TRANSFER_OUT))
     quiet = m.quiet_queues * long_polls(0.0, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
     lines.append(
         _line(
@@ -609,6 +855,18 @@ def bill(m: Inputs, hit_api: Price = API_GATEWAY_REST) -> list[Line]:
         )
     )
     lines.append(_line("fixed", "Secrets Manager", "the cursor secret", 1, SECRETS_MANAGER))
+    lines.append(
+        _line(
+            "fixed",
+            "CloudWatch",
+            f"metrics: {m.custom_metrics} EMF metrics the hit path emits every hour",
+            m.custom_metrics,
+            CUSTOM_METRICS,
+        )
+    )
+    lines.append(
+        _line("fixed", "CloudWatch", f"alarms: {m.alarms} in template.yaml", m.alarms, ALARMS)
+    )
     kms = m.tables * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
     lines.append(_line("fixed", "KMS", "DynamoDB's AWS-managed key (rough)", kms, KMS_REQUESTS))
     return lines

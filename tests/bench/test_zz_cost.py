@@ -18,6 +18,7 @@ bytes, and the script handler the size of GET /js/script.js.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import io
 import json
@@ -33,9 +34,10 @@ import boto3
 import pytest
 
 from sitelens import clock, config
-from sitelens.analytics import aggregation
-from sitelens.analytics.aggregation import sum_counts
-from sitelens.analytics.hits import Hit
+from sitelens.analytics import counting
+from sitelens.analytics.counting import sum_counts
+from sitelens.analytics.hit import Hit
+from sitelens.analytics.warehouse import rows
 from sitelens.data import clients, stats
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
@@ -62,9 +64,12 @@ DEFAULTS: dict[str, Any] = {
     "report_create_wru": 36.0,
     "report_item_bytes": 6113,
 }
-TIMED_HITS = 2_000  # events per sample of the event handler's CPU time
-AGGREGATED_BATCHES = 20  # window-sized batches run through the real aggregator (logs)
-WINDOWS_S = (0.0, 60.0, 300.0)  # batching windows compared with the deployed one
+TIMED_HITS = 200 if timing.QUICK else 2_000  # events per sample of the event handler's CPU
+# window-sized batches run through the real aggregator (its logs and metrics)
+AGGREGATED_BATCHES = 3 if timing.QUICK else 20
+# batching windows compared with the options'
+WINDOWS_S = () if timing.QUICK else (0.0, 60.0, 300.0)
+SAMPLE_HITS = 2_000 if timing.QUICK else 40_000  # hits per simulated month's batching
 DAY = datetime(2026, 3, 3, tzinfo=UTC)
 
 
@@ -102,31 +107,43 @@ def test_model_arithmetic() -> None:
     polls = cost.long_polls(0.0, 5, 20, 3600)
     assert polls == 900  # idle: 5 pollers, one 20 s poll after another
     assert 900 < cost.long_polls(0.38, 5, 20, 3600) < 900 + 0.38 * 3600
-    found = cost.batching([["a", "b"], ["a"]], keys_of=set, key_bytes=lambda key: 1500, writers=1)
-    assert found == {
-        "hits_per_batch": 1.5,
-        "batches_per_hit": 2 / 3,
-        "writes_per_hit": 4 / 3,  # per batch: one transaction, one delivery record
-        "wru_per_hit": 6.0,  # 2 x (2 counters of 2 units + a marker) + 1, 2 x (2 + 1) + 1
-        "write_rounds_per_batch": 1.0,
-        "deletes_per_batch": 1.0,
-    }
-
-
-def test_gateway_alternatives() -> None:
-    """Only the POST /api/event line changes between REST, HTTP API and a function URL."""
-    inputs = _inputs_from({}, _toy_measured())
-    rest, http, url = (
-        cost.total(cost.bill(inputs, price))
-        for price in (cost.API_GATEWAY_REST, cost.API_GATEWAY_HTTP, cost.FUNCTION_URL)
+    batches = cost.timed_batches(10_000, 1.0, 10, 5000)
+    assert sum(map(len, batches)) == 10_000
+    assert all(b[-1] - b[0] < 10 for b in batches)
+    assert 10_000 / len(batches) == pytest.approx(1 + 10, rel=0.05)
+    assert [len(b) for b in cost.timed_batches(10_000, 1e6, 10, 5000)] == [5000, 5000]
+    # two batches of hits in one 10 s bucket, then one in the next
+    found = cost.batching(
+        [["a", "b"], ["a"]],
+        [[0.0, 1.0], [12.0]],
+        keys_of=set,
+        key_bytes=lambda key: 1500,
+        writers=1,
     )
-    assert rest - http == pytest.approx(2.50)
-    assert rest - url == pytest.approx(3.50)
-    lines = cost.bill(inputs)
-    assert cost.total(lines) == pytest.approx(sum(cost.total(lines, p) for p in PATHS))
-    event = next(line for line in lines if "POST /api/event" in line.component)
+    assert found["hits_per_batch"] == 1.5 and found["batches_per_hit"] == 2 / 3
+    # 2 x (2 counters of 2 units + a marker), then 2 x (2 + 1)
+    assert found["counter_wru_per_hit"] == pytest.approx((10 + 6) / 3)
+    assert found["delivery_wru_per_hit"] == pytest.approx(2 / 3)  # one record a bucket
+    assert found["delivery_rru_per_hit"] == pytest.approx(2 / 3)  # one Query a bucket
+    assert found["writes_per_hit"] == pytest.approx(4 / 3)  # a transaction, a BatchWrite
+    assert found["deletes_per_batch"] == 1.0
+
+
+def test_options() -> None:
+    """The options differ in the edge and the window; the cheapest is priced lowest."""
+    inputs = _inputs_from({}, _toy_measured())
+    totals = {
+        option.name: cost.total(cost.bill(inputs, option, cost.HITS)) for option in cost.OPTIONS
+    }
+    assert min(totals, key=totals.__getitem__) == cost.CHEAPEST
+    rest = cost.bill(inputs, cost.OPTIONS[0], cost.HITS)
+    assert cost.total(rest) == pytest.approx(sum(cost.total(rest, p) for p in PATHS))
+    event = next(line for line in rest if "POST /api/event" in line.component)
     assert (event.component, event.quantity) == ("REST: POST /api/event", cost.HITS)
     assert event.usd == pytest.approx(3.50)
+    big = cost.bill(inputs, cost.OPTIONS[0], 100_000_000)
+    event = next(line for line in big if "POST /api/event" in line.component)
+    assert event.usd == pytest.approx(350.0)
 
 
 # ----------------------------------------------------------------------------- the run
@@ -138,12 +155,20 @@ def _toy_measured() -> dict[str, Any]:
     return {
         "event_cpu_ms": 0.1,
         "batching": {
-            "hits_per_batch": 4.8,
-            "batches_per_hit": 1 / 4.8,
-            "writes_per_hit": 5.0,
-            "wru_per_hit": 5.0,
-            "write_rounds_per_batch": 3.0,
-            "deletes_per_batch": 1.0,
+            cost.batching_key(volume, window): {
+                "hits_per_batch": 4.8,
+                "batches_per_hit": 1 / 4.8,
+                "counters_per_hit": 10.0,
+                "writes_per_hit": 1.0,
+                "counter_wru_per_hit": 20.0 if window < 60 else 8.0,
+                "delivery_wru_per_hit": 0.3,
+                "delivery_rru_per_hit": 0.3,
+                "wru_per_hit": 20.3,
+                "write_rounds_per_batch": 3.0,
+                "deletes_per_batch": 1.0,
+            }
+            for volume in cost.VOLUMES
+            for window in {o.window_s for o in cost.OPTIONS}
         },
         "message_bytes": 400,
         "stats_items_per_day": 1000.0,
@@ -154,6 +179,13 @@ def _toy_measured() -> dict[str, Any]:
         "event_log_bytes": 0.0,
         "aggregate_log_bytes": 450.0,
     }
+
+
+def _resolved(spec: dict[str, Any], value: Any) -> Any:
+    """A template value, `!Ref Parameter` as the parameter's default."""
+    if isinstance(value, dict) and "Ref" in value:
+        return spec["Parameters"][value["Ref"]]["Default"]
+    return value
 
 
 def _deployed(spec: dict[str, Any]) -> dict[str, Any]:
@@ -176,9 +208,10 @@ def _deployed(spec: dict[str, Any]) -> dict[str, Any]:
     return {
         "quiet_queues": len(queue_sources) - 1,
         "memory_mb": memory,
-        "batch_size": int(hits["BatchSize"]),
-        "window_s": float(hits["MaximumBatchingWindowInSeconds"]),
+        "batch_size": int(_resolved(spec, hits["BatchSize"])),
+        "window_s": float(_resolved(spec, hits["MaximumBatchingWindowInSeconds"])),
         "tables": len(template.tables(spec)),
+        "alarms": sum(1 for r in resources.values() if r.get("Type") == "AWS::CloudWatch::Alarm"),
     }
 
 
@@ -246,7 +279,7 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
         memory_mb=functions,
         batch_size=deployed["batch_size"],
         window_s=deployed["window_s"],
-        writers=aggregation.WORKERS,
+        writers=counting.WORKERS,
         website_cache_s=stored_websites.CACHE_SECONDS,
         key_cache_s=config.DEFAULT_KEY_CACHE_SECONDS,
         tables=deployed["tables"],
@@ -321,6 +354,22 @@ def _counter_bytes(website_id: int, day_totals: dict[Any, int]) -> Callable[[Any
     return size
 
 
+def _emf_metrics(printed: str) -> set[str]:
+    """The custom metrics (name and dimensions) in EMF lines printed by the handlers."""
+    found = set()
+    for line in printed.splitlines():
+        try:
+            document = json.loads(line)
+        except ValueError:
+            continue
+        for directive in (document.get("_aws") or {}).get("CloudWatchMetrics") or []:
+            for metric in directive.get("Metrics") or []:
+                for dimensions in directive.get("Dimensions") or [[]]:
+                    values = ",".join(f"{d}={document.get(d)}" for d in dimensions)
+                    found.add(f"{metric['Name']}[{values}]")
+    return found
+
+
 def _report_storage_bytes() -> int:
     """A report as test_writes builds it, stored: the item and its index entries, each with
     DynamoDB's per-item overhead."""
@@ -354,7 +403,7 @@ def _report_storage_bytes() -> int:
 def test_cost(aws_env: None, deployed_logging: None) -> None:
     deployed = _deployed(template.load())
     website_id = test_ingest._website()
-    per_day = round(cost.HITS / cost.DAYS)
+    per_day = round(cost.HITS / cost.DAYS / (50 if timing.QUICK else 1))
     events = test_ingest.hit_events(per_day, seed=23)
     queue = test_ingest.QueueStub()
     stubs = {"sqs": queue, "dynamodb": boto3.client("dynamodb")}
@@ -395,47 +444,64 @@ def test_cost(aws_env: None, deployed_logging: None) -> None:
         with timing.own_garbage_only():
             event_cpu_ms = timing.interleaved({"event": sample})["event"]
 
-        # Writes per hit for batches the deployed window closes, and for longer windows.
+        # Writes and reads per hit for the batches each window closes at each volume: the
+        # day's hits in order, arriving as a Poisson stream at the volume's rate.
         day_totals = sum_counts(hits)
         key_bytes = _counter_bytes(website_id, day_totals)
-        rate = cost.HITS / cost.SECONDS
 
         def keys_of(batch: list[Hit]) -> set[Any]:
             return set(sum_counts(batch))
 
-        def batches_for(window_s: float) -> list[list[Hit]]:
-            sizes = cost.window_batches(len(hits), rate, window_s, deployed["batch_size"])
+        def figures(volume: int, window_s: float) -> dict[str, float]:
+            count = SAMPLE_HITS if volume > cost.HITS else len(hits)
+            times = cost.timed_batches(
+                count, volume / cost.SECONDS, window_s, deployed["batch_size"]
+            )
             found, start = [], 0
-            for size in sizes:
-                found.append(hits[start : start + size])
-                start += size
-            return found
+            for arrived in times:
+                found.append([hits[(start + n) % len(hits)] for n in range(len(arrived))])
+                start += len(arrived)
+            return cost.batching(found, times, keys_of, key_bytes, counting.WORKERS)
 
+        windows = sorted({deployed["window_s"], *(o.window_s for o in cost.OPTIONS), *WINDOWS_S})
         by_window = {
-            window: cost.batching(batches_for(window), keys_of, key_bytes, aggregation.WORKERS)
-            for window in (deployed["window_s"], *WINDOWS_S)
+            cost.batching_key(volume, window): figures(volume, window)
+            for volume in cost.VOLUMES
+            for window in windows
         }
         size = deployed["batch_size"]
         full = [hits[i : i + size] for i in range(0, len(hits), size)]
-        by_window["full"] = cost.batching(full, keys_of, key_bytes, aggregation.WORKERS)
+        full_times = [[0.0] * len(batch) for batch in full]
+        by_window["full"] = cost.batching(full, full_times, keys_of, key_bytes, counting.WORKERS)
+        rate = cost.HITS / cost.SECONDS
 
         # The real aggregator on window-sized batches: it counts, and what it logs.
         records = [worker.lambda_record(m, "HitsQueue") for m in messages]
         aggregate_context = gateway.LambdaContext("AggregatorFunction")
         sizes = cost.window_batches(len(hits), rate, deployed["window_s"], deployed["batch_size"])
-        with _captured_logs() as logs:
+        emitted = io.StringIO()
+        with _captured_logs() as logs, contextlib.redirect_stdout(emitted):
             start = 0
             for size in sizes[:AGGREGATED_BATCHES]:
                 answer = aggregate({"Records": records[start : start + size]}, aggregate_context)
                 assert answer["batchItemFailures"] == []
                 start += size
         aggregate_log_bytes = len(logs.getvalue().encode()) / AGGREGATED_BATCHES
+        metrics = _emf_metrics(emitted.getvalue())
     finally:
         stored_websites.forget_all()
 
+    minutes = {(h.website_id, h.visitor, int(h.at.timestamp()) // 60) for h in hits}
+    warehouse_found = report.RESULTS.get("warehouse") or {}
     measured_here = {
         "event_cpu_ms": event_cpu_ms,
-        "batching": by_window[deployed["window_s"]],
+        "batching": by_window,
+        "pageviews_per_hit": sum(1 for h in hits if h.event_parts is None and h.engaged_ms is None)
+        / len(hits),
+        "presences_per_hit": len(minutes) / len(hits),
+        "rows_per_hit": sum(1 for h in hits if rows.row(h) is not None) / len(hits),
+        "custom_metrics": len(metrics),
+        "alarms": deployed["alarms"],
         "message_bytes": message_bytes,
         "stats_items_per_day": float(len(day_totals)),
         "stats_item_bytes": sum(map(key_bytes, day_totals)) / len(day_totals),
@@ -445,49 +511,81 @@ def test_cost(aws_env: None, deployed_logging: None) -> None:
         "event_log_bytes": event_log_bytes,
         "aggregate_log_bytes": aggregate_log_bytes,
     }
+    if warehouse_found.get("parquet_bytes_per_row"):
+        measured_here["parquet_bytes_per_row"] = warehouse_found["parquet_bytes_per_row"]
+        measured_here["compaction_rows_per_s"] = warehouse_found["compaction_rows_per_s"]
     inputs = _inputs_from(report.RESULTS, measured_here)
+    if not warehouse_found.get("parquet_bytes_per_row"):
+        inputs.sources["parquet_bytes_per_row"] = "default (test_warehouse did not run)"
+        inputs.sources["compaction_rows_per_s"] = "default (test_warehouse did not run)"
+    report.CONTEXT["cost_metrics_emitted"] = sorted(metrics)
     report.RESULTS["cost"] = summary(inputs, by_window)
     report.NOTES.extend(notes(report.RESULTS["cost"], inputs))
 
 
-def summary(inputs: cost.Inputs, by_window: dict[Any, dict[str, float]]) -> dict[str, Any]:
+def priced(inputs: cost.Inputs) -> dict[str, dict[str, dict[str, Any]]]:
+    """Every option at every volume: totals by path, the lines, by service."""
+    found: dict[str, dict[str, dict[str, Any]]] = {}
+    for option in cost.OPTIONS:
+        for volume in cost.VOLUMES:
+            lines = cost.bill(inputs, option, volume)
+            totals = {path: cost.total(lines, path) for path in PATHS}
+            found.setdefault(option.name, {})[str(volume)] = {
+                "title": option.title,
+                "window_s": option.window_s,
+                "total_usd": round(sum(totals.values()), 2),
+                "totals_usd": {path: round(value, 4) for path, value in totals.items()},
+                "hit_path_per_million_usd": round(totals["hits"] / volume * 1_000_000, 3),
+                "by_service_usd": {
+                    k: round(v, 4)
+                    for k, v in cost.by_service([*lines], "hits").items()
+                    | {
+                        f"fixed: {k}": v for k, v in cost.by_service([*lines], "fixed").items()
+                    }.items()
+                },
+                "lines": [line.as_dict() for line in lines],
+            }
+    return found
+
+
+def summary(inputs: cost.Inputs, by_window: dict[str, dict[str, float]]) -> dict[str, Any]:
+    options = priced(inputs)
+    default = options[cost.OPTIONS[0].name][str(cost.HITS)]
+    cheapest = options[cost.CHEAPEST][str(cost.HITS)]
     lines = cost.bill(inputs)
-    totals = {path: cost.total(lines, path) for path in PATHS}
-    alternatives = {
-        name: cost.total(cost.bill(inputs, price))
-        for name, price in (
-            ("rest_api", cost.API_GATEWAY_REST),
-            ("http_api", cost.API_GATEWAY_HTTP),
-            ("function_url", cost.FUNCTION_URL),
-        )
-    }
-    hit_alternatives = {
-        name: cost.total(cost.bill(inputs, price), "hits")
-        for name, price in (
-            ("rest_api", cost.API_GATEWAY_REST),
-            ("http_api", cost.API_GATEWAY_HTTP),
-            ("function_url", cost.FUNCTION_URL),
-        )
-    }
     services = cost.by_service(lines, "hits")
     top, top_usd = next(iter(services.items()))
     biggest = max((line for line in lines if line.path == "hits"), key=lambda line: line.usd)
-    per_million = totals["hits"] / cost.HITS * 1_000_000
     return {
         "prices": cost.PRICE_NOTE,
         "prices_as_of": cost.PRICES_AS_OF,
         "workload": {
             "hits": cost.HITS,
+            "volumes": list(cost.VOLUMES),
             "reads": cost.READS,
             "reports": cost.REPORTS,
             "month_hours": cost.SECONDS / 3600,
         },
-        "lines": [line.as_dict() for line in lines],
-        "total_usd": round(sum(totals.values()), 2),
-        "totals_usd": {path: round(value, 4) for path, value in totals.items()},
-        "hit_path_per_million_usd": round(per_million, 2),
-        "alternatives_total_usd": {k: round(v, 2) for k, v in alternatives.items()},
-        "alternatives_hit_path_usd": {k: round(v, 2) for k, v in hit_alternatives.items()},
+        "lines": default["lines"],
+        "total_usd": default["total_usd"],
+        "totals_usd": default["totals_usd"],
+        "hit_path_per_million_usd": default["hit_path_per_million_usd"],
+        "options": options,
+        "cheapest": cost.CHEAPEST,
+        "target": {
+            "usd": 5.0,
+            "hits": cost.HITS,
+            "option": cost.CHEAPEST,
+            "total_usd": cheapest["total_usd"],
+            "met": cheapest["total_usd"] <= 5.0,
+        },
+        "alternatives_total_usd": {
+            name: figures[str(cost.HITS)]["total_usd"] for name, figures in options.items()
+        },
+        "alternatives_hit_path_usd": {
+            name: round(figures[str(cost.HITS)]["totals_usd"]["hits"], 2)
+            for name, figures in options.items()
+        },
         "reference": {
             "serverless_website_analytics_per_million_usd": cost.SWA_USD_PER_MILLION_VIEWS,
             "source": cost.SWA_SOURCE,
@@ -496,13 +594,12 @@ def summary(inputs: cost.Inputs, by_window: dict[Any, dict[str, float]]) -> dict
         "dominant": {
             "service": top,
             "usd": round(top_usd, 2),
-            "share_of_hit_path": round(top_usd / totals["hits"], 3),
+            "share_of_hit_path": round(top_usd / max(default["totals_usd"]["hits"], 1e-9), 3),
             "line": biggest.component,
             "line_usd": round(biggest.usd, 2),
         },
         "batching_by_window": {
-            str(window): {k: round(v, 3) for k, v in figures.items()}
-            for window, figures in by_window.items()
+            key: {k: round(v, 3) for k, v in figures.items()} for key, figures in by_window.items()
         },
         "inputs": {
             name: value
@@ -515,56 +612,36 @@ def summary(inputs: cost.Inputs, by_window: dict[Any, dict[str, float]]) -> dict
 
 
 def notes(found: dict[str, Any], inputs: cost.Inputs) -> list[str]:
-    """What the cost table means, for the printed notes."""
+    """What the cost tables mean, for the printed notes."""
     out = [f"cost: {found['prices']}"]
     defaulted = sorted(k for k, v in inputs.sources.items() if v.startswith("default"))
     if defaulted:
         out.append(f"cost: not measured in this run, defaults used: {', '.join(defaulted)}")
-    hit_path = found["totals_usd"]["hits"]
     top = found["dominant"]
-    share = top["share_of_hit_path"]
-    verdict = "dominated by" if share >= 0.5 else "led by"
     out.append(
-        f"cost: the hit path (${hit_path:.2f} a month) is {verdict} {top['service']}: "
-        f"${top['usd']:.2f} ({share:.0%}); its dearest line is {top['line']}, "
+        f"cost: the default hit path (${found['totals_usd']['hits']:.2f} a month at 1M) is led "
+        f"by {top['service']}: ${top['usd']:.2f}; its dearest line is {top['line']}, "
         f"${top['line_usd']:.2f}"
     )
-    batching = inputs.batching
-    full = inputs.full_batch_writes_per_hit
-    window = inputs.window_s
-    out.append(
-        f"cost: at {cost.HITS / cost.SECONDS:.2f} hits/s the {window:g} s batching window "
-        f"closes batches at {batching['hits_per_batch']:.1f} hits, not BatchSize "
-        f"{inputs.batch_size}: {batching['writes_per_hit']:.2f} writes per hit "
-        f"(${cost.DYNAMODB_WRITES.cost(cost.HITS * batching['wru_per_hit']):.2f}); full "
-        f"batches (from {inputs.batch_size / window:.0f} hits/s) write {full:.2f} per hit "
-        f"(${cost.DYNAMODB_WRITES.cost(cost.HITS * full):.2f})"
-    )
-    windows = found["batching_by_window"]
-    others = []
-    for name, figures in windows.items():
-        if name == "full" or float(name) == window:
-            continue
-        label = f"{float(name):g} s" if float(name) else "no window"
-        usd = cost.DYNAMODB_WRITES.cost(cost.HITS * figures["wru_per_hit"])
-        others.append(
-            f"{label}: batches of {figures['hits_per_batch']:.0f}, "
-            f"{figures['writes_per_hit']:.2f} writes per hit (${usd:.2f})"
+    for name, volumes in found["options"].items():
+        figures = ", ".join(
+            f"{int(volume) / 1e6:g}M: ${v['total_usd']:,.2f} (hit path "
+            f"${v['totals_usd']['hits']:,.2f})"
+            for volume, v in volumes.items()
         )
-    out.append(f"cost: other batching windows: {'; '.join(others)}")
-    alt = found["alternatives_total_usd"]
-    hits_alt = found["alternatives_hit_path_usd"]
+        title = next(iter(volumes.values()))["title"]
+        window = next(iter(volumes.values()))["window_s"]
+        out.append(f"cost: {title}, {window:g} s window: {figures}")
+    target = found["target"]
     out.append(
-        f"cost: POST /api/event through an HTTP API: ${alt['http_api']:.2f} a month (hit path "
-        f"${hits_alt['http_api']:.2f}); through a function URL: ${alt['function_url']:.2f} "
-        f"(hit path ${hits_alt['function_url']:.2f}); REST as deployed: ${alt['rest_api']:.2f}"
+        f"cost: target <= ${target['usd']:.2f} a month for 1M hits on the cheapest option "
+        f"({target['option']}): ${target['total_usd']:.2f}, "
+        + ("met" if target["met"] else "missed")
     )
     reference = found["reference"]["serverless_website_analytics_per_million_usd"]
     out.append(
         f"cost: serverless-website-analytics publishes ${reference:.2f} per million page views "
-        f"(worst case, {cost.SWA_SOURCE.split(',')[1].strip()}); Sitelens's hit path costs "
-        f"${found['hit_path_per_million_usd']:.2f} per million hits, everything "
-        f"${found['total_usd']:.2f} a month"
+        f"(worst case, {cost.SWA_SOURCE.split(',')[1].strip()})"
     )
     return out
 
