@@ -89,9 +89,10 @@ routes: $(STAMP)
 openapi: $(STAMP)
 	$(BIN)/python -m sitelens.local.openapi
 
-# Benchmarks against peers (tests/bench; not part of `make test`): prints a table against
-# the targets and writes build/bench.json. BENCH_RUNS=9 takes more runs (default 7, min 5).
-bench: $(STAMP)
+# Benchmarks against peers and targets (tests/bench; `make test` runs each once at small
+# sizes): prints a table, writes build/bench.json and the figures of docs/performance.md.
+# DynamoDB Local for ingestion; about 10 minutes on 2 cores. BENCH_RUNS=9: more runs.
+bench: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m pytest tests/bench -q -p no:randomly -p no:cacheprovider \
 		--override-ini addopts= --override-ini timeout=900 -s
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,6 +14,8 @@ import pytest
 
 from sitelens.log import logger
 from tests.bench import report, timing
+
+STARTED = time.monotonic()
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -22,6 +26,15 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         report.NOTES.append(
             f"measured on Python {context['python']}; the deployed runtime is python3.13"
         )
+    # The session itself (DynamoDB Local's JVM is a child: ended and counted by now).
+    largest = max(
+        resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss,
+    )
+    report.RESULTS["bench_run"] = {
+        "seconds": round(time.monotonic() - STARTED, 1),
+        "max_rss_mib": round(largest / 1024, 1),
+    }
     rows = report.lines(report.RESULTS, context)
     path = report.write(report.RESULTS, rows, context)
     terminalreporter.write_line("")
@@ -30,6 +43,10 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     for note in report.NOTES:
         terminalreporter.write_line(f"note: {note}")
     terminalreporter.write_line(f"written: {path.relative_to(report.ROOT)}")
+    if not timing.QUICK:  # a quick run's figures mean nothing: the docs keep the last full
+        section = report.markdown(rows, {**context, "notes": report.NOTES}, report.RESULTS)
+        docs = report.write_docs(section)
+        terminalreporter.write_line(f"written: {docs.relative_to(report.ROOT)}")
 
 
 @pytest.fixture

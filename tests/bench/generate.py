@@ -24,7 +24,7 @@ import argparse
 import shutil
 import time
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -101,6 +101,7 @@ class Summary:
     first_day: str = ""
     last_day: str = ""
     landing_rows: int = 0
+    merged_rows: int = 0  # rows of the partitions compaction rewrote (the last day's)
     landing_duplicates: int = 0
     compacted: bool = False
     files: int = 0
@@ -277,8 +278,7 @@ def generate(
                 shutil.rmtree(staged)
             if can_compact and day == end - timedelta(days=1):
                 cursor = connection.execute(
-                    f"SELECT {_ROW_COLUMNS}, website_id, day "
-                    f"FROM {generated} WHERE NOT ({cut})"
+                    f"SELECT {_ROW_COLUMNS}, website_id, day FROM {generated} WHERE NOT ({cut})"
                 )
                 names = [d[0] for d in cursor.description]
                 landing += [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -303,8 +303,12 @@ def generate(
         f"SELECT website_id, COUNT(*), COUNT(DISTINCT hit_id) FROM read_parquet("
         f"'{root}/events/*/*/*.parquet', hive_partitioning = true) GROUP BY ALL ORDER BY 1"
     ).fetchall()
-    connection.close()
     summary.events = {str(site): rows for site, rows, _ in counted}
+    if summary.compacted:
+        summary.merged_rows = connection.execute(
+            f"SELECT COUNT(*) FROM read_parquet('{root}/events/*/day={summary.last_day}/*.parquet')"
+        ).fetchone()[0]
+    connection.close()
     twice = sum(rows - distinct for _, rows, distinct in counted)
     assert twice == 0, f"{twice} rows share a hit_id after compaction"
     summary.seconds["total"] = round(time.perf_counter() - started, 1)

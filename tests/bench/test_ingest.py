@@ -9,7 +9,7 @@ pass counts the same messages again, on fresh tables, in batches of the deployed
 timed passes repeat both stages with the stats writes answered by a stub, so that DynamoDB
 Local's own cost is not counted as ours; website look-ups are cached in the warm container
 either way. (moto copied every table on each transaction: 21.5 GB after 11 minutes.)
-With BENCH_QUICK=1: 500 hits in batches of 100."""
+With BENCH_QUICK=1: 200 hits in batches of 50."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ from sitelens.data import websites as stored_websites
 from sitelens.local import gateway, resources, template, worker
 from tests.bench import report, timing
 
-HITS = 500 if timing.QUICK else 10_000
-BATCH = 100 if timing.QUICK else 1_000
+HITS = 200 if timing.QUICK else 10_000
+BATCH = 50 if timing.QUICK else 1_000
 # First receipts as Lambda's poller makes them: 500 messages a second.
 FIRST_RECEIVED_MS = 1_795_000_000_000
 RECEIPT_INTERVAL_MS = 2
@@ -323,7 +323,10 @@ def _pageviews_stored(website_id: int, hits: list[Hit]) -> int:
 def _deployed_batch_size() -> int:
     """The aggregator's BatchSize in template.yaml."""
     function = template.load()["Resources"]["AggregatorFunction"]["Properties"]
-    return int(function["Events"]["Hits"]["Properties"]["BatchSize"])
+    size = function["Events"]["Hits"]["Properties"]["BatchSize"]
+    if isinstance(size, dict):  # !Ref a parameter
+        size = template.load()["Parameters"][size["Ref"]]["Default"]
+    return int(size)
 
 
 def test_ingestion(

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from sitelens.analytics import aggregation, queries
-from sitelens.analytics.hits import Hit
+from sitelens.analytics import counting, queries
+from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import query, rows, sql
 from sitelens.data import stats, warehouse
 from tests.bench import report, timing
@@ -31,7 +31,7 @@ pytest.importorskip("duckdb")
 from sitelens.local.warehouse import LocalWarehouse
 
 DAYS = 30
-HITS = 20_000
+HITS = 2_000 if timing.QUICK else 20_000
 WEBSITE = 1
 END = datetime(2026, 11, 23, tzinfo=UTC)
 PAGES = ["/", "/pricing", "/blog", "/blog/launch", "/docs", "/about", "/signup"]
@@ -90,7 +90,7 @@ def _hits(rng: random.Random) -> list[Hit]:
 
 
 def _count(hits: list[Hit]) -> None:
-    totals = aggregation.sum_counts(hits)
+    totals = counting.sum_counts(hits)
     counts = [(w, name, day, value, n) for (w, name, value, day), n in totals.items()]
     for start in range(0, len(counts), stats.CHUNK_COUNTERS):
         chunk = counts[start : start + stats.CHUNK_COUNTERS]

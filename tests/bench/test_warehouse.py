@@ -33,7 +33,7 @@ from sitelens.local import gateway
 from tests.bench import generate, report, timing
 
 pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+from sitelens.local.warehouse import LocalWarehouse
 
 QUERY_APP = report.ROOT / "functions/analytics/query/app.py"
 ATHENA_USD_PER_TB = 5.0
@@ -115,7 +115,7 @@ def column_chunks(store: LocalWarehouse, files: list[Path]) -> dict[str, int]:
         return {}
     listed = "[" + ", ".join(f"'{path}'" for path in files) + "]"
     found = store.connection.execute(
-        f"SELECT path_in_schema, SUM(total_compressed_size) FROM parquet_metadata({listed}) "  # noqa: S608
+        f"SELECT path_in_schema, SUM(total_compressed_size) FROM parquet_metadata({listed}) "
         "GROUP BY path_in_schema"
     ).fetchall()
     return {str(name): int(size) for name, size in found}
@@ -141,8 +141,9 @@ def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
         path
         for site in parsed.site_ids
         for day in days
-        if (path := store.root / "events" / f"website_id={site}" / f"day={day}" / "data.parquet")
-        .exists()
+        if (
+            path := store.root / "events" / f"website_id={site}" / f"day={day}" / "data.parquet"
+        ).exists()
     ]
     chunks = column_chunks(store, files)
     statement = sql.statement(parsed, "athena")
@@ -195,8 +196,7 @@ def test_warehouse_queries(aws_env: None, tmp_path: Path) -> None:
             }
         )
         scans = {
-            name: athena_scan(store, query.parse(body, now, "UTC"))
-            for name, body in bodies.items()
+            name: athena_scan(store, query.parse(body, now, "UTC")) for name, body in bodies.items()
         }
     finally:
         clock.now = saved_now  # type: ignore[assignment]
@@ -216,6 +216,10 @@ def test_warehouse_queries(aws_env: None, tmp_path: Path) -> None:
         "landing_rows": summary.landing_rows,
         "landing_duplicates": summary.landing_duplicates,
         "compacted": summary.compacted,
+        "parquet_bytes_per_row": round(summary.bytes / max(1, sum(summary.events.values())), 1),
+        "compaction_rows_per_s": round(
+            summary.merged_rows / max(summary.seconds.get("compact", 0.0), 1e-3)
+        ),
     }
     report.CONTEXT["warehouse"] = {
         "questions": QUESTIONS,
