@@ -4,7 +4,9 @@ The query is validated (`warehouse.query`), its websites checked to be the accou
 website of another account is answered as a missing one), its time zone taken from the
 website unless the query names one. What the statistics counters answer exactly (totals,
 days and pages of pageviews and events over up to 31 whole UTC days, without filters) is
-read from DynamoDB (`rollups`); everything else runs as SQL on the warehouse engine.
+read from DynamoDB (`rollups`), which hands a breakdown by page back to the warehouse once
+a page of its range was counted under "(other)"; everything else runs as SQL on the
+warehouse engine.
 """
 
 from __future__ import annotations
@@ -37,8 +39,8 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
 
 
 def rows_source(parsed: query.Query) -> answers.Rows:
-    """Where a query's rows come from: the counters when they answer it exactly, else the
-    warehouse."""
+    """Where a query's rows come from: the counters when they can answer it exactly (they
+    step aside for a range they do not hold every page of), else the warehouse."""
     if rollups.answers(parsed):
         return rollups.rows
     dialect = warehouse.dialect()

@@ -7,6 +7,10 @@ and custom events, as Plausible counts them), in total, per `time:day` or (pagev
 `event:page`, over whole UTC days, are the warehouse's numbers. Visitors, visits, bounces
 and durations need the visitor hashes, and filters need the rows: those queries, and
 ranges longer than MAX_DAYS, go to the warehouse.
+
+A page past its day's limit of distinct values is counted under "(other)", not under its
+own name: when a range holds an "(other)" page counter, the counters no longer know every
+page, and a breakdown by page steps aside to the warehouse, which has every row.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from collections.abc import Sequence
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
+from sitelens.analytics.counting import OTHER
+from sitelens.analytics.warehouse import sql
 from sitelens.analytics.warehouse.query import Query
-from sitelens.data import stats
+from sitelens.data import stats, warehouse
 
 METRICS = frozenset({"pageviews", "events"})
 MAX_DAYS = 31  # a month of days: at most 31 Queries of one series per website and metric
@@ -49,7 +55,20 @@ def _midnight(day: Any) -> datetime:
 
 def rows(query: Query) -> Sequence[Sequence[Any]]:
     """The query's rows as the warehouse's SQL gives them: dimensions, metrics, then the
-    number of groups; ordered and paged alike."""
+    number of groups; ordered and paged alike. The warehouse's own rows when a page asked
+    for was counted under "(other)"."""
+    groups = _groups(query)
+    if groups is None:
+        return warehouse.run(sql.statement(query, warehouse.dialect()))
+    ordered = _ordered(query, [(list(k), [c[m] for m in query.metrics]) for k, c in groups.items()])
+    total = len(ordered)
+    page = ordered[query.offset : query.offset + query.limit]
+    return [[*dimensions, *metrics, total] for dimensions, metrics in page]
+
+
+def _groups(query: Query) -> dict[tuple[str, ...], Counter[str]] | None:
+    """Each group's metrics summed from the counters; None when a breakdown by page meets
+    a page counted under "(other)" (the counters do not hold that page)."""
     first, last = query.first_day.isoformat(), query.last_day.isoformat()
     by_page = query.dimensions == ("event:page",)
     groups: dict[tuple[str, ...], Counter[str]] = {}
@@ -61,12 +80,11 @@ def rows(query: Query) -> Sequence[Sequence[Any]]:
             for name in names:
                 found, _ = stats.daily_counts(site, name, first, last)
                 for day, value, count in found:
+                    if by_page and value == OTHER:
+                        return None
                     key = (value,) if by_page else (day,) if query.dimensions else ()
                     groups.setdefault(key, Counter())[metric] += count
-    ordered = _ordered(query, [(list(k), [c[m] for m in query.metrics]) for k, c in groups.items()])
-    total = len(ordered)
-    page = ordered[query.offset : query.offset + query.limit]
-    return [[*dimensions, *metrics, total] for dimensions, metrics in page]
+    return groups
 
 
 def _ordered(
