@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from sitelens import clock
-from sitelens.analytics import aggregation
+from sitelens.analytics import counting
 from sitelens.analytics import stats as analytics_stats
 from sitelens.analytics.hits import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
@@ -209,7 +209,7 @@ def test_both_orders_both_ways(analytics, account, website):
 
 
 def test_values_past_the_cap_are_one_other_row(analytics, account, website, monkeypatch):
-    monkeypatch.setattr(aggregation, "MAX_VALUES", 2)
+    monkeypatch.setattr(counting, "MAX_VALUES", 2)
     wid = website["id"]
     # Each day admits its two most hit values (equal counts: in value order).
     count(account.id, [view(wid, at(21), page) for page in ("/a", "/a", "/b", "/c", "/d")])
@@ -230,19 +230,83 @@ def test_values_past_the_cap_are_one_other_row(analytics, account, website, monk
     ]
 
 
-def test_a_stats_request_reads_at_most_one_item_per_value_and_day(
+def many_pages(account_id: str, website_id: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cap of 3 values a day and a month; 40 distinct pages on each of 4 days, 160 in
+    the month."""
+    monkeypatch.setattr(counting, "MAX_VALUES", 3)
+    for day in (18, 19, 20, 21):
+        count(account_id, [view(website_id, at(day), f"/?r={day}-{n}") for n in range(40)])
+
+
+def test_a_period_of_days_reads_at_most_one_item_per_value_and_day(
     analytics, account, website, monkeypatch
 ):
     """Days times (MAX_VALUES + 1) items, however many distinct values were sent."""
-    monkeypatch.setattr(aggregation, "MAX_VALUES", 3)
-    wid = website["id"]
-    for day in (18, 19, 20, 21):
-        count(account.id, [view(wid, at(day), f"/?r={n}") for n in range(40)])
+    many_pages(account.id, website["id"], monkeypatch)
+    query = StatsQuery.parse({"name": "page", "from": "2026-11-02", "to": "2026-11-30"})
+    page = analytics_stats.page(account.id, website["id"], query)
+    assert page.cost == {"items_read": 4 * (3 + 1), "requests": 1}
+    assert page.records[0] == {"value": "(other)", "count": 4 * 37}  # each day's cap
+
+
+def test_a_whole_month_is_read_from_its_month_roll_up(analytics, account, website, monkeypatch):
+    """One item per value of the month, after the month's and its days' pageviews (which
+    show the roll-up is complete); "(other)" is past the month's cap."""
+    many_pages(account.id, website["id"], monkeypatch)
     query = StatsQuery.parse({"name": "page", "from": "2026-11-01", "to": "2026-11-30"})
+    page = analytics_stats.page(account.id, website["id"], query)
+    assert page.cost == {"items_read": 4 + 1 + (3 + 1), "requests": 3}
+    assert page.records[0] == {"value": "(other)", "count": 4 * 40 - 3}  # the month's cap
+    assert (
+        sum(row["count"] for row in analytics_stats.every_row(account.id, website["id"], query))
+        == 160
+    )
+
+
+def set_month_pageviews(website_id: int, month: str, count: int | None) -> None:
+    """Change (None: remove) a month's `pageviews@month` counter, as if counting by month
+    had begun during that month (or after it)."""
+    from sitelens.config import settings
+    from sitelens.data.clients import client
+
+    key = {"series": {"S": f"{website_id}#pageviews@month"}, "slot": {"S": f"{month}#{month}"}}
+    if count is None:
+        client("dynamodb").delete_item(TableName=settings().stats_table, Key=key)
+        return
+    client("dynamodb").update_item(
+        TableName=settings().stats_table,
+        Key=key,
+        UpdateExpression="SET #count = :n",
+        ExpressionAttributeNames={"#count": "count"},
+        ExpressionAttributeValues={":n": {"N": str(count)}},
+    )
+
+
+@pytest.mark.parametrize("month_pageviews", [159, None])
+def test_a_month_not_counted_whole_by_month_is_read_by_days(
+    analytics, account, website, monkeypatch, month_pageviews
+):
+    many_pages(account.id, website["id"], monkeypatch)
+    set_month_pageviews(website["id"], "2026-11", month_pageviews)
+    query = StatsQuery.parse({"name": "page", "from": "2026-11-01", "to": "2026-11-30"})
+    page = analytics_stats.page(account.id, website["id"], query)
+    assert page.records[0] == {"value": "(other)", "count": 4 * 37}  # as the days have it
+    assert page.cost["items_read"] == 4 + (1 if month_pageviews else 0) + 4 * (3 + 1)
+
+
+def test_a_year_reads_its_whole_months_by_month_and_its_edges_by_day(analytics, account, website):
+    wid = website["id"]
+    months = [(2025, 11)] + [(2025, 12)] + [(2026, m) for m in range(1, 12)]
+    count(account.id, [view(wid, datetime(y, m, 15, 9, tzinfo=UTC), "/a") for y, m in months])
+    # 2025-11-20 .. 2026-11-19: days of 2025-11, the months 2025-12 to 2026-10, days of 2026-11
+    query = StatsQuery.parse({"name": "page", "from": "2025-11-20", "to": "2026-11-19"})
     page = analytics_stats.page(account.id, wid, query)
-    assert page.cost["items_read"] == 4 * (3 + 1)
-    assert page.cost["requests"] == 1
-    assert [row["count"] for row in page.records][:1] == [4 * 37]  # (other)
+    assert page.records == [{"value": "/a", "count": 12}]
+    # the months' days and roll-ups of pageviews (11 + 11), the roll-up of pages (11), the
+    # days at each edge (one hit)
+    assert page.cost == {"items_read": 11 + 11 + 11 + 1, "requests": 2 + 1 + 2}
+    by_day = analytics_stats.every_row(account.id, wid, query)
+    assert by_day == page.records
 
 
 # -- pages ---------------------------------------------------------------------------------

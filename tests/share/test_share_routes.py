@@ -5,7 +5,7 @@ tokens bound to one record and one password, and password attempts limited."""
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -246,6 +246,32 @@ def test_the_website_page_shows_the_periods_numbers(analytics, public, account, 
     assert '<th scope="row">2026-11-18</th><td>3</td><td>3</td>' in page.body
     assert "Germany" in page.body or "DE" in page.body
     assert "<script>" not in page.body  # no inline script: only the JSON data block
+
+
+def test_the_website_page_reads_whole_months_by_month(analytics, account, today, monkeypatch):
+    """A quarter of daily views: the last 12 months read July to September from their
+    month roll-ups, in as few items as there are values a month, and show what the days
+    show."""
+    from sitelens.analytics import stats as analytics_stats
+
+    site = website(analytics, "open.example")
+    first = date(2026, 7, 1)
+    days = [(first + timedelta(days=n)).isoformat() for n in range(92)]
+    count_views(account.id, site["id"], dict.fromkeys(days, 1))
+    period = date(2025, 11, 21), date(2026, 11, 20)
+
+    by_month = analytics_stats.overview(site["id"], *period)
+    monkeypatch.setattr(analytics_stats, "BY_MONTH", frozenset())
+    by_day = analytics_stats.overview(site["id"], *period)
+    assert by_month == by_day
+    assert by_month.total_pageviews == 92
+    assert by_month.ranked["country"] == [{"value": "DE", "count": 92, "share": 100.0}]
+    # pages, landing pages and countries (one value each): an item a day (3 x 92) against
+    # an item a month (3 x 3)
+    assert by_day.cost["items_read"] - by_month.cost["items_read"] == 3 * 92 - 3 * 3
+    # first the days' pageviews and visitors and the months' pageviews, then each ranked
+    # statistic's months (Dec to Oct) and the days at either edge of the period
+    assert by_month.cost["requests"] == 3 + len(analytics_stats.RANKED) * 3
 
 
 def test_the_website_page_refuses_a_bad_period(analytics, public):

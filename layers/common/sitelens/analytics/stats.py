@@ -1,25 +1,42 @@
-"""Reading statistics: one statistic's values, summed over a period, a page at a time.
+"""Reading statistics: one statistic's values, summed over a period, a page at a time, and
+a share page's overview.
+
+A period is read by calendar months where it can: a month the period covers whole is read
+from its month roll-up (`<stat>@month`, one counter per value and month) when the roll-up
+is complete, and every other day from the daily counters. A roll-up is complete when its
+`pageviews@month` counter equals the sum of the month's daily `pageviews` (a month whose
+counting by month began after some of its hits has a smaller one, and is read by days).
+`pageviews` and `visitors`, whose values are the days, and the hourly statistics are
+always read by days.
 
 Every page sums the whole period, which stays bounded however many values were sent: a
-period has at most MAX_DAYS days and a statistic at most MAX_VALUES + 1 counters a day
-(the aggregator counts the rest under "(other)"), so a request reads at most
-366 x 501 = 183,366 items.
+period has at most MAX_DAYS days, so at most 10 whole months and 60 other days (70
+periods; 11 and 31 for the share page's last 12 months), and a statistic has at most
+MAX_VALUES + 1 counters a day and a month (the aggregator counts the rest under
+"(other)"): a request reads at most 70 x 501 = 35,070 items of the statistic, and at most
+378 of `pageviews` to choose the months.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sitelens import errors, listing
+from sitelens.analytics.hit import MONTH_SUFFIX, MONTHLY_NAMES
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
 
 if TYPE_CHECKING:
     from sitelens.analytics.inputs import StatsQuery
+
+# Statistics read by month where a period allows: those with month roll-ups whose values
+# are not the days themselves.
+BY_MONTH = frozenset(MONTHLY_NAMES) - {"pageviews", "visitors"}
+Cost = dict[str, int]
 
 
 def page(account_id: str, website_id: int, query: StatsQuery) -> listing.Page:
@@ -49,14 +66,11 @@ def every_row(account_id: str, website_id: int, query: StatsQuery) -> list[dict[
 
 def _summed(
     account_id: str, website_id: int, query: StatsQuery
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
+) -> tuple[list[dict[str, Any]], Cost]:
     if stored_websites.get(account_id, website_id) is None:
         raise errors.NotFound()
     first, last = query.period()
-    found, cost = stats.counts(website_id, query.name, first.isoformat(), last.isoformat())
-    sums: Counter[str] = Counter()
-    for value, count in found:
-        sums[value] += count
+    sums, cost = summed(website_id, query.name, first, last)
     needle = query.search.lower() if query.search else None
     rows = [
         {"value": value, "count": count}
@@ -64,6 +78,124 @@ def _summed(
         if needle is None or needle in value.lower()
     ]
     return rows, cost
+
+
+def summed(website_id: int, name: str, first: date, last: date) -> tuple[Counter[str], Cost]:
+    """Each value's count of a statistic from `first` to `last`, read by whole months where
+    the period and the roll-ups allow (`Plan`); and what reading it cost."""
+    months = _whole_months(first, last)
+    cost: Cost = {}
+    plan = Plan(first, last)
+    if name in BY_MONTH and months:
+        extent = Plan(months[0], _month_end(months[-1]))
+        (daily, monthly), cost = stats.many_counts(
+            [extent.days_of(website_id, "pageviews"), extent.months_of(website_id, "pageviews")]
+        )
+        plan = Plan.choose(first, last, daily, monthly)
+    found, spent = stats.many_counts(plan.spans(website_id, name))
+    return _sums(found), _added(cost, spent)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How a period is read: runs of whole months from the month roll-ups (`months`), runs
+    of days from the daily counters (`days`); every day of the period in exactly one."""
+
+    first: date
+    last: date
+    months: tuple[tuple[date, date], ...] = ()
+    days: tuple[tuple[date, date], ...] = ()
+
+    @classmethod
+    def choose(
+        cls,
+        first: date,
+        last: date,
+        daily_pageviews: Iterable[tuple[str, str, int]],
+        monthly_pageviews: Iterable[tuple[str, str, int]],
+    ) -> Plan:
+        """Whole months of the period whose roll-up is complete (its `pageviews@month`
+        equals the sum of its days' `pageviews`) by month, every other day by day."""
+        by_days: Counter[str] = Counter()
+        for period, _, count in daily_pageviews:
+            by_days[period[:7]] += count
+        by_month = {month: count for month, _, count in monthly_pageviews}
+        complete = {
+            start
+            for start in _whole_months(first, last)
+            if by_month.get(_month(start)) == by_days[_month(start)]
+        }
+        months: list[tuple[date, date]] = []
+        days: list[tuple[date, date]] = []
+        day = first
+        while day <= last:
+            if day in complete:
+                _extend(months, day, _month_end(day))
+                day = _month_end(day) + timedelta(days=1)
+            else:
+                _extend(days, day, day)
+                day += timedelta(days=1)
+        return cls(first, last, tuple(months), tuple(days))
+
+    def spans(self, website_id: int, name: str) -> list[stats.Span]:
+        """The Queries that read statistic `name` over the period."""
+        if name not in BY_MONTH or not self.months:
+            return [self.days_of(website_id, name)]
+        return [
+            *(
+                stats.Span(website_id, name + MONTH_SUFFIX, _month(a), _month(b))
+                for a, b in self.months
+            ),
+            *(stats.Span(website_id, name, a.isoformat(), b.isoformat()) for a, b in self.days),
+        ]
+
+    def days_of(self, website_id: int, name: str) -> stats.Span:
+        """Every day of the period of a daily series."""
+        return stats.Span(website_id, name, self.first.isoformat(), self.last.isoformat())
+
+    def months_of(self, website_id: int, name: str) -> stats.Span:
+        """Every month the period touches of a month roll-up."""
+        return stats.Span(website_id, name + MONTH_SUFFIX, _month(self.first), _month(self.last))
+
+
+def _whole_months(first: date, last: date) -> list[date]:
+    """The first day of every calendar month from `first` to `last` that the period holds
+    whole."""
+    start = first if first.day == 1 else _month_end(first) + timedelta(days=1)
+    months = []
+    while _month_end(start) <= last:
+        months.append(start)
+        start = _month_end(start) + timedelta(days=1)
+    return months
+
+
+def _month_end(day: date) -> date:
+    following = day.replace(day=28) + timedelta(days=4)
+    return following - timedelta(days=following.day)
+
+
+def _month(day: date) -> str:
+    return day.strftime("%Y-%m")
+
+
+def _extend(runs: list[tuple[date, date]], first: date, last: date) -> None:
+    """Add first..last to `runs`, joining the last run when it ends the day before."""
+    if runs and runs[-1][1] + timedelta(days=1) == first:
+        runs[-1] = (runs[-1][0], last)
+    else:
+        runs.append((first, last))
+
+
+def _sums(found: Iterable[Iterable[tuple[str, str, int]]]) -> Counter[str]:
+    sums: Counter[str] = Counter()
+    for counters in found:
+        for _, value, count in counters:
+            sums[value] += count
+    return sums
+
+
+def _added(cost: Cost, spent: Cost) -> Cost:
+    return {key: cost.get(key, 0) + spent.get(key, 0) for key in spent.keys() | cost.keys()}
 
 
 def _order(query: StatsQuery) -> tuple[Callable[[dict[str, Any]], list[Any]], bool]:
@@ -105,6 +237,7 @@ class Overview:
     visitors: list[int]
     pageviews: list[int]
     ranked: dict[str, list[dict[str, Any]]]
+    cost: Cost = field(default_factory=dict, compare=False)  # what reading it cost
 
     @property
     def total_visitors(self) -> int:
@@ -116,27 +249,36 @@ class Overview:
 
 
 def overview(website_id: int, first: date, last: date) -> Overview:
-    """The share page's numbers for a period, read as the stats API reads them (one Query
-    per statistic, bounded as `page` is)."""
+    """The share page's numbers for a period, read as `summed` reads them, in two rounds of
+    parallel Queries: the days' visitors and pageviews and the months' pageviews (which
+    choose the months), then every ranked statistic."""
     days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    period = Plan(first, last)
+    reads = [period.days_of(website_id, "pageviews"), period.days_of(website_id, "visitors")]
+    if _whole_months(first, last):
+        reads.append(period.months_of(website_id, "pageviews"))
+    found, cost = stats.many_counts(reads)
+    pageviews, visitors, monthly = found[0], found[1], found[2] if len(found) > 2 else []
+    plan = Plan.choose(first, last, pageviews, monthly)
 
-    def per_day(name: str) -> list[int]:
-        found, _ = stats.counts(website_id, name, days[0], days[-1])
-        sums: Counter[str] = Counter()
-        for day, count in found:
-            sums[day] += count
-        return [sums[day] for day in days]
-
+    spans = {name: plan.spans(website_id, name) for name in RANKED}
+    found, spent = stats.many_counts([span for name in RANKED for span in spans[name]])
     ranked = {}
     for name in RANKED:
-        found, _ = stats.counts(website_id, name, days[0], days[-1])
-        sums: Counter[str] = Counter()
-        for value, count in found:
-            sums[value] += count
+        sums = _sums(found[: len(spans[name])])
+        found = found[len(spans[name]) :]
         total = sum(sums.values())
         top = sorted(sums.items(), key=lambda item: (-item[1], item[0]))[:TOP_ROWS]
         ranked[name] = [
             {"value": value, "count": count, "share": round(100 * count / total, 1)}
             for value, count in top
         ]
-    return Overview(first, last, days, per_day("visitors"), per_day("pageviews"), ranked)
+    per_day = _per_day(visitors, days), _per_day(pageviews, days)
+    return Overview(first, last, days, *per_day, ranked, _added(cost, spent))
+
+
+def _per_day(found: list[tuple[str, str, int]], days: list[str]) -> list[int]:
+    sums: Counter[str] = Counter()
+    for day, _, count in found:
+        sums[day] += count
+    return [sums[day] for day in days]

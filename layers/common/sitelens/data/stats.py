@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -271,6 +272,20 @@ def register(group: Group, digests: set[bytes], size: int, max_values: int, max_
 
 # -- reading ---------------------------------------------------------------------------------
 
+# Queries of one request run at once: botocore keeps 10 connections per client.
+READERS = 8
+
+
+@dataclass(frozen=True)
+class Span:
+    """One series from period `first` to `last`, both included: days (`YYYY-MM-DD`) of a
+    daily series, or months (`YYYY-MM`) of a month roll-up (`<stat>@month`)."""
+
+    website_id: int
+    name: str
+    first: str
+    last: str
+
 
 def counts(
     website_id: int, name: str, first_day: str, last_day: str
@@ -284,11 +299,17 @@ def counts(
 def daily_counts(
     website_id: int, name: str, first_day: str, last_day: str
 ) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
-    """(day, value, count) of every counter of a series from `first_day` to `last_day`,
-    and what reading them cost."""
+    """(period, value, count) of every counter of a series from `first_day` to `last_day`
+    (or from month to month of a month roll-up), and what reading them cost."""
+    return span_counts(Span(website_id, name, first_day, last_day))
+
+
+def span_counts(span: Span) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
+    """(period, value, count) of every counter of a span, and what reading them cost: one
+    Query, continued only past DynamoDB's 1 MB pages."""
     query: dict[str, Any] = {
         "TableName": _stats_table(),
-        # `$` follows `#`: every slot of the last day sorts before `<last day>$`.
+        # `$` follows `#`: every slot of the last period sorts before `<last period>$`.
         "KeyConditionExpression": "#series = :series AND #slot BETWEEN :first AND :last",
         "ProjectionExpression": "#slot, #value, #count",
         "ExpressionAttributeNames": {
@@ -298,11 +319,12 @@ def daily_counts(
             "#count": "count",
         },
         "ExpressionAttributeValues": {
-            ":series": {"S": f"{website_id}#{name}"},
-            ":first": {"S": f"{first_day}#"},
-            ":last": {"S": f"{last_day}$"},
+            ":series": {"S": f"{span.website_id}#{span.name}"},
+            ":first": {"S": f"{span.first}#"},
+            ":last": {"S": f"{span.last}$"},
         },
     }
+    length = len(span.first)
     found: list[tuple[str, str, int]] = []
     cost = {"requests": 0, "items_read": 0}
     while True:
@@ -310,7 +332,7 @@ def daily_counts(
         cost["requests"] += 1
         cost["items_read"] += answer.get("ScannedCount", 0)
         found.extend(
-            (item["slot"]["S"][:_DAY_LENGTH], _value(item), int(item["count"]["N"]))
+            (item["slot"]["S"][:length], _value(item, length), int(item["count"]["N"]))
             for item in answer["Items"]
         )
         if "LastEvaluatedKey" not in answer:
@@ -318,10 +340,28 @@ def daily_counts(
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
 
 
-def _value(item: dict[str, Any]) -> str:
+def many_counts(
+    spans: list[Span],
+) -> tuple[list[list[tuple[str, str, int]]], dict[str, int]]:
+    """`span_counts` of each span, in order, up to READERS Queries at once; and what
+    reading them all cost."""
+    client("dynamodb")  # created here, once, before the threads share it
+    if len(spans) <= 1:
+        answers = [span_counts(span) for span in spans]
+    else:
+        with ThreadPoolExecutor(max_workers=min(READERS, len(spans))) as pool:
+            answers = list(pool.map(span_counts, spans))
+    cost = {"requests": 0, "items_read": 0}
+    for _, spent in answers:
+        cost["requests"] += spent["requests"]
+        cost["items_read"] += spent["items_read"]
+    return [found for found, _ in answers], cost
+
+
+def _value(item: dict[str, Any], period_length: int) -> str:
     if "value" in item:
         return str(item["value"]["S"])
-    return str(item["slot"]["S"][_DAY_LENGTH + 1 :])
+    return str(item["slot"]["S"][period_length + 1 :])
 
 
 def _query_all(query: dict[str, Any]) -> list[dict[str, Any]]:
