@@ -37,7 +37,7 @@ from moto.core.model_instances import reset_model_data  # noqa: E402
 from moto.core.models import responses_mock  # noqa: E402
 
 from sitelens import accounts, config, initialized  # noqa: E402
-from sitelens.data import clients, limits, salts, secrets  # noqa: E402
+from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
     dynamodb_local,
@@ -125,6 +125,21 @@ def moto_backend() -> Iterator[MotoBackend]:
     backend.mock.reset()
 
 
+def _keep_rows(rows: Any) -> int:
+    found = list(rows)
+    ROWS.extend(found)
+    return len(found)
+
+
+ROWS: list[dict[str, Any]] = []  # the rows the aggregator sent in this test (aws_env)
+
+
+@pytest.fixture
+def warehouse_rows(aws_env: None) -> list[dict[str, Any]]:
+    """The warehouse rows the aggregator sent during the test, in order."""
+    return ROWS
+
+
 @pytest.fixture
 def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
     """moto DynamoDB/SQS with the template's tables and queues, empty, and handlers pointed
@@ -141,9 +156,13 @@ def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         reset_caches()
+        # The aggregator's rows go to a list unless a test runs a warehouse engine of its own.
+        ROWS.clear()
+        warehouse.use(warehouse.LocalEngine("duckdb", lambda sql: [], _keep_rows))
         try:
             yield
         finally:
+            warehouse.use(None)
             for key, value in saved.items():
                 if value is None:
                     os.environ.pop(key, None)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.hit import Hit
 from sitelens.edge import exports
 from tests.fixtures.analytics import hit_record, run
 from tests.test_project_delete import add_reports

@@ -48,6 +48,14 @@ OUTSIDE = "(outside the stack)"
 OUTSIDE_ACTIONS = {"ses:SendEmail"}
 # boto3 services whose IAM actions carry another prefix (SES v2's are `ses:`).
 IAM_PREFIXES = {"sesv2": "ses"}
+# Operations IAM authorizes as another action (SQS's batches as their single call).
+IAM_ACTIONS = {
+    "sqs:SendMessageBatch": "sqs:SendMessage",
+    "s3:ListObjectsV2": "s3:ListBucket",
+    "s3:DownloadFile": "s3:GetObject",  # boto3's managed transfers
+    "s3:UploadFile": "s3:PutObject",
+    "s3:DeleteObjects": "s3:DeleteObject",
+}
 # Carries no action of its own: IAM checks each of its entries (WRITE_ACTIONS).
 NO_ACTION = {("dynamodb", "transact_write_items")}
 # Reached in the code but never run for this function, and so not granted.
@@ -70,6 +78,7 @@ IMPLIED = {
         "s3:PutObject",
         "s3:AbortMultipartUpload",
     },
+    "s3:PutObject": {"s3:AbortMultipartUpload"},  # an upload_file of a large file
 }
 
 SOURCE = template.load()
@@ -217,7 +226,8 @@ class Code:
                 if call and call not in NO_ACTION:
                     service, operation = call
                     words = "".join(w.title() for w in operation.split("_"))
-                    facts.actions.add(f"{IAM_PREFIXES.get(service, service)}:{words}")
+                    action = f"{IAM_PREFIXES.get(service, service)}:{words}"
+                    facts.actions.add(IAM_ACTIONS.get(action, action))
             if isinstance(node, ast.Dict):
                 for key, value in zip(node.keys, node.values, strict=True):
                     if (

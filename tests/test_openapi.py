@@ -22,7 +22,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from sitelens import config, errors
-from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from sitelens.inputs import Input
 from sitelens.local import template

@@ -12,7 +12,7 @@ import pytest
 from sitelens import clock
 from sitelens.analytics import counting
 from sitelens.analytics import stats as analytics_stats
-from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from tests.fixtures.analytics import CHROME, FIREFOX, hit_record, receive, run
 

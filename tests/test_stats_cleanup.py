@@ -13,7 +13,7 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sitelens import config
-from sitelens.analytics.hits import STAT_NAMES, Hit
+from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.data import stats as stored_stats
 from tests.fixtures.analytics import failures, hit_record, receive, run
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sitelens.analytics.aggregation import sum_counts
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.counting import sum_counts
+from sitelens.analytics.hit import MONTH_SUFFIX, Hit
 
 
 def at(day: int, hour: int, minute: int = 0) -> datetime:
@@ -14,6 +14,11 @@ def at(day: int, hour: int, minute: int = 0) -> datetime:
 
 def pageview(website_id: int, when: datetime, page: str = "/", visit: bool = False) -> Hit:
     return Hit(website_id=website_id, at=when, page=page, visit=visit, browser="Firefox")
+
+
+def daily(totals: dict) -> dict:
+    """The day counters of a sum, without the month roll-ups."""
+    return {key: n for key, n in totals.items() if not key[1].endswith(MONTH_SUFFIX)}
 
 
 def test_nothing_to_sum() -> None:
@@ -27,7 +32,7 @@ def test_one_entry_per_distinct_key() -> None:
         pageview(1, at(21, 9, 59), "/pricing"),
         pageview(1, at(21, 10), "/pricing", visit=True),
     ]
-    assert sum_counts(batch) == {
+    assert daily(sum_counts(batch)) == {
         (1, "pageviews", "2026-11-21", "2026-11-21"): 4,
         (1, "pageviews_hour", "09", "2026-11-21"): 3,
         (1, "pageviews_hour", "10", "2026-11-21"): 1,
@@ -66,7 +71,35 @@ def test_websites_are_kept_apart() -> None:
 
 def test_events_count_only_the_event() -> None:
     event = Hit(website_id=1, at=at(21, 9), page="/signup", visit=False, event="signup:pro:plan")
-    assert sum_counts([event, event, event]) == {(1, "event", "signup:pro:plan", "2026-11-21"): 3}
+    assert sum_counts([event, event, event]) == {
+        (1, "event", "signup:pro:plan", "2026-11-21"): 3,
+        (1, "event@month", "signup:pro:plan", "2026-11"): 3,
+    }
+
+
+def test_every_daily_counter_but_the_hourly_ones_rolls_up_into_its_month() -> None:
+    batch = [
+        pageview(1, at(21, 9), "/", visit=True),
+        pageview(1, at(22, 9), "/pricing", visit=True),
+        pageview(1, datetime(2026, 12, 1, tzinfo=UTC), "/pricing"),
+    ]
+    months = {key: n for key, n in sum_counts(batch).items() if key[1].endswith(MONTH_SUFFIX)}
+    assert months == {
+        (1, "pageviews@month", "2026-11", "2026-11"): 2,
+        (1, "pageviews@month", "2026-12", "2026-12"): 1,
+        (1, "visitors@month", "2026-11", "2026-11"): 2,
+        (1, "page@month", "/", "2026-11"): 1,
+        (1, "page@month", "/pricing", "2026-11"): 1,
+        (1, "page@month", "/pricing", "2026-12"): 1,
+        (1, "landing_page@month", "/", "2026-11"): 1,
+        (1, "landing_page@month", "/pricing", "2026-11"): 1,
+        (1, "browser@month", "Firefox", "2026-11"): 2,
+    }
+
+
+def test_a_tally_counts_its_weight() -> None:
+    tally = Hit(website_id=1, at=at(21, 9), page="", visit=False, excluded="bot", weight=40)
+    assert daily(sum_counts([tally, tally])) == {(1, "excluded", "bot", "2026-11-21"): 80}
 
 
 def test_any_iterable_is_summed_once() -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from sitelens import config
 from sitelens.analytics import datacenters, hits, visitors
-from sitelens.analytics.hits import ExcludedHit, Hit, InvalidHit, build_hit, counts, page_host
+from sitelens.analytics.hit import STAT_NAMES, Hit, counts
+from sitelens.analytics.hits import ExcludedHit, InvalidHit, build_hit, page_host
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 pytestmark = pytest.mark.usefixtures("fixed_salt")
@@ -603,10 +604,10 @@ def test_counts_use_known_names_only() -> None:
     names = [name for name, _, _ in counts(full)]
     event = Hit(website_id=1, at=NOW, page="/", visit=False, event="a:b:c")
     excluded = Hit(website_id=1, at=NOW, page="", visit=False, excluded="bot")
-    assert set(names) | {"event", "excluded"} == set(hits.STAT_NAMES)
+    assert set(names) | {"event", "excluded"} == set(STAT_NAMES)
     assert [name for name, _, _ in counts(event)] == ["event"]
     assert counts(excluded) == [("excluded", "bot", NOW.strftime("%Y-%m-%d"))]
-    assert len(hits.STAT_NAMES) == 22
+    assert len(STAT_NAMES) == 22
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ from netaddr import IPSet
 
 from sitelens import config
 from sitelens.analytics import visitors
-from sitelens.analytics.hits import build_hit, counts
+from sitelens.analytics.hit import counts
+from sitelens.analytics.hits import build_hit
 
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "

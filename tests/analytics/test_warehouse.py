@@ -4,6 +4,7 @@ DuckDB over the Parquet layout (the SQL Athena runs is rendered from the same mo
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ def row(website: int, visitor: str, at: str, name: str = "pageview", **fields: A
     values = {column: "" for column in schema.COLUMN_NAMES}
     values.update(
         website_id=website,
+        hit_id=str(uuid.uuid4()),
         day=ts.date().isoformat(),
         ts=ts,
         visitor=visitor,
@@ -53,10 +55,17 @@ VISITS = [
 ]
 
 
-@pytest.fixture
-def warehouse(tmp_path: Path) -> LocalWarehouse:
+@pytest.fixture(params=["landing", "compacted", "sent again"])
+def warehouse(tmp_path: Path, request: pytest.FixtureRequest) -> LocalWarehouse:
+    """The same rows not compacted yet, compacted, or compacted and then sent again (a
+    redelivered message, a Firehose retry) twice: every query answers alike."""
     store = LocalWarehouse(tmp_path / "warehouse")
     store.write(VISITS)
+    if request.param != "landing":
+        store.compact()
+    if request.param == "sent again":
+        store.write(VISITS[:4])
+        store.write(VISITS[2:])
     return store
 
 

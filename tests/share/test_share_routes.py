@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from sitelens import clock, sharing
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.hit import Hit
 from tests.conftest import Client
 from tests.fixtures.analytics import hit_record, run
 from tests.fixtures.site import Site

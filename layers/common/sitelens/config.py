@@ -74,6 +74,11 @@ class Settings:
     def cleanup_queue_url(self) -> str:
         return _value("CLEANUP_QUEUE_URL")
 
+    # Only the digest functions use it: it fails by name where it is first used.
+    @property
+    def digest_queue_url(self) -> str:
+        return _value("DIGEST_QUEUE_URL")
+
     # Cursors must verify in every container, so all of them sign with one secret: given
     # as such (make serve, tests), or as the ARN of the stack's secret, read on first use
     # (`cursor`), so that it never sits in plain text in the functions' configuration.
@@ -109,6 +114,11 @@ class Settings:
     @property
     def events_stream(self) -> str:
         return _value("EVENTS_STREAM")
+
+    @property
+    def events_bucket(self) -> str:
+        """The warehouse's bucket (landing/ and events/), read by the compaction."""
+        return _value("EVENTS_BUCKET")
 
     @property
     def events_database(self) -> str:

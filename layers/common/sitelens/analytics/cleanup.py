@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sitelens.analytics.hits import STAT_NAMES
+from sitelens.analytics.hit import SERIES_NAMES
 from sitelens.data import queues, stats
 from sitelens.log import logger
 
@@ -16,6 +16,6 @@ if TYPE_CHECKING:
 def remove(record: SQSRecord) -> int:
     """Delete every counter of the website a cleanup message names; how many there were."""
     website_id = queues.cleanup_website(record.raw_event)
-    removed = stats.delete_all(website_id, STAT_NAMES)
+    removed = stats.delete_all(website_id, SERIES_NAMES)
     logger.info("stats removed", extra={"website_id": website_id, "items": removed})
     return removed

@@ -1,16 +1,14 @@
-"""Hits: one tracking request, validated, filtered and enriched, and what it counts.
+"""Hits: the rules that turn one tracking request into a `Hit` (validated, filtered,
+enriched and given its id).
 
-`build_hit` runs in the collecting function; the resulting `Hit` travels through SQS as
-JSON (never with the visitor's IP address) and the aggregator turns it into `counts`.
+`build_hit` runs in the event function; the resulting `Hit` (`analytics.hit`, the queue's
+contract) travels through SQS as JSON, never with the visitor's IP address.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
-import json
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
@@ -18,50 +16,9 @@ from zoneinfo import ZoneInfo
 
 from sitelens import hosts
 from sitelens.analytics import datacenters, visitors
+from sitelens.analytics.hit import Hit, new_id
 from sitelens.config import settings
 
-STAT_NAMES = (
-    "pageviews",
-    "pageviews_hour",
-    "visitors",
-    "visitors_hour",
-    "page",
-    "landing_page",
-    "referrer",
-    "browser",
-    "os",
-    "device",
-    "language",
-    "resolution",
-    "country",
-    "continent",
-    "city",
-    "campaign",
-    "event",
-    "utm_source",
-    "utm_medium",
-    "utm_term",
-    "utm_content",
-    "excluded",
-)
-
-# Values a visit counts under the name of the same Hit attribute, besides the visitor counts.
-_VISIT_NAMES = (
-    "referrer",
-    "browser",
-    "os",
-    "device",
-    "language",
-    "resolution",
-    "country",
-    "continent",
-    "city",
-    "campaign",
-    "utm_source",
-    "utm_medium",
-    "utm_term",
-    "utm_content",
-)
 # the campaign parameters counted; utm_campaign keeps its historical name, `campaign`
 UTM_NAMES = ("utm_source", "utm_medium", "utm_term", "utm_content")
 MAX_UTM_LENGTH = 200  # characters of a counted campaign value
@@ -116,58 +73,19 @@ class ExcludedHit(Exception):
         self.why = why
 
 
-def excluded(website: Mapping[str, Any], why: str, now: datetime) -> Hit:
-    """The record of an excluded hit: nothing of the visitor, only the day and the reason,
-    so that `excluded` shows what filtering did."""
+def excluded(website: Mapping[str, Any], why: str, now: datetime, weight: int = 1) -> Hit:
+    """The record of `weight` excluded hits: nothing of the visitor, only the day and the
+    reason, so that `excluded` shows what filtering did."""
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
-    return Hit(website_id=int(website["id"]), at=at, page="", visit=False, excluded=why)
-
-
-@dataclass(frozen=True)
-class Hit:
-    """A pageview or custom event ready to be counted; `event` is "" for a pageview."""
-
-    website_id: int
-    at: datetime  # UTC
-    page: str  # path plus the remaining query: /pricing?id=3
-    visit: bool
-    referrer: str = ""
-    browser: str = ""
-    os: str = ""
-    device: str = ""
-    language: str = ""
-    resolution: str = ""
-    country: str = ""
-    continent: str = ""
-    city: str = ""
-    campaign: str = ""
-    utm_source: str = ""
-    utm_medium: str = ""
-    utm_term: str = ""
-    utm_content: str = ""
-    event: str = ""  # name:value:unit
-    excluded: str = ""  # why the website excluded the hit: only counted under `excluded`
-    # for the warehouse's rows only, never counted:
-    visitor: str = ""  # the day's salted hash of website, address and agent (`visitors`)
-    event_parts: tuple[str, str, str] | None = None  # a custom event's name, value, unit
-    engaged_ms: int | None = None  # an engagement: the page was hidden or left after this
-
-    def to_json(self) -> str:
-        """Compact JSON for the queue; empty values are left out."""
-        data = {key: value for key, value in asdict(self).items() if value not in ("", None)}
-        data["at"] = self.at.isoformat()
-        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str) -> Hit:
-        """The hit `to_json` wrote; keys this version does not know are ignored."""
-        data = json.loads(text)
-        known = {field.name for field in dataclasses.fields(cls)}
-        values: dict[str, Any] = {key: value for key, value in data.items() if key in known}
-        values["at"] = datetime.fromisoformat(values["at"]).astimezone(UTC)
-        if values.get("event_parts") is not None:
-            values["event_parts"] = tuple(values["event_parts"])
-        return cls(**values)
+    return Hit(
+        website_id=int(website["id"]),
+        at=at,
+        page="",
+        visit=False,
+        excluded=why,
+        id=new_id(at),
+        weight=weight,
+    )
 
 
 def _split(url: str) -> SplitResult | None:
@@ -313,6 +231,7 @@ def build_hit(
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
     local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
     visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)
+    hit_id = new_id(at)  # the hit's identity from here on: counted once by it
 
     engaged = fields.get("engagement_ms")  # sent at all: exactly a number, as documented
     if engaged is not None:
@@ -323,6 +242,7 @@ def build_hit(
             visit=False,
             visitor=visitor,
             engaged_ms=_engaged_ms(engaged),
+            id=hit_id,
         )
     if fields.get("event[name]", "").strip():
         event = _event(fields)
@@ -334,6 +254,7 @@ def build_hit(
             event=event,
             visitor=visitor,
             event_parts=_event_parts(fields),
+            id=hit_id,
         )
 
     referrer = _referrer_host(fields.get("referrer", ""))
@@ -359,25 +280,5 @@ def build_hit(
         utm_term=utm["utm_term"],
         utm_content=utm["utm_content"],
         visitor=visitor,
+        id=hit_id,
     )
-
-
-def counts(hit: Hit) -> list[tuple[str, str, str]]:
-    """The (name, value, day) stats this hit adds 1 to; the day is `YYYY-MM-DD`, UTC."""
-    day = hit.at.strftime("%Y-%m-%d")
-    if hit.engaged_ms is not None:
-        return []  # time on a page: the warehouse's, not a counter's
-    if hit.excluded:
-        return [("excluded", hit.excluded, day)]
-    if hit.event:
-        return [("event", hit.event, day)]
-    hour = hit.at.strftime("%H")
-    found = [("pageviews", day, day), ("pageviews_hour", hour, day), ("page", hit.page, day)]
-    if hit.visit:
-        found += [
-            ("visitors", day, day),
-            ("visitors_hour", hour, day),
-            ("landing_page", hit.page, day),
-        ]
-        found += [(name, value, day) for name in _VISIT_NAMES if (value := getattr(hit, name))]
-    return found

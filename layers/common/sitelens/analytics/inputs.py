@@ -9,7 +9,7 @@ from typing import Annotated, Any, ClassVar
 from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 
 from sitelens import clock, errors
-from sitelens.analytics.hits import STAT_NAMES
+from sitelens.analytics.hit import STAT_NAMES
 from sitelens.errors import FieldError
 from sitelens.inputs import Exportable, Input, ListQuery, choice
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from sitelens import errors
 from sitelens.analytics import sources
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.hit import Hit
 from sitelens.data import realtime as stored_realtime
 from sitelens.data import websites as stored_websites
 

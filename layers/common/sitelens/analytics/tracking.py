@@ -1,17 +1,25 @@
 """Tracking: which website a hit belongs to, whether it counts, and queueing it.
 
-`POST /api/event` only validates, filters and enqueues (`record_hit`); the aggregator
-counts. Websites are looked up by host through the short caches of `data.websites`.
+`POST /api/event` only validates, filters, gives the hit its id and enqueues
+(`record_hit`); the aggregator counts. Websites are looked up by host through the short
+caches of `data.websites`. Each site gets its fair share of the container (`fairshare`),
+so one flooding site cannot use up the method throttle for all. Excluded hits are not
+queued one by one: a container sums each website's exclusions and queues one tally a
+second (`ExcludedTally`); every accepted, excluded and throttled hit is also a metric.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from datetime import datetime
 from typing import Any
 
-from sitelens import clock, errors
-from sitelens.analytics import hits
+from sitelens import clock, errors, metrics
+from sitelens.analytics import fairshare, hits
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
+from sitelens.log import logger
 
 # What the cross-origin tracking requests need: any page may send hits.
 CORS_HEADERS = {"Access-Control-Allow-Origin": "*"}
@@ -38,17 +46,79 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
     website = stored_websites.by_host(host)
     if website is None:
         raise errors.NotFound()
+    if not fairshare.admit(int(website["id"])):
+        metrics.count("HitsThrottled", reason="site_share")
+        raise errors.TooManyRequests(fairshare.retry_after(int(website["id"])))
     try:
         hit = hits.build_hit(website, values, headers, source_ip, clock.now())
     except hits.InvalidHit as invalid:
         raise errors.Invalid.field(invalid.field, str(invalid)) from None
     except hits.ExcludedHit as exclusion:
         # counted as excluded (403 all the same): users see what filtering did
-        queues.send_hit(
-            website["account"], hits.excluded(website, exclusion.why, clock.now()).to_json()
-        )
+        metrics.count("HitsExcluded", reason=exclusion.why)
+        EXCLUDED.add(website, exclusion.why, clock.now())
         raise errors.Forbidden() from None
+    finally:
+        EXCLUDED.send_due()
     queues.send_hit(website["account"], _sqs_text(hit.to_json()))
+    metrics.count("HitsAccepted")
+
+
+class ExcludedTally:
+    """A container's excluded hits, summed by website, reason and UTC day, queued as one
+    weighted hit (`hits.excluded`) at most once a TALLY_SECONDS per website and reason.
+
+    The first exclusion after a quiet second is queued at once, so a lone bot is counted
+    as soon as it comes; a flood costs one message a second instead of one per hit. A
+    tally that cannot be queued stays for the next request. What a container holds when
+    Lambda retires it (under a second of a flood) is lost to the `excluded` counter only:
+    the HitsExcluded metric has every one."""
+
+    TALLY_SECONDS = 1.0
+    MAX_QUIET = 10_000  # websites and reasons remembered as recently sent
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        # (account, website id, reason, day) -> [how many, when the last one came]
+        self.pending: dict[tuple[str, int, str, str], list[Any]] = {}
+        self.sent_at: dict[tuple[int, str], float] = {}
+
+    def add(self, website: dict[str, Any], why: str, now: datetime) -> None:
+        key = (str(website["account"]), int(website["id"]), why, now.strftime("%Y-%m-%d"))
+        with self.lock:
+            found = self.pending.setdefault(key, [0, now])
+            found[0] += 1
+            found[1] = max(found[1], now)
+
+    def send_due(self) -> None:
+        """Queue the tallies whose website and reason sent none in the last second."""
+        moment = time.monotonic()
+        with self.lock:
+            due = {
+                key: self.pending.pop(key)
+                for key in list(self.pending)
+                if moment - self.sent_at.get((key[1], key[2]), -self.TALLY_SECONDS)
+                >= self.TALLY_SECONDS
+            }
+            for key in due:
+                self.sent_at[(key[1], key[2])] = moment
+            if len(self.sent_at) > self.MAX_QUIET:
+                for old in sorted(self.sent_at, key=self.sent_at.__getitem__)[
+                    : self.MAX_QUIET // 2
+                ]:
+                    del self.sent_at[old]
+        for (account, website_id, why, day), (weight, last) in due.items():
+            tally = hits.excluded({"id": website_id}, why, last, weight)
+            try:
+                queues.send_hit(account, tally.to_json())
+            except Exception:
+                logger.exception("excluded tally kept for later", extra={"hits": weight})
+                with self.lock:
+                    found = self.pending.setdefault((account, website_id, why, day), [0, last])
+                    found[0] += weight
+
+
+EXCLUDED = ExcludedTally()
 
 
 # The fields a hit reads; anything else sent is ignored. `engagement_ms` makes the hit an

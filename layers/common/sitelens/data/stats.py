@@ -9,13 +9,14 @@ Items of the stats table, by `series` (partition) and `slot` (sort key):
 - registry: `<website id>#<stat name>`, `values#<YYYY-MM-DD>`; the digests of the values
   that have a counter of their own that day (`digests`), and their length in bytes
   (`bytes`). It sorts after every day, so stats Queries never read it.
-- delivery: `delivery#<second>`, `<batch>`; the digests of the messages a batch counted
-  whose first receipt (ApproximateFirstReceiveTimestamp) fell in that second, and how many
-  chunks the batch wrote its counters in.
+- delivery: `delivery#<bucket>`, `<batch>`; the digests of the hit ids a batch took on
+  whose hit time fell in that bucket (ten seconds), how many chunks the batch wrote its
+  counters in, when it recorded them, and the hits it left to a later delivery.
 - commit: `commit#<batch>`, `<chunk>`; written in the same transaction as the chunk's
   counters, so it exists exactly when they were added.
 
-Deliveries and commits expire (TTL) once SQS can no longer deliver their messages.
+Deliveries and commits expire (TTL) after the dead-letter queue's 14 days, so a redrive
+finds them.
 """
 
 from __future__ import annotations
@@ -52,8 +53,8 @@ def _stats_table() -> str:
 
 
 def digest(text: str) -> bytes:
-    """8 bytes standing for a value or a message id: a collision within one day's values
-    or one second's messages is a 1 in 2^64 chance per pair."""
+    """8 bytes standing for a value or a hit id: a collision within one day's values or
+    one bucket's hits is a 1 in 2^64 chance per pair."""
     return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
 
@@ -132,43 +133,61 @@ def _counter_update(website_id: int, name: str, day: str, value: str, count: int
 
 @dataclass(frozen=True)
 class Delivery:
-    """Messages a batch counted (their digests) and how many chunks it wrote."""
+    """The hits a batch took on in one bucket of hit time (their digests), how many chunks
+    it wrote its counters in, when it recorded them, and the hits it then left for a
+    later delivery (`skipped`: none of their counters are in its chunks)."""
 
     batch: str
     chunks: int
-    messages: frozenset[bytes]
+    hits: frozenset[bytes]
+    recorded_at: int  # Unix seconds
+    skipped: frozenset[bytes] = frozenset()
 
 
 def record_deliveries(
-    batch: str, chunks: int, messages: dict[int, list[bytes]], expires_at: int
+    batch: str, chunks: int, hits: dict[int, list[bytes]], recorded_at: int, expires_at: int
 ) -> None:
-    """Before counting: which messages (digests, by second of first receipt) `batch` counts,
-    in `chunks` chunks. BatchWriteItem, 25 items a request, unprocessed ones retried."""
+    """Before counting: which hits (digests, by bucket of hit time) `batch` takes on, in
+    `chunks` chunks. BatchWriteItem, 25 items a request, unprocessed ones retried."""
     puts = [
         {
             "PutRequest": {
                 "Item": {
-                    "series": {"S": f"delivery#{second}"},
+                    "series": {"S": f"delivery#{bucket}"},
                     "slot": {"S": batch},
                     "chunks": {"N": str(chunks)},
-                    "messages": {"B": b"".join(sorted(digests))},
+                    "hits": {"B": b"".join(sorted(digests))},
+                    "recorded_at": {"N": str(recorded_at)},
                     "expires_at": {"N": str(expires_at)},
                 }
             }
         }
-        for second, digests in messages.items()
+        for bucket, digests in hits.items()
     ]
     for start in range(0, len(puts), 25):
         _batch_write(puts[start : start + 25])
 
 
-def deliveries(second: int) -> list[Delivery]:
-    """Every batch that counted messages first received in `second` (strongly consistent)."""
+def record_skipped(batch: str, skipped: dict[int, list[bytes]]) -> None:
+    """Before any chunk of `batch` commits: the hits of its records it leaves to a later
+    delivery, so no reader takes its chunks for theirs."""
+    for bucket, digests in skipped.items():
+        client("dynamodb").update_item(
+            TableName=_stats_table(),
+            Key={"series": {"S": f"delivery#{bucket}"}, "slot": {"S": batch}},
+            UpdateExpression="SET #skipped = :skipped",
+            ExpressionAttributeNames={"#skipped": "skipped"},
+            ExpressionAttributeValues={":skipped": {"B": b"".join(sorted(digests))}},
+        )
+
+
+def deliveries(bucket: int) -> list[Delivery]:
+    """Every batch that took on hits of `bucket` (strongly consistent)."""
     found = _query_all(
         {
             "KeyConditionExpression": "#series = :series",
             "ExpressionAttributeNames": {"#series": "series"},
-            "ExpressionAttributeValues": {":series": {"S": f"delivery#{second}"}},
+            "ExpressionAttributeValues": {":series": {"S": f"delivery#{bucket}"}},
             "ConsistentRead": True,
         }
     )
@@ -176,7 +195,9 @@ def deliveries(second: int) -> list[Delivery]:
         Delivery(
             item["slot"]["S"],
             int(item["chunks"]["N"]),
-            frozenset(_split_digests(item["messages"]["B"])),
+            frozenset(_split_digests(item["hits"]["B"])),
+            int(item["recorded_at"]["N"]),
+            frozenset(_split_digests(item["skipped"]["B"])) if "skipped" in item else frozenset(),
         )
         for item in found
     ]

@@ -1,10 +1,14 @@
-"""The raw-event warehouse: rows in through Amazon Data Firehose, SQL out through Athena.
+"""The raw-event warehouse: rows in through Amazon Data Firehose, files on S3, SQL out
+through Athena.
 
 Deployed, `put` sends rows as JSON lines to the Firehose stream, which converts them to
-Parquet with the Glue table's schema and writes them to S3 under
-`website_id=<id>/day=<YYYY-MM-DD>/`; `run` executes a statement in the Athena workgroup and
-reads its rows. `make serve` replaces both with its local warehouse (`use`): the same
-layout on disk, queried by DuckDB. The SQL dialect goes with the engine (`dialect`).
+Parquet with the landing table's schema and writes them to S3 under
+`landing/hour=<YYYY-MM-DD-HH>/`, whatever their site; the compaction
+(`analytics.warehouse.compaction`) lists, fetches, puts and deletes files of the bucket
+through `landing_keys`, `download`, `upload` and `delete`; `run` executes a statement in
+the Athena workgroup and reads its rows. `make serve` replaces them with its local
+warehouse (`use`): the same layout on disk, the same compaction, queried by DuckDB. The
+SQL dialect goes with the engine (`dialect`).
 """
 
 from __future__ import annotations
@@ -14,16 +18,19 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Final
 
 from sitelens import errors
 from sitelens.config import settings
+from sitelens.data import transactions
 from sitelens.data.clients import client
 
 MAX_QUERY_SECONDS: Final = 20.0  # within API Gateway's 29 s, with room to answer
 MAX_SCANNED_BYTES: Final = 10 * 1024**3  # per query; the workgroup enforces it too
 _POLL_SECONDS: Final = (0.1, 0.2, 0.4, 0.8, 1.0)
 _FIREHOSE_BATCH: Final = 500  # records per PutRecordBatch
+_FIREHOSE_ATTEMPTS: Final = 4  # then the messages come back, and their rows are sent again
 MAX_RESULT_ROWS: Final = 10_001  # one page of the API and the total-rows check
 
 Rows = Sequence[Sequence[Any]]
@@ -46,6 +53,7 @@ class LocalEngine:
     sql_dialect: str  # SQLGlot's name, e.g. "duckdb"
     query: Callable[[str], Rows]
     store: Callable[[Iterable[Mapping[str, Any]]], int]
+    compact: Callable[[], dict[str, int]] = lambda: {}
 
 
 def _json_default(value: Any) -> Any:
@@ -55,7 +63,8 @@ def _json_default(value: Any) -> Any:
 
 
 def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
-    """Send rows to the stream; the failed records of a batch are sent once more."""
+    """Send rows to the stream; the failed records of a batch are sent again, backing off,
+    and RuntimeError if some are still refused (the caller's messages come back)."""
     stream = settings().events_stream
     records = [
         {"Data": (json.dumps(row, default=_json_default, separators=(",", ":")) + "\n").encode()}
@@ -63,7 +72,9 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
     ]
     for start in range(0, len(records), _FIREHOSE_BATCH):
         batch = records[start : start + _FIREHOSE_BATCH]
-        for _ in range(2):
+        for attempt in range(_FIREHOSE_ATTEMPTS):
+            if attempt:
+                transactions.backoff(attempt - 1)
             answer = client("firehose").put_record_batch(DeliveryStreamName=stream, Records=batch)
             if not answer.get("FailedPutCount"):
                 break
@@ -73,8 +84,49 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
                 if result.get("ErrorCode")
             ]
         else:
-            raise RuntimeError(f"Firehose refused {len(batch)} records twice")
+            raise RuntimeError(f"Firehose refused {len(batch)} records {_FIREHOSE_ATTEMPTS} times")
     return len(records)
+
+
+def landing_keys(prefix: str, limit: int) -> list[str]:
+    """The keys of up to `limit` objects under `prefix` of the events bucket."""
+    keys: list[str] = []
+    request = {"Bucket": settings().events_bucket, "Prefix": prefix}
+    while len(keys) < limit:
+        page = client("s3").list_objects_v2(**request)
+        keys += [item["Key"] for item in page.get("Contents", []) if item["Size"] > 0]
+        if not page.get("IsTruncated"):
+            break
+        request["ContinuationToken"] = page["NextContinuationToken"]
+    return keys[:limit]
+
+
+def download(key: str, path: Path) -> bool:
+    """Copy an object of the events bucket to `path`; False when there is none."""
+    from botocore.exceptions import ClientError
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        client("s3").download_file(settings().events_bucket, key, str(path))
+    except ClientError as err:
+        if err.response.get("Error", {}).get("Code") in ("404", "NoSuchKey"):
+            return False
+        raise
+    return True
+
+
+def upload(path: Path, key: str) -> None:
+    """Put a file into the events bucket under `key` (replacing it at once for readers)."""
+    client("s3").upload_file(str(path), settings().events_bucket, key)
+
+
+def delete(keys: Sequence[str]) -> None:
+    """Remove objects of the events bucket, 1,000 a request."""
+    for start in range(0, len(keys), 1000):
+        client("s3").delete_objects(
+            Bucket=settings().events_bucket,
+            Delete={"Objects": [{"Key": key} for key in keys[start : start + 1000]]},
+        )
 
 
 def _athena_run(sql: str) -> Rows:
@@ -152,3 +204,8 @@ def run(sql: str) -> Rows:
 def put(rows: Iterable[Mapping[str, Any]]) -> int:
     """Store raw event rows with the engine in use; returns how many were sent."""
     return _local.store(rows) if _local else _firehose_put(rows)
+
+
+def local_engine() -> LocalEngine | None:
+    """`make serve`'s engine, or None when deployed."""
+    return _local

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from sitelens import config, errors, initialized
+from sitelens import config, errors, initialized, metrics
 from sitelens.listing import Page
 from sitelens.log import logger
 
@@ -315,6 +315,7 @@ def api_handler(
             )
             if headers:
                 response.headers = {**headers, **response.headers}
+            metrics.flush()  # what the request counted (hits accepted, excluded, throttled)
             initialized()
             return response.to_event()
 

@@ -207,7 +207,11 @@ class LocalStack:
             self.scratch = tempfile.TemporaryDirectory(prefix="sitelens-warehouse-")
             folder = Path(self.scratch.name)
         self.warehouse = LocalWarehouse(folder)
-        warehouse.use(warehouse.LocalEngine("duckdb", self.warehouse.run, self.warehouse.write))
+        warehouse.use(
+            warehouse.LocalEngine(
+                "duckdb", self.warehouse.run, self.warehouse.write, self.warehouse.compact
+            )
+        )
 
     def _start_dynamodb(self) -> None:
         mode = os.environ.get("SITELENS_LOCAL_DB") or "disk"

@@ -1,31 +1,31 @@
-"""`make serve`'s warehouse: the deployed Parquet layout on disk, queried by DuckDB.
+"""`make serve`'s warehouse: the deployed layout on disk, compacted and queried by DuckDB.
 
-Rows are written as the deployment's Firehose writes them, into hive-style folders
-`website_id=<id>/day=<YYYY-MM-DD>/`, one Parquet file per flush; queries run in process on
-DuckDB over those files, with the SQL `warehouse.sql` renders for the "duckdb" dialect.
+Rows land as the deployment's Firehose writes them, whatever their site, in
+`landing/hour=<YYYY-MM-DD-HH>/` (the hour of arrival), one Parquet file per flush;
+`compact` merges them into `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` with the
+deployed compaction's code (`warehouse.compaction`); queries run in process on DuckDB
+over both folders, with the SQL `warehouse.sql` renders for the "duckdb" dialect.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import schema
-
-_DUCKDB_TYPES = {
-    "timestamp": "TIMESTAMP",
-    "string": "VARCHAR",
-    "bigint": "BIGINT",
-    "boolean": "BOOLEAN",
-}
+from sitelens import clock
+from sitelens.analytics.warehouse import compaction, schema
+from sitelens.analytics.warehouse.compaction import DUCKDB_TYPES as _DUCKDB_TYPES
 
 
 class LocalWarehouse:
-    """Parquet files under `root`, one DuckDB connection, one writer or reader at a time."""
+    """Parquet files under `root`, one DuckDB connection, one writer, reader or
+    compaction at a time."""
 
     def __init__(self, root: Path) -> None:
         import duckdb
@@ -37,7 +37,8 @@ class LocalWarehouse:
         self.connection.execute("SET TimeZone = 'UTC'")
 
     def write(self, rows: Iterable[Mapping[str, Any]]) -> int:
-        """Append rows (dicts with every column and partition key); returns how many.
+        """Land rows (dicts with every column and partition key) in this hour's landing
+        folder, one new file, written aside and renamed into place; returns how many.
 
         The rows go in as JSON lines that DuckDB parses itself: `executemany` inserts one
         row at a time, about a millisecond each, which would hold up the aggregator."""
@@ -55,11 +56,17 @@ class LocalWarehouse:
                 "CREATE OR REPLACE TEMP TABLE batch AS SELECT * FROM read_json("  # noqa: S608
                 f"'{batch.name}', format = 'newline_delimited', columns = {{{columns}}})"
             )
-            self.connection.execute(
-                f"COPY batch TO '{self.root}' (FORMAT parquet, PARTITION_BY (website_id, day), "
-                "APPEND, FILENAME_PATTERN 'part-{uuid}')"
-            )
+            folder = self.root / compaction.landing_folder(clock.now().strftime("%Y-%m-%d-%H"))
+            folder.mkdir(parents=True, exist_ok=True)
+            name = f"part-{uuid.uuid4().hex}.parquet"
+            self.connection.execute(f"COPY batch TO '{folder / ('.' + name)}' (FORMAT parquet)")
+            os.replace(folder / ("." + name), folder / name)
         return len(lines)
+
+    def compact(self) -> dict[str, int]:
+        """Merge every landing file into the compacted layout (`warehouse.compaction`)."""
+        with self.lock:
+            return compaction.compact_folder(self.connection, self.root)
 
     def close(self) -> None:
         """Close the connection (DuckDB's bindings warn at exit about one left open)."""
@@ -73,18 +80,32 @@ class LocalWarehouse:
             return self.connection.execute(sql).fetchall()
 
     def _define_events(self) -> None:
-        files = self.root / "**" / "*.parquet"
-        if any(self.root.glob("website_id=*/day=*/*.parquet")):
+        """The relations the SQL reads: `events` (compacted, partitioned by site and day)
+        and `landing` (rows not compacted yet, with their partition keys as columns)."""
+        self._define(
+            compaction.COMPACTED,
+            "website_id=*/day=*/*.parquet",
+            "hive_partitioning = true, hive_types = {'website_id': BIGINT, 'day': VARCHAR}",
+        )
+        self._define(
+            compaction.LANDING,
+            "hour=*/part-*.parquet",
+            "hive_partitioning = true, hive_types = {'hour': VARCHAR}",
+            ", CAST(NULL AS VARCHAR) AS hour",
+        )
+
+    def _define(self, name: str, pattern: str, options: str, more: str = "") -> None:
+        folder = self.root / name
+        if any(folder.glob(pattern)):
             self.connection.execute(  # the path is ours, not a request's
-                f"CREATE OR REPLACE TEMP VIEW events AS SELECT * FROM read_parquet('{files}', "  # noqa: S608
-                "hive_partitioning = true, union_by_name = true, "
-                "hive_types = {'website_id': BIGINT, 'day': VARCHAR})"
+                f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM read_parquet("  # noqa: S608
+                f"'{folder / pattern}', union_by_name = true, {options})"
             )
         else:  # no file yet: the same columns, no rows
             columns = ", ".join(
-                f"CAST(NULL AS {_DUCKDB_TYPES[kind]}) AS {name}"
-                for name, kind in (*schema.COLUMNS, *schema.PARTITIONS)
+                f"CAST(NULL AS {_DUCKDB_TYPES[kind]}) AS {column}"
+                for column, kind in (*schema.COLUMNS, *schema.PARTITIONS)
             )
             self.connection.execute(
-                f"CREATE OR REPLACE TEMP VIEW events AS SELECT {columns} WHERE FALSE"
+                f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns}{more} WHERE FALSE"
             )

@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.analytics import sources
-from sitelens.analytics.hits import Hit
+from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import schema
 
 
-def row(hit: Hit) -> dict[str, Any] | None:
-    """The row of a pageview, custom event or engagement; None for an excluded hit, which
-    is only counted (under `excluded`)."""
+def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
+    """The row of a pageview, custom event or engagement, carrying its hit id (`hit.id`
+    unless given: a hit queued before ids existed is known by its message id); None for
+    an excluded hit, which is only counted (under `excluded`)."""
     if hit.excluded:
         return None
     if hit.engaged_ms is not None:
@@ -24,6 +25,7 @@ def row(hit: Hit) -> dict[str, Any] | None:
     at = hit.at.replace(tzinfo=None)  # UTC, as the files' timestamps are
     return {
         "website_id": hit.website_id,
+        "hit_id": hit_id or hit.id,
         "day": hit.at.strftime("%Y-%m-%d"),
         "ts": at.replace(microsecond=at.microsecond // 1000 * 1000),
         "visitor": hit.visitor,

@@ -16,6 +16,7 @@ ENGAGEMENT: Final = "engagement"  # time on page, sent when the page is hidden o
 
 # (name, type): the Parquet files' columns, the Glue table's, in this order
 COLUMNS: Final[tuple[tuple[str, ColumnType], ...]] = (
+    ("hit_id", "string"),  # the hit's UUIDv7: a row sent twice is one row (deduplicated)
     ("ts", "timestamp"),  # UTC, milliseconds
     ("visitor", "string"),  # daily-salted hash of website, address and user agent
     ("name", "string"),  # "pageview", "engagement" or a custom event's name

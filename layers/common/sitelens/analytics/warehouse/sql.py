@@ -30,7 +30,10 @@ from sitelens.analytics.warehouse.query import (
 )
 
 VISIT_GAP_MINUTES: Final = 30
-SOURCE: Final = "events"  # the engine names its raw-event relation so
+# The engine's relations: compacted rows, partitioned by site and day, and rows still in
+# landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
+COMPACTED: Final = "events"
+LANDING: Final = "landing"
 _TIME_UNITS: Final = {
     "time:hour": "hour",
     "time:day": "day",
@@ -141,11 +144,27 @@ def _visits_sql(query: Query) -> str:
         )
     )
     # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
+    in_range = (
+        f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
+        f" AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
+    )
+    # a row lands in the hour it arrives, never before its hit: older hours hold none
+    first_hour = query.start.strftime("%Y-%m-%d-%H")
     return f"""
+fresh AS (
+  SELECT website_id, day, {columns},
+    ROW_NUMBER() OVER (PARTITION BY hit_id ORDER BY ts) AS copy_no
+  FROM {LANDING}
+  WHERE {in_range} AND hour >= '{first_hour}'
+),
 raw AS (
-  SELECT website_id, {columns} FROM {SOURCE}
-  WHERE website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'
-    AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'
+  SELECT website_id, {columns} FROM {COMPACTED} WHERE {in_range}
+  UNION ALL
+  SELECT f.website_id, {", ".join("f." + name for name in schema.COLUMN_NAMES)} FROM fresh AS f
+  WHERE f.copy_no = 1 AND NOT EXISTS (
+    SELECT 1 FROM {COMPACTED} AS c
+    WHERE c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
+  )
 ),
 marked AS (
   SELECT *, CASE WHEN name <> {engagement} AND (

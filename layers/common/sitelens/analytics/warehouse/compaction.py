@@ -1,0 +1,189 @@
+"""Compaction: landing files merged into one sorted, deduplicated Parquet file per site and
+day, with DuckDB, the same code under `make serve` and in the deployed CompactionFunction.
+
+The landing layout does not depend on how many sites are active: the stream (Firehose
+deployed, `LocalWarehouse.write` locally) writes whatever arrives into
+`landing/hour=<YYYY-MM-DD-HH>/`, the hour of arrival. Compaction takes every landing file
+present, removes duplicate rows (the same `hit_id`: a message delivered again sends its
+row again, and Firehose may retry a record), merges them with the site-days they touch,
+and writes `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` sorted by time. The
+landing files are removed only after every merged file is in place, so a crash at any
+point leaves each row in landing, in events, or in both, never in neither: queries read
+both and keep one row per hit id (`sql`), and the next run redoes the merge.
+
+Bound: a query of N days of one site reads at most N compacted files and the landing files
+of the hours since the last run (one run an hour: a few files for the whole stack).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitelens.analytics.warehouse import schema
+from sitelens.data import warehouse
+
+LANDING = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
+COMPACTED = "events"  # compaction's folder: events/website_id=<id>/day=<day>/data.parquet
+FILE_NAME = "data.parquet"
+# DuckDB's types of the schema's columns
+DUCKDB_TYPES = {
+    "timestamp": "TIMESTAMP",
+    "string": "VARCHAR",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}
+MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
+ROW_GROUP_ROWS = 122_880  # DuckDB's default row group: min/max per group prune by time
+
+
+def landing_folder(hour: str) -> str:
+    """The landing folder of an arrival hour (`YYYY-MM-DD-HH`)."""
+    return f"{LANDING}/hour={hour}"
+
+
+def compacted_file(website_id: int, day: str) -> str:
+    """Where compaction keeps one site's day, relative to the warehouse's root."""
+    return f"{COMPACTED}/website_id={website_id}/day={day}/{FILE_NAME}"
+
+
+def landing_columns() -> list[tuple[str, str]]:
+    """A landing row's columns: the partition keys are plain columns there."""
+    return [*schema.PARTITIONS, *schema.COLUMNS]
+
+
+def _files(paths: Sequence[Path]) -> str:
+    return "[" + ", ".join(f"'{path}'" for path in paths) + "]"
+
+
+def touched(connection: Any, landing_files: Sequence[Path]) -> list[tuple[int, str]]:
+    """The (website id, day) partitions that rows in these landing files belong to."""
+    if not landing_files:
+        return []
+    found = connection.execute(
+        f"SELECT DISTINCT website_id, day FROM read_parquet({_files(landing_files)}, "  # noqa: S608
+        "union_by_name = true) ORDER BY 1, 2"
+    ).fetchall()
+    return [(int(website_id), str(day)) for website_id, day in found]
+
+
+def merge(
+    connection: Any,
+    landing_files: Sequence[Path],
+    existing: dict[tuple[int, str], Path],
+    output: Path,
+) -> dict[tuple[int, str], Path]:
+    """Merge landing files and the existing compacted files of the partitions they touch
+    into one new file per partition under `output`; returns each partition's new file.
+
+    One row per hit id (the copies are equal), sorted by time within each file."""
+    columns = ", ".join(name for name, _ in schema.COLUMNS)
+    # names from the schema, paths and partitions of our own folders
+    parts = [
+        f"SELECT website_id, day, {columns} FROM read_parquet({_files(landing_files)}, "  # noqa: S608
+        "union_by_name = true)"
+    ]
+    parts += [
+        f"SELECT CAST({website_id} AS BIGINT) AS website_id, '{day}' AS day, {columns} "  # noqa: S608
+        f"FROM read_parquet('{path}', union_by_name = true)"
+        for (website_id, day), path in sorted(existing.items())
+    ]
+    union = "\nUNION ALL\n".join(parts)
+    staging = output / f"staging-{uuid.uuid4().hex}"
+    connection.execute(  # paths and names are ours, not a request's
+        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({union})) "  # noqa: S608
+        f"ORDER BY website_id, day, ts) TO '{staging}' (FORMAT parquet, "
+        f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'data', "
+        f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
+    )
+    written: dict[tuple[int, str], Path] = {}
+    for folder in staging.glob("website_id=*/day=*"):
+        website_id = int(folder.parent.name.split("=", 1)[1])
+        day = folder.name.split("=", 1)[1]
+        files = sorted(folder.glob("*.parquet"))
+        if len(files) != 1:
+            raise RuntimeError(f"compaction wrote {len(files)} files for one partition")
+        written[(website_id, day)] = files[0]
+    return written
+
+
+def compact_folder(connection: Any, root: Path) -> dict[str, int]:
+    """Compact a warehouse on disk (`make serve`'s): every landing file present under
+    `root`, merged into `root/events`, then removed. What it did, counted."""
+    landing_files = sorted((root / LANDING).glob("hour=*/*.parquet"))
+    if not landing_files:
+        return {"landing_files": 0, "partitions": 0, "rows": 0}
+    partitions = touched(connection, landing_files)
+    existing = {
+        partition: path
+        for partition in partitions
+        if (path := root / compacted_file(*partition)).exists()
+    }
+    work = root / "compaction"
+    work.mkdir(exist_ok=True)
+    written = merge(connection, landing_files, existing, work)
+    rows = _rows(connection, list(written.values()))
+    for (website_id, day), path in written.items():
+        target = root / compacted_file(website_id, day)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, target)  # atomic: a reader sees the old file or the new one
+    for path in landing_files:  # only once every merged file is in place
+        path.unlink(missing_ok=True)
+    shutil.rmtree(work, ignore_errors=True)
+    return {"landing_files": len(landing_files), "partitions": len(written), "rows": rows}
+
+
+def run() -> dict[str, int]:
+    """One compaction with the engine in use: `make serve`'s folder, or the events bucket
+    (CompactionFunction, hourly). What it did, counted."""
+    local = warehouse.local_engine()
+    if local is not None:
+        return local.compact()
+    return _compact_bucket()
+
+
+def _compact_bucket() -> dict[str, int]:
+    """Landing objects and the compacted files they touch are fetched to /tmp, merged,
+    the merged files put back, and only then the landing objects deleted: a crash leaves
+    landing to be merged again."""
+    import duckdb
+
+    keys = warehouse.landing_keys(LANDING + "/", MAX_LANDING_FILES)
+    if not keys:
+        return {"landing_files": 0, "partitions": 0, "rows": 0}
+    with tempfile.TemporaryDirectory(prefix="compaction-") as scratch:
+        root = Path(scratch)
+        files = [root / LANDING / f"{number}.parquet" for number in range(len(keys))]
+        for key, path in zip(keys, files, strict=True):
+            warehouse.download(key, path)
+        connection = duckdb.connect(":memory:")
+        try:
+            existing = {
+                partition: path
+                for partition in touched(connection, files)
+                if warehouse.download(
+                    compacted_file(*partition), path := root / compacted_file(*partition)
+                )
+            }
+            written = merge(connection, files, existing, root / "merged")
+            rows = _rows(connection, list(written.values()))
+            for partition, path in written.items():
+                warehouse.upload(path, compacted_file(*partition))
+        finally:
+            connection.close()
+    warehouse.delete(keys)  # only once every merged file is in place
+    return {"landing_files": len(keys), "partitions": len(written), "rows": rows}
+
+
+def _rows(connection: Any, files: list[Path]) -> int:
+    if not files:
+        return 0
+    found = connection.execute(
+        f"SELECT COUNT(*) FROM read_parquet({_files(files)})"  # noqa: S608
+    ).fetchone()
+    return int(found[0])

@@ -1,0 +1,59 @@
+"""What the pipeline accepts, counts, throttles, retries and loses, as CloudWatch metrics.
+
+Powertools Metrics in the embedded metric format: one JSON log line per metric and
+dimension set, which CloudWatch turns into a metric without an API call. Counts are summed
+in memory (`count`) and written once per invocation (`flush`, run by the handlers), so a
+batch of 5,000 hits writes a handful of lines, not 5,000. Every name here has an alarm in
+`template.yaml`; a loss that is only logged is not a record of it.
+
+Names (namespace `POWERTOOLS_METRICS_NAMESPACE`, dimension `service`, and `reason` where
+shown): HitsAccepted, HitsExcluded[reason], HitsThrottled[reason], HitsCounted,
+HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
+RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import Counter
+
+DEFAULT_NAMESPACE = "Sitelens"
+
+_pending: Counter[tuple[str, tuple[tuple[str, str], ...]]] = Counter()
+_lock = threading.Lock()  # the aggregator counts from its worker threads
+
+
+def count(name: str, value: int = 1, **dimensions: str) -> None:
+    """Add `value` to metric `name` (with `dimensions`, e.g. reason="bot") for the next
+    flush; zero is not written."""
+    if value:
+        with _lock:
+            _pending[(name, tuple(sorted(dimensions.items())))] += value
+
+
+def pending() -> dict[tuple[str, tuple[tuple[str, str], ...]], int]:
+    """What the next flush would write (tests and `make serve` read it)."""
+    with _lock:
+        return dict(_pending)
+
+
+def flush() -> None:
+    """Write every pending count as an EMF line on stdout, then forget them."""
+    with _lock:
+        found = dict(_pending)
+        _pending.clear()
+    if not found:
+        return
+    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+
+    namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_NAMESPACE
+    for (name, dimensions), value in sorted(found.items()):
+        with single_metric(
+            name=name,
+            unit=MetricUnit.Count,
+            value=value,
+            namespace=namespace,
+            default_dimensions=dict(dimensions),
+        ):
+            pass
