@@ -37,6 +37,7 @@ from moto.core.model_instances import reset_model_data  # noqa: E402
 from moto.core.models import responses_mock  # noqa: E402
 
 from sitelens import accounts, config, initialized  # noqa: E402
+from sitelens.analytics import fairshare, tracking  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
@@ -63,6 +64,8 @@ def reset_caches() -> None:
     limits.forget()
     salts.forget()
     secrets.forget()
+    tracking.EXCLUDED.forget()
+    fairshare.reset()
 
 
 class MotoBackend:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from sitelens.analytics import tracking
 from sitelens.data import records
 from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
 
@@ -87,6 +88,10 @@ def test_a_pageview_is_accepted_and_queued_enriched(analytics, account):
     sent = json.loads(record["body"])
     assert sent.pop("at").endswith("+00:00")
     assert re.fullmatch(r"[0-9a-f]{16}", sent.pop("visitor"))  # the day's salted hash
+    # the hit's identity, minted here: a UUIDv7 whose time is the hit's
+    assert re.fullmatch(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", sent.pop("id")
+    )
     assert sent == {
         "website_id": website["id"],
         "page": "/pricing?plan=pro",
@@ -187,8 +192,26 @@ def test_bots_are_forbidden_when_excluded(analytics, ua):
     assert reply.headers[CORS] == "*"
     # nothing of the visitor is queued: only that a bot was excluded, to be counted
     [excluded] = queued()
-    assert set(excluded) == {"website_id", "at", "visit", "excluded"}
+    assert set(excluded) == {"website_id", "at", "visit", "excluded", "id"}
     assert excluded["excluded"] == "bot"
+
+
+def test_a_flood_of_excluded_hits_is_queued_as_tallies(analytics, monkeypatch, capsys):
+    create_website(analytics, exclude_bots=1)
+    moment = [1000.0]
+    monkeypatch.setattr(tracking.time, "monotonic", lambda: moment[0])
+    for second in range(3):
+        for _ in range(50):
+            assert hit(analytics, ua="curl/8.5.0").status == 403
+        moment[0] += 1.0
+    assert hit(analytics, ua="curl/8.5.0").status == 403  # sends what the last second held
+    tallies = queued()
+    # the first exclusion at once, then one tally a second: 4 messages for 151 hits
+    assert [t.get("weight", 1) for t in tallies] == [1, 50, 50, 50]
+    assert {t["excluded"] for t in tallies} == {"bot"}
+    assert len({t["id"] for t in tallies}) == 4
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    assert sum(sum(line.get("HitsExcluded", [])) for line in emitted) == 151
 
 
 @pytest.mark.parametrize("ua", BOTS)

@@ -22,7 +22,10 @@ from sitelens.data import websites as stored_websites
 from sitelens.log import logger
 
 # What the cross-origin tracking requests need: any page may send hits.
-CORS_HEADERS = {"Access-Control-Allow-Origin": "*"}
+CORS_HEADERS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Expose-Headers": "Retry-After",  # the script waits as a 429 says
+}
 PREFLIGHT_HEADERS = {
     **CORS_HEADERS,
     "Access-Control-Allow-Methods": "POST, OPTIONS",
@@ -82,6 +85,12 @@ class ExcludedTally:
         # (account, website id, reason, day) -> [how many, when the last one came]
         self.pending: dict[tuple[str, int, str, str], list[Any]] = {}
         self.sent_at: dict[tuple[int, str], float] = {}
+
+    def forget(self) -> None:
+        """Drop what is pending and when tallies were sent (tests)."""
+        with self.lock:
+            self.pending.clear()
+            self.sent_at.clear()
 
     def add(self, website: dict[str, Any], why: str, now: datetime) -> None:
         key = (str(website["account"]), int(website["id"]), why, now.strftime("%Y-%m-%d"))

@@ -190,7 +190,11 @@ class LocalStack:
         self._start_warehouse()
         resources.create_tables(self.spec, boto3.client("dynamodb"))
         queues = resources.create_queues(self.spec, clients.client("sqs"))
+        given_share = os.environ.get("SITELENS_SITE_HITS_PER_SECOND")
         resources.apply_environment(resources.function_environment(self.spec, queues))
+        # One process serves every site here, where Lambda runs many containers: a site's
+        # per-container share would be the whole service's, so it is off unless asked for.
+        os.environ["SITELENS_SITE_HITS_PER_SECOND"] = given_share or "0"
 
     def _start_warehouse(self) -> None:
         """Raw events as Parquet on disk (kept with DynamoDB Local's data, or in a temporary
