@@ -94,6 +94,7 @@ def merge(
         for (website_id, day), path in sorted(existing.items())
     ]
     union = "\nUNION ALL\n".join(parts)
+    output.mkdir(parents=True, exist_ok=True)
     staging = output / f"staging-{uuid.uuid4().hex}"
     connection.execute(  # paths and names are ours, not a request's
         f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({union})) "  # noqa: S608

@@ -1,0 +1,132 @@
+"""The warehouse's layout as deployed: the Glue tables say what the code writes, landing
+does not depend on the sites, and the deployed compaction (S3, DuckDB) merges landing
+into one deduplicated, sorted file per site and day, removing landing only afterwards."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import boto3
+import pytest
+
+from sitelens import config
+from sitelens.analytics.warehouse import compaction, schema
+from sitelens.data import warehouse
+from sitelens.local import template
+from sitelens.local.warehouse import LocalWarehouse
+
+duckdb = pytest.importorskip("duckdb")
+TEMPLATE = template.load()
+BUCKET = "sitelens-events-test"
+
+
+def glue_columns(table: str) -> list[tuple[str, str]]:
+    spec = TEMPLATE["Resources"][table]["Properties"]["TableInput"]["StorageDescriptor"]
+    return [(column["Name"], column["Type"]) for column in spec["Columns"]]
+
+
+def test_the_tables_have_the_schema_s_columns():
+    assert glue_columns("EventsTable") == list(schema.COLUMNS)
+    assert glue_columns("LandingTable") == compaction.landing_columns()
+
+
+def test_landing_is_by_hour_of_arrival_whatever_the_site():
+    stream = TEMPLATE["Resources"]["EventsStream"]["Properties"]
+    destination = stream["ExtendedS3DestinationConfiguration"]
+    assert destination["Prefix"] == "landing/hour=!{timestamp:yyyy-MM-dd-HH}/"
+    assert "DynamicPartitioningConfiguration" not in destination
+    schema_of = destination["DataFormatConversionConfiguration"]["SchemaConfiguration"]
+    assert schema_of["TableName"] == {"Ref": "LandingTable"}
+
+
+def rows(website_id: int, count: int, start: datetime) -> list[dict[str, Any]]:
+    found = []
+    for n in range(count):
+        ts = start + timedelta(minutes=count - n)  # out of order: compaction sorts
+        row = {name: "" for name in schema.COLUMN_NAMES}
+        row.update(
+            website_id=website_id,
+            day=ts.date().isoformat(),
+            hit_id=str(uuid.uuid4()),
+            ts=ts.replace(tzinfo=None),
+            name="pageview",
+            page=f"/p{n}",
+            engagement_ms=0,
+            interactive=False,
+        )
+        found.append(row)
+    return found
+
+
+@pytest.fixture
+def bucket(aws_env, monkeypatch) -> Any:
+    global BUCKET
+    BUCKET = f"events-{uuid.uuid4().hex[:12]}"  # moto's buckets outlive a test
+    monkeypatch.setenv("SITELENS_EVENTS_BUCKET", BUCKET)
+    config.reset()
+    s3 = boto3.client("s3", region_name="us-east-1")
+    s3.create_bucket(Bucket=BUCKET)
+    warehouse.use(None)  # deployed: S3, not make serve's folder
+    return s3
+
+
+def land(s3: Any, tmp_path: Path, batch: list[dict[str, Any]], name: str) -> None:
+    """A Firehose file: the rows as Parquet under landing/hour=.../."""
+    local = LocalWarehouse(tmp_path / name)
+    local.write(batch)
+    [path] = list((tmp_path / name / "landing").glob("hour=*/*.parquet"))
+    s3.upload_file(str(path), BUCKET, f"landing/hour=2026-11-21-10/{name}.parquet")
+    local.close()
+
+
+def read(s3: Any, key: str) -> list[tuple[Any, ...]]:
+    data = s3.get_object(Bucket=BUCKET, Key=key)["Body"].read()
+    connection = duckdb.connect()
+    path = Path("/tmp") / f"read-{uuid.uuid4().hex}.parquet"
+    path.write_bytes(data)
+    try:
+        return connection.execute(f"SELECT hit_id, ts FROM read_parquet('{path}')").fetchall()
+    finally:
+        path.unlink()
+
+
+def test_the_deployed_compaction_merges_dedupes_and_sorts(bucket, tmp_path):
+    start = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
+    first, second = rows(7, 30, start), rows(8, 5, start)
+    land(bucket, tmp_path, first + second, "a")
+    land(bucket, tmp_path, first[:10], "b")  # a message's rows sent again
+    done = compaction.run()
+    assert done == {"landing_files": 2, "partitions": 2, "rows": 35}
+    keys = {item["Key"] for item in bucket.list_objects_v2(Bucket=BUCKET)["Contents"]}
+    assert keys == {
+        compaction.compacted_file(7, "2026-11-21"),
+        compaction.compacted_file(8, "2026-11-21"),
+    }
+    stored = read(bucket, compaction.compacted_file(7, "2026-11-21"))
+    assert sorted(hit for hit, _ in stored) == sorted(row["hit_id"] for row in first)
+    assert [ts for _, ts in stored] == sorted(ts for _, ts in stored)
+    # Later rows of a compacted day, one a copy: merged into the same file, once each.
+    late = rows(7, 3, start + timedelta(hours=2))
+    land(bucket, tmp_path, [*late, first[0]], "c")
+    assert compaction.run()["rows"] == 33
+    assert len(read(bucket, compaction.compacted_file(7, "2026-11-21"))) == 33
+
+
+def test_a_compaction_that_fails_to_put_removes_no_landing(bucket, tmp_path, monkeypatch):
+    land(bucket, tmp_path, rows(7, 4, datetime(2026, 11, 21, 10, tzinfo=UTC)), "a")
+
+    def refused(path: Path, key: str) -> None:
+        raise RuntimeError("S3 refused the put")
+
+    monkeypatch.setattr(warehouse, "upload", refused)
+    with pytest.raises(RuntimeError):
+        compaction.run()
+    keys = [item["Key"] for item in bucket.list_objects_v2(Bucket=BUCKET)["Contents"]]
+    assert keys == ["landing/hour=2026-11-21-10/a.parquet"]
+    monkeypatch.undo()
+    monkeypatch.setenv("SITELENS_EVENTS_BUCKET", BUCKET)
+    config.reset()
+    assert compaction.run()["rows"] == 4
