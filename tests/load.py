@@ -1,10 +1,11 @@
 """Events per second that `make serve` takes, and how soon it counts them.
 
-    .venv/bin/python -m tests.load --clients 8 --seconds 20 [--db memory|disk|moto]
+    .venv/bin/python -m tests.load --clients 8 --seconds 20 [--rate 900] [--db memory|disk|moto]
 
 starts the server (on an in-memory DynamoDB Local unless `--db` says otherwise), creates
 a website, then has each client send `POST /api/event` pageviews on its own keep-alive
-connection as fast as the server answers, for the given time. It prints the events
+connection as fast as the server answers (or, with `--rate`, at that many events a second
+in all, each client sending on a fixed schedule), for the given time. It prints the events
 accepted per second, the latency percentiles, how long after the last answer every
 accepted event was counted, and how many were lost (accepted but never counted). The test
 suite runs a short one (tests/test_local_server.py): nothing lost, everything counted.
@@ -84,8 +85,11 @@ def pageviews(netloc: str, key: str, website_id: int) -> int:
     return sum(row["count"] for row in body["data"])
 
 
-def run(server: Running, key: str, seconds: float, clients: int = CLIENTS) -> Figures:
-    """Send pageviews from `clients` connections for `seconds`; then wait until counted."""
+def run(
+    server: Running, key: str, seconds: float, clients: int = CLIENTS, rate: float = 0
+) -> Figures:
+    """Send pageviews from `clients` connections for `seconds` (at `rate` a second in all,
+    or as fast as answered); then wait until counted."""
     netloc = server.analytics.removeprefix("http://")
     domain = f"load-{uuid.uuid4().hex[:8]}.example.com"
     status, body = _api(netloc, "POST", "/api/v1/websites", key, {"domain": domain})
@@ -101,7 +105,10 @@ def run(server: Running, key: str, seconds: float, clients: int = CLIENTS) -> Fi
         headers = {"User-Agent": CHROME, "Content-Type": "application/x-www-form-urlencoded"}
         start.wait()
         n = 0
+        began = time.monotonic()
         while time.monotonic() < stop_at[0]:
+            if rate:  # the next send on this client's schedule; a late one goes at once
+                time.sleep(max(0.0, began + n * clients / rate - time.monotonic()))
             page = f"https://{domain}/page-{index}-{n % 20}"
             body = urlencode({"page": page}).encode()
             sent = time.monotonic()
@@ -152,6 +159,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--clients", type=int, default=CLIENTS)
+    parser.add_argument("--rate", type=float, default=0, help="events a second in all")
     parser.add_argument("--db", choices=("memory", "disk", "moto"), default="memory")
     args = parser.parse_args()
     from tests.test_local_server import start_server
@@ -159,7 +167,7 @@ def main() -> None:
     key = "sl_load_" + uuid.uuid4().hex
     server = start_server(SITELENS_DEV_API_KEY=key, SITELENS_LOCAL_DB=args.db)
     try:
-        print(run(server, key, args.seconds, args.clients), flush=True)
+        print(run(server, key, args.seconds, args.clients, args.rate), flush=True)
     finally:
         if server.process.poll() is None:
             server.stop()

@@ -3,7 +3,7 @@ isolation, and hits counted end to end (event endpoint -> queue -> aggregator ->
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -251,16 +251,60 @@ def test_a_period_of_days_reads_at_most_one_item_per_value_and_day(
 
 def test_a_whole_month_is_read_from_its_month_roll_up(analytics, account, website, monkeypatch):
     """One item per value of the month, after the month's and its days' pageviews (which
-    show the roll-up is complete); "(other)" is past the month's cap."""
+    show the roll-up is complete)."""
+    monkeypatch.setattr(counting, "MAX_VALUES", 3)
+    for day in (18, 19, 20, 21):
+        count(account.id, [view(website["id"], at(day), page) for page in ("/a", "/b", "/b")])
+    query = StatsQuery.parse({"name": "page", "from": "2026-11-01", "to": "2026-11-30"})
+    page = analytics_stats.page(account.id, website["id"], query)
+    assert page.cost == {"items_read": 4 + 1 + 2, "requests": 3}
+    assert page.records == [{"value": "/b", "count": 8}, {"value": "/a", "count": 4}]
+
+
+def test_a_month_crowded_past_its_cap_is_read_again_by_days(
+    analytics, account, website, monkeypatch
+):
+    """A month's roll-up admits its first values only: one that counted some under
+    "(other)" is read by days, which keep their own cap each (as exact as days are)."""
     many_pages(account.id, website["id"], monkeypatch)
     query = StatsQuery.parse({"name": "page", "from": "2026-11-01", "to": "2026-11-30"})
     page = analytics_stats.page(account.id, website["id"], query)
-    assert page.cost == {"items_read": 4 + 1 + (3 + 1), "requests": 3}
-    assert page.records[0] == {"value": "(other)", "count": 4 * 40 - 3}  # the month's cap
+    assert page.cost == {"items_read": 4 + 1 + (3 + 1) + 4 * (3 + 1), "requests": 4}
+    assert page.records[0] == {"value": "(other)", "count": 4 * 37}  # as the days have it
     assert (
         sum(row["count"] for row in analytics_stats.every_row(account.id, website["id"], query))
         == 160
     )
+
+
+def test_a_page_that_rose_late_in_a_crowded_month_is_in_the_share_top(
+    analytics, account, website, monkeypatch
+):
+    monkeypatch.setattr(counting, "MAX_VALUES", 3)
+    wid = website["id"]
+    count(account.id, [view(wid, at(2), page) for page in ("/a", "/b", "/c")])
+    count(account.id, [view(wid, at(20), "/new") for _ in range(50)])  # the month is full
+    found = analytics_stats.overview(wid, date(2026, 11, 1), date(2026, 11, 30))
+    assert found.ranked["page"][0] == {"value": "/new", "count": 50, "share": 94.3}
+
+
+def test_a_crowded_month_whose_other_cannot_reach_the_top_is_not_read_again(
+    analytics, account, website, monkeypatch
+):
+    monkeypatch.setattr(counting, "MAX_VALUES", 3)
+    wid = website["id"]
+    count(account.id, [view(wid, at(2), "/a") for _ in range(100)])
+    count(account.id, [view(wid, at(2), page) for page in ("/b", "/c")])
+    count(account.id, [view(wid, at(20), "/x")])  # under the month's "(other)": 1
+    period = date(2026, 11, 1), date(2026, 11, 30)
+    monkeypatch.setattr(analytics_stats, "TOP_ROWS", 1)  # "/x" cannot reach "/a"'s 100
+    found = analytics_stats.overview(wid, *period)
+    assert found.ranked["page"] == [{"value": "/a", "count": 100, "share": 97.1}]
+    kept = found.cost["requests"]
+    monkeypatch.setattr(analytics_stats, "TOP_ROWS", 3)  # now "/x" could be third
+    again = analytics_stats.overview(wid, *period)
+    assert [row["value"] for row in again.ranked["page"]] == ["/a", "/b", "/c"]
+    assert again.cost["requests"] > kept  # the month's pages read again by days
 
 
 def set_month_pageviews(website_id: int, month: str, count: int | None) -> None:

@@ -3,7 +3,8 @@ a share page's overview.
 
 A period is read by calendar months where it can: a month the period covers whole is read
 from its month roll-up (`<stat>@month`, one counter per value and month) when the roll-up
-is complete, and every other day from the daily counters. A roll-up is complete when its
+is complete and counted no value under "(other)", and every other day from the daily
+counters. A roll-up is complete when its
 `pageviews@month` counter equals the sum of the month's daily `pageviews` (a month whose
 counting by month began after some of its hits has a smaller one, and is read by days).
 `pageviews` and `visitors`, whose values are the days, and the hourly statistics are
@@ -26,6 +27,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
 from sitelens import errors, listing
+from sitelens.analytics.counting import OTHER
 from sitelens.analytics.hit import MONTH_SUFFIX, MONTHLY_NAMES
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
@@ -92,8 +94,51 @@ def summed(website_id: int, name: str, first: date, last: date) -> tuple[Counter
             [extent.days_of(website_id, "pageviews"), extent.months_of(website_id, "pageviews")]
         )
         plan = Plan.choose(first, last, daily, monthly)
-    found, spent = stats.many_counts(plan.spans(website_id, name))
-    return _sums(found), _added(cost, spent)
+    sums, spent = _read(website_id, plan, (name,))
+    return sums[name], _added(cost, spent)
+
+
+def _read(
+    website_id: int, plan: Plan, names: Iterable[str], top: int | None = None
+) -> tuple[dict[str, Counter[str]], Cost]:
+    """Each statistic's sums over the plan's period, in parallel Queries.
+
+    A month's roll-up admits its first 500 values; the rest count under "(other)", which
+    may hide a value that rose later in the month (its days have it). Such a month is read
+    again by days: always for a full listing, and for the `top` values only when the
+    months' "(other)" could hold a value ranking among them."""
+    names = list(names)
+    spans = {name: plan.spans(website_id, name) for name in names}
+    found, cost = stats.many_counts([span for name in names for span in spans[name]])
+    read: dict[str, list[tuple[str, str, int]]] = {}
+    again: list[tuple[str, str]] = []  # (statistic, month) to read by days
+    for name in names:
+        read[name] = [c for _ in spans[name] for c in found.pop(0)]
+        crowded = {p: n for p, v, n in read[name] if len(p) == len("YYYY-MM") and v == OTHER}
+        if crowded and (top is None or _may_hide(read[name], sum(crowded.values()), top)):
+            read[name] = [c for c in read[name] if c[0] not in crowded]
+            again += [(name, month) for month in sorted(crowded)]
+    if again:
+        days = [stats.Span(website_id, name, *_days_of(month)) for name, month in again]
+        by_days, spent = stats.many_counts(days)
+        cost = _added(cost, spent)
+        for (name, _), counters in zip(again, by_days, strict=True):
+            read[name] += counters
+    return {name: _sums([read[name]]) for name in names}, cost
+
+
+def _may_hide(counters: list[tuple[str, str, int]], hidden: int, top: int) -> bool:
+    """Whether `hidden` counts under the months' "(other)" could lift a value outside the
+    `top` (seen elsewhere or not at all) to the `top`-th one's count."""
+    sums = _sums([[c for c in counters if c[1] != OTHER]])
+    ranked = sorted(sums.values(), reverse=True)
+    ranked += [0] * (top + 1 - len(ranked))  # fewer values than `top`: any could rank
+    return ranked[top] + hidden >= ranked[top - 1]
+
+
+def _days_of(month: str) -> tuple[str, str]:
+    first = date.fromisoformat(f"{month}-01")
+    return first.isoformat(), _month_end(first).isoformat()
 
 
 @dataclass(frozen=True)
@@ -261,12 +306,10 @@ def overview(website_id: int, first: date, last: date) -> Overview:
     pageviews, visitors, monthly = found[0], found[1], found[2] if len(found) > 2 else []
     plan = Plan.choose(first, last, pageviews, monthly)
 
-    spans = {name: plan.spans(website_id, name) for name in RANKED}
-    found, spent = stats.many_counts([span for name in RANKED for span in spans[name]])
+    every, spent = _read(website_id, plan, RANKED, top=TOP_ROWS)
     ranked = {}
     for name in RANKED:
-        sums = _sums(found[: len(spans[name])])
-        found = found[len(spans[name]) :]
+        sums = every[name]
         total = sum(sums.values())
         top = sorted(sums.items(), key=lambda item: (-item[1], item[0]))[:TOP_ROWS]
         ranked[name] = [
