@@ -3,15 +3,15 @@ DuckDB over the Parquet layout (the SQL Athena runs is rendered from the same mo
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
 import uuid
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sitelens import errors
-from sitelens.analytics.warehouse import answers, query, schema, sql
+from sitelens.analytics.warehouse import answers, filters, query, schema, sql
 
 duckdb = pytest.importorskip("duckdb")
 from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
@@ -463,7 +463,7 @@ def test_invalid_queries_name_the_field(body, field):
 
 def test_deeply_nested_filters_are_refused():
     nested: list[Any] = ["is", "event:page", ["/"]]
-    for _ in range(query.MAX_FILTER_DEPTH + 1):
+    for _ in range(filters.MAX_FILTER_DEPTH + 1):
         nested = ["not", nested]
     with pytest.raises(errors.Invalid):
         query.parse(

@@ -13,7 +13,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse.query import TIME_DIMENSIONS, Query
+from sitelens.analytics.warehouse.dimensions import TIME_DIMENSIONS
+from sitelens.analytics.warehouse.query import Query
 
 # A query's rows: its dimensions, its metrics, then the number of groups before paging,
 # from the warehouse's SQL (`sql.statement`) or from the statistics counters (`rollups`).

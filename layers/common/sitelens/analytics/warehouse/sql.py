@@ -1,8 +1,9 @@
 """A `Query` as SQL, written once and rendered by SQLGlot to each engine's dialect.
 
-The statement is composed in DuckDB's dialect from names out of the fixed lists of `query`
-and `schema` and from values quoted by SQLGlot, then parsed and generated for the engine
-("duckdb" locally, "athena" deployed), so the two engines never run different logic.
+The statement is composed in DuckDB's dialect from names out of the fixed lists of
+`dimensions` and `schema` and from values quoted by SQLGlot, then parsed and generated for
+the engine ("duckdb" locally, "athena" deployed), so the two engines never run different
+logic.
 
 Visits are found at query time: a visitor's rows are ordered by time, and a pageview or
 custom event more than `VISIT_GAP_MINUTES` after the previous row starts a new visit
@@ -21,13 +22,9 @@ import sqlglot
 from sqlglot import exp
 
 from sitelens.analytics.warehouse import schema
-from sitelens.analytics.warehouse.query import (
-    EVENT_DIMENSIONS,
-    VISIT_DIMENSIONS,
-    Condition,
-    Filter,
-    Query,
-)
+from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS
+from sitelens.analytics.warehouse.filters import Condition, Filter
+from sitelens.analytics.warehouse.query import Query
 
 VISIT_GAP_MINUTES: Final = 30
 # The engine's relations: compacted rows, partitioned by site and day, and rows still in

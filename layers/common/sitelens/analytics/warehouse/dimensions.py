@@ -1,0 +1,36 @@
+"""The dimensions a Stats API v2 query may group and filter by, and the columns behind them.
+
+Only names: what a query may ask for lives here; how a query is checked lives in `query`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+# dimension -> the column that holds it (visit dimensions: the visit's, from its first pageview)
+EVENT_DIMENSIONS: Final = {"event:page": "page", "event:name": "name"}
+VISIT_DIMENSIONS: Final = {
+    "visit:entry_page": "entry_page",
+    "visit:exit_page": "exit_page",
+    "visit:source": "source",
+    "visit:referrer": "referrer",
+    "visit:utm_source": "utm_source",
+    "visit:utm_medium": "utm_medium",
+    "visit:utm_campaign": "utm_campaign",
+    "visit:utm_term": "utm_term",
+    "visit:utm_content": "utm_content",
+    "visit:browser": "browser",
+    "visit:os": "os",
+    "visit:device": "device",
+    "visit:country": "country",
+    "visit:language": "language",
+    "visit:screen": "screen",
+}
+TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
+# Plausible's names that are another's here: a goal is a custom event, named by its name
+ALIASES: Final = {"event:goal": "event:name"}
+
+
+def canonical(name: Any) -> Any:
+    """Our name for a dimension sent under Plausible's (anything else unchanged)."""
+    return ALIASES.get(name, name) if isinstance(name, str) else name
