@@ -4,7 +4,7 @@ browse from homes, offices and phones).
 
 Off unless SITELENS_DATACENTER_RANGES names a file of ranges, one CIDR a line (text after
 the CIDR, and lines starting with `#`, are ignored), as
-`python -m sitelens.analytics.make_datacenter_ranges` writes from the providers' own
+`scripts/make_datacenter_ranges.py` (not in the layer) writes from the providers' own
 published lists. Corporate VPNs and some privacy relays egress from cloud ranges too, so
 the rule trades a few real visitors for many headless ones: hence optional.
 """

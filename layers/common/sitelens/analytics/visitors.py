@@ -86,7 +86,7 @@ def _isbot_patterns() -> list[str]:
 
 @cache
 def _isbot() -> regex.Pattern[str]:
-    """isbot's patterns (npm, `make_bot_patterns`), one alternation, case-insensitive;
+    """isbot's patterns (npm, `scripts/make_bot_patterns.py`), one alternation, case-insensitive;
     `regex` reads their variable-width lookbehinds as JavaScript does."""
     return regex.compile("|".join(_isbot_patterns()), regex.IGNORECASE)
 

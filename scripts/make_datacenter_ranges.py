@@ -1,5 +1,5 @@
 """Write the data-centre rule's file from the providers' own published range lists:
-`python -m sitelens.analytics.make_datacenter_ranges datacenter-ranges.txt`, then point
+`python scripts/make_datacenter_ranges.py datacenter-ranges.txt`, then point
 SITELENS_DATACENTER_RANGES at the file (see `sitelens.analytics.datacenters`). Run it
 again now and then: the lists change weekly."""
 

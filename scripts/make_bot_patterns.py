@@ -1,8 +1,9 @@
-"""Write `isbot_patterns.json`: the bot patterns of the npm package isbot (maintained,
-used by Vercel and many analytics tools), which the event function reads with `regex`.
+"""Write the layer's `sitelens/analytics/isbot_patterns.json`: the bot patterns of the npm
+package isbot (maintained, used by Vercel and many analytics tools), which the event
+function reads with `regex`. From the repository's root:
 
     npm install --prefix /tmp/isbot isbot && \\
-        python -m sitelens.analytics.make_bot_patterns /tmp/isbot/node_modules/isbot
+        python scripts/make_bot_patterns.py /tmp/isbot/node_modules/isbot
 
 needs Node (a development tool, not a runtime dependency).
 """
@@ -14,7 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).with_name("isbot_patterns.json")
+# the layer's copy in this checkout, wherever the script is run from
+OUT = Path(__file__).resolve().parents[1] / "layers/common/sitelens/analytics/isbot_patterns.json"
 
 
 def main(package: str) -> None:
