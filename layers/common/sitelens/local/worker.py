@@ -177,10 +177,17 @@ def start_all(
                     name,
                     props,
                     queue=source["Queue"]["Fn::GetAtt"][0],
-                    batch=int(source.get("BatchSize", 10)),
-                    window=float(source.get("MaximumBatchingWindowInSeconds", 0)),
+                    batch=int(_setting(spec, source.get("BatchSize", 10))),
+                    window=float(_setting(spec, source.get("MaximumBatchingWindowInSeconds", 0))),
                     lock=lock,
                 )
                 worker.start()
                 workers.append(worker)
     return workers
+
+
+def _setting(spec: dict[str, Any], value: Any) -> Any:
+    """A property's value: `!Ref Parameter` is the parameter's default."""
+    if isinstance(value, dict) and "Ref" in value:
+        return spec["Parameters"][value["Ref"]]["Default"]
+    return value
