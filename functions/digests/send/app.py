@@ -1,10 +1,9 @@
-"""EventBridge Scheduler, daily: send the email digests due today (weekly ones on Mondays,
-monthly ones on the 1st), each at most once."""
+"""SQS DigestQueue: send each message's digest (one account, one period) once; a failed
+one is reported, so that its message is delivered again and then dead-lettered."""
 
-from dataclasses import asdict
 from typing import Any
 
-from sitelens import clock, config, digests, initialized
+from sitelens import config, digests, initialized, metrics
 from sitelens.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
@@ -12,7 +11,9 @@ config.require_all()  # at cold start: a missing setting fails the init, by name
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    outcome = asdict(digests.send_due(clock.now().date()))
-    logger.info("digests", extra=outcome)
+    try:
+        failed = digests.send_batch(event["Records"])
+    finally:
+        metrics.flush()
     initialized()
-    return outcome
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}

@@ -2,7 +2,8 @@
 
 Items: `KEY#<hash>`/`KEY` (lookup by key), `KEYS`/`<key id>` (the listing, for the CLI),
 `ACCOUNT#<id>`/`ACCOUNT` (the account), `MAILED`/`<id>` (the accounts with an email
-address, which the digests page through without a scan) and `COUNTER`/`<name>` (id
+address, which the digests page through without a scan), `DIGEST#<id>`/`<period>` (the
+claim and outcome of one account's digest of one period) and `COUNTER`/`<name>` (id
 counters).
 """
 
@@ -108,19 +109,126 @@ def mailed_accounts(after: str | None, limit: int) -> tuple[list[Item], str | No
     return found, following["sk"]["S"] if following else None
 
 
-def claim_digest(account_id: str, period: str, expires_at: int) -> bool:
-    """Claim the sending of an account's digest of a period: True for the one caller that
-    claimed it first, so a period's digest is sent at most once."""
+def mailed_now(account_ids: list[str]) -> dict[str, Item]:
+    """The entries of these accounts among the mailed accounts (`account`, `email`,
+    `digest`), read strongly consistent, by account id; an account without an email
+    address (any more) is left out. At most 100 asked at once."""
+    if not account_ids:
+        return {}
+    request: dict[str, Any] = {
+        _table(): {
+            "Keys": [{"pk": {"S": "MAILED"}, "sk": {"S": i}} for i in dict.fromkeys(account_ids)],
+            "ConsistentRead": True,
+        }
+    }
+    found: dict[str, Item] = {}
+    while request:
+        answer = client("dynamodb").batch_get_item(RequestItems=request)
+        for item in answer["Responses"].get(_table(), []):
+            account = item["sk"]["S"]
+            found[account] = {
+                "account": account,
+                "email": item["email"]["S"],
+                "digest": item["digest"]["S"],
+            }
+        request = answer.get("UnprocessedKeys") or {}
+    return found
+
+
+def _claim_key(account_id: str, period: str) -> dict[str, Any]:
+    return {"pk": {"S": f"DIGEST#{account_id}"}, "sk": {"S": period}}
+
+
+def digest_claims(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
+    """The claims of these (account, period) digests that exist (`state`, `claimed_at`,
+    `attempts`), by (account, period); at most 100 asked at once."""
+    if not wanted:
+        return {}
+    request: dict[str, Any] = {
+        _table(): {
+            "Keys": [_claim_key(account, period) for account, period in wanted],
+            "ProjectionExpression": "pk, sk, #state, claimed_at, attempts",
+            "ExpressionAttributeNames": {"#state": "state"},
+        }
+    }
+    found: dict[tuple[str, str], Item] = {}
+    while request:
+        answer = client("dynamodb").batch_get_item(RequestItems=request)
+        for raw in answer["Responses"].get(_table(), []):
+            item = _claim_of(raw)
+            found[(item["account"], item["period"])] = item
+        request = answer.get("UnprocessedKeys") or {}
+    return found
+
+
+def claim_digest(claim: Item) -> Item | None:
+    """Write the first claim of an account's digest of a period (`account`, `period`,
+    `state`, `token`, `attempts`, `claimed_at`, `expires_at`) unless there is one: None
+    when written, else the claim there is."""
     try:
         client("dynamodb").put_item(
             TableName=_table(),
-            Item={
-                "pk": {"S": f"DIGEST#{account_id}"},
-                "sk": {"S": period},
-                "state": {"S": "sending"},
-                "expires_at": {"N": str(expires_at)},
-            },
+            Item=_claim_item(claim),
             ConditionExpression="attribute_not_exists(pk)",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":
+            raise
+        return _claim_of(getattr(err, "response", {}).get("Item") or {})
+    return None
+
+
+def take_over_digest(claim: Item, stale_before: int, max_attempts: int) -> tuple[bool, Item]:
+    """Claim a digest claimed before (`claim` as in `claim_digest`, its `attempts` added
+    to the stored count): when its last try `failed`, or when it is still `sending` but
+    was claimed before `stale_before` (its sender died), and fewer than `max_attempts`
+    tries were made. (True, the claim now) when taken, (False, the claim there is) not."""
+    try:
+        answer = client("dynamodb").update_item(
+            TableName=_table(),
+            Key=_claim_key(claim["account"], claim["period"]),
+            UpdateExpression=(
+                "SET #state = :sending, claimed_at = :now, #token = :token, "
+                "expires_at = :expires ADD attempts :one"
+            ),
+            # claims made before attempts and claimed_at were kept count as stale
+            ConditionExpression=(
+                "(attribute_not_exists(attempts) OR attempts < :max) AND (#state = :failed OR "
+                "(#state = :sending AND "
+                "(attribute_not_exists(claimed_at) OR claimed_at < :stale)))"
+            ),
+            ExpressionAttributeNames={"#state": "state", "#token": "token"},
+            ExpressionAttributeValues={
+                ":sending": {"S": "sending"},
+                ":failed": {"S": "failed"},
+                ":now": {"N": str(claim["claimed_at"])},
+                ":stale": {"N": str(stale_before)},
+                ":token": {"S": claim["token"]},
+                ":expires": {"N": str(claim["expires_at"])},
+                ":one": {"N": str(claim["attempts"])},
+                ":max": {"N": str(max_attempts)},
+            },
+            ReturnValues="ALL_NEW",
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":
+            raise
+        return False, _claim_of(getattr(err, "response", {}).get("Item") or {})
+    return True, _claim_of(answer["Attributes"])
+
+
+def record_digest(claim: Item, token: str) -> bool:
+    """Replace the claim held under `token` with `claim` (what became of the digest: its
+    `state` and `detail`); False when the claim is no longer that token's."""
+    try:
+        client("dynamodb").put_item(
+            TableName=_table(),
+            Item=_claim_item(claim),
+            ConditionExpression="#token = :token",
+            ExpressionAttributeNames={"#token": "token"},
+            ExpressionAttributeValues={":token": {"S": token}},
         )
     except Exception as err:
         if error_code(err) == "ConditionalCheckFailedException":
@@ -129,16 +237,15 @@ def claim_digest(account_id: str, period: str, expires_at: int) -> bool:
     return True
 
 
-def record_digest(account_id: str, period: str, state: str, detail: str) -> None:
-    """What became of a claimed digest: `sent` (with the message id), `failed` (with the
-    reason) or `empty` (no website to report)."""
-    client("dynamodb").update_item(
-        TableName=_table(),
-        Key={"pk": {"S": f"DIGEST#{account_id}"}, "sk": {"S": period}},
-        UpdateExpression="SET #state = :state, detail = :detail",
-        ExpressionAttributeNames={"#state": "state"},
-        ExpressionAttributeValues={":state": {"S": state}, ":detail": {"S": detail[:1000]}},
-    )
+def _claim_item(claim: Item) -> dict[str, Any]:
+    fields = {k: v for k, v in claim.items() if k not in ("account", "period") and v is not None}
+    return {**_claim_key(claim["account"], claim["period"]), **to_item(fields)}
+
+
+def _claim_of(item: dict[str, Any]) -> Item:
+    found = from_item(item)
+    account = str(found.pop("pk", "")).removeprefix("DIGEST#")
+    return {"account": account, "period": found.pop("sk", ""), **found}
 
 
 def put_key(account_id: str, key_id: str, key_hash: str, name: str, created_at: str) -> None:

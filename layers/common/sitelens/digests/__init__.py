@@ -1,18 +1,25 @@
-"""Email digests: each account with an email address gets, weekly (on Mondays) or monthly
-(on the 1st), one email with its websites' visitors and pageviews against the period
-before, sent at most once per period; and the signed links that stop them per website."""
+"""Email digests: each account with an email address gets, for every ISO week or calendar
+month (its cadence), one email with its websites' visitors and pageviews against the
+period before: planned daily (one queue message per account), sent once per period by the
+sender (claims), missed or failed ones planned again the next day; and the signed links
+that stop them per website."""
 
-from sitelens.digests.periods import Period, due, last_complete
-from sitelens.digests.sending import Outcome, send_all, send_due
+from sitelens.digests.periods import Period, current, last_complete, of_label
+from sitelens.digests.planning import Plan, plan
+from sitelens.digests.sending import Outcome, send, send_all, send_batch
 from sitelens.digests.unsubscribing import unsubscribe, unsubscribe_token
 
 __all__ = [
     "Outcome",
     "Period",
-    "due",
+    "Plan",
+    "current",
     "last_complete",
+    "of_label",
+    "plan",
+    "send",
     "send_all",
-    "send_due",
+    "send_batch",
     "unsubscribe",
     "unsubscribe_token",
 ]

@@ -3,8 +3,13 @@ month, in UTC days as the statistics count them, and the period before it."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import date, timedelta
+
+CADENCES = ("weekly", "monthly")
+_WEEK = re.compile(r"(\d{4})-W(\d{2})")
+_MONTH = re.compile(r"(\d{4})-(\d{2})")
 
 
 @dataclass(frozen=True)
@@ -17,25 +22,42 @@ class Period:
     before_last: date
 
 
-def due(cadence: str, today: date) -> bool:
-    """Whether today is a digest day of the cadence: Mondays, or the 1st of the month."""
-    return today.weekday() == 0 if cadence == "weekly" else today.day == 1
-
-
 def last_complete(cadence: str, today: date) -> Period:
     """The last period of the cadence that ended before today, and the one before it."""
     if cadence == "weekly":
-        first = today - timedelta(days=today.weekday() + 7)
-        year, week, _ = first.isocalendar()
-        return Period(
-            cadence,
-            f"{year}-W{week:02d}",
-            first,
-            first + timedelta(days=6),
-            first - timedelta(days=7),
-            first - timedelta(days=1),
-        )
+        return _week(today - timedelta(days=today.weekday() + 7))
     last = today.replace(day=1) - timedelta(days=1)
-    first = last.replace(day=1)
+    return _month(last.replace(day=1))
+
+
+def current(today: date) -> dict[str, Period]:
+    """The period each cadence's digests report today: its last complete one. Every day,
+    not only on Mondays and the 1st, so a digest missed on its day is sent the next."""
+    return {cadence: last_complete(cadence, today) for cadence in CADENCES}
+
+
+def of_label(label: str) -> Period:
+    """The period a label names ("2026-W47", "2026-11"); ValueError for any other text."""
+    if found := _WEEK.fullmatch(label):
+        return _week(date.fromisocalendar(int(found[1]), int(found[2]), 1))
+    if found := _MONTH.fullmatch(label):
+        return _month(date(int(found[1]), int(found[2]), 1))
+    raise ValueError(f"not a digest period: {label!r}")
+
+
+def _week(first: date) -> Period:
+    year, week, _ = first.isocalendar()
+    return Period(
+        "weekly",
+        f"{year}-W{week:02d}",
+        first,
+        first + timedelta(days=6),
+        first - timedelta(days=7),
+        first - timedelta(days=1),
+    )
+
+
+def _month(first: date) -> Period:
+    last = (first + timedelta(days=32)).replace(day=1) - timedelta(days=1)
     before_last = first - timedelta(days=1)
-    return Period(cadence, f"{first:%Y-%m}", first, last, before_last.replace(day=1), before_last)
+    return Period("monthly", f"{first:%Y-%m}", first, last, before_last.replace(day=1), before_last)

@@ -1,51 +1,115 @@
-"""Sending the digests of a period: page through the accounts with an email address (no
-scan), claim each account's digest of the period (a conditional put, so a digest is sent
-at most once however often this runs or is retried), compose and send it, and record what
-became of it. A failure is logged and recorded, never retried into a duplicate."""
+"""Sending one account's digest of one period: read the account's address as it is now,
+claim the digest (`claims`), compose and send it, record what became of it, and count it
+(DigestsSent, DigestFailures). The sender function does this for each message of the
+digest queue; `sitelens digests send` for every mailed account, in place of the queue."""
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from datetime import date
+from typing import Any
 
+from sitelens import metrics
 from sitelens.config import settings
 from sitelens.data import accounts as stored_accounts
-from sitelens.data import mail
-from sitelens.digests import composing
-from sitelens.digests.periods import Period, due, last_complete
+from sitelens.data import digest_queue, mail
+from sitelens.digests import claims, composing
+from sitelens.digests.periods import Period, of_label
 from sitelens.log import logger
 
-CADENCES = ("weekly", "monthly")
-ACCOUNTS_PAGE = 100
-CLAIM_KEPT_SECONDS = 400 * 24 * 3600  # a claim outlives any re-run of its period
+ACCOUNTS_PAGE = 1000  # mailed accounts read per Query (`sitelens digests send`)
 
 
 @dataclass
 class Outcome:
-    """How many digests were sent, found empty, failed, or had been sent already."""
+    """How many digests were sent, found empty, failed, had been sent already, were being
+    sent by another sender, were given up, or were for accounts no longer mailed."""
 
     sent: int = 0
     empty: int = 0
     failed: int = 0
     already: int = 0
+    in_flight: int = 0
+    given_up: int = 0
+    unmailed: int = 0
     periods: list[str] = field(default_factory=list)
 
+    def add(self, result: str) -> None:
+        setattr(self, result, getattr(self, result) + 1)
 
-def send_due(today: date) -> Outcome:
-    """The digests due today: weekly ones on Mondays, monthly ones on the 1st."""
-    outcome = Outcome()
-    for cadence in CADENCES:
-        if due(cadence, today):
-            send_all(last_complete(cadence, today), outcome)
-    return outcome
+
+def enabled() -> bool:
+    """Whether digests go anywhere: a sender address, or make serve's outbox."""
+    return bool(settings().mail_from or settings().mail_outbox)
+
+
+def send(contact: dict[str, str] | None, account_id: str, period: Period) -> str:
+    """Send the account's digest of the period to `contact` (its entry among the mailed
+    accounts, read now; None: it has none) unless it is settled or in flight; what became
+    of it, as an `Outcome` field. A failure is recorded, counted and logged, and reported
+    as `failed`, to be tried again."""
+    if contact is None or contact["digest"] != period.cadence:
+        return "unmailed"  # its address was removed, or its cadence changed, since it was planned
+    state, held = claims.claim(account_id, period.label)
+    if state != "claimed":
+        # `open` only for a state this code does not know: tried again, then dead-lettered
+        return {"settled": "already", "open": "failed"}.get(state, state)
+    try:
+        message = composing.digest(account_id, contact["email"], period)
+        if message is None:
+            claims.settle(held, "empty", "")
+            return "empty"
+        message_id = mail.send(message)
+    except Exception as err:
+        # never the address: logs are read by more people than mailboxes are
+        logger.exception("digest not sent", extra={"account": account_id, "period": period.label})
+        metrics.count("DigestFailures")
+        claims.settle(held, "failed", type(err).__name__)
+        return "failed"
+    metrics.count("DigestsSent")
+    if not claims.settle(held, "sent", message_id):
+        logger.warning(
+            "digest sent after its claim was taken over",
+            extra={"account": account_id, "period": period.label},
+        )
+    return "sent"
+
+
+def send_batch(records: list[dict[str, Any]]) -> list[str]:
+    """The digests a batch of digest queue messages (Lambda's SQS records) name, their
+    accounts' addresses read in one request; the message ids of those that failed, to be
+    delivered again (and, after the queue's tries, dead-lettered)."""
+    named: list[tuple[str, str, Period | None]] = []
+    for record in records:
+        try:
+            account_id, label = digest_queue.digest_of(record["body"])
+            named.append((record["messageId"], account_id, of_label(label)))
+        except ValueError:
+            logger.error("not a digest message", extra={"message_id": record["messageId"]})
+            metrics.count("DigestFailures")
+            named.append((record["messageId"], "", None))
+    contacts = stored_accounts.mailed_now([account for _, account, period in named if period])
+    failed = []
+    for message_id, account_id, period in named:
+        try:
+            result = send(contacts.get(account_id), account_id, period) if period else "failed"
+        except Exception:  # the claim's record failed: tried again once its claim is stale
+            logger.exception("digest not settled", extra={"account": account_id})
+            metrics.count("DigestFailures")
+            result = "failed"
+        if period:
+            extra = {"account": account_id, "period": period.label, "outcome": result}
+            logger.info("digest", extra=extra)
+        if result == "failed":
+            failed.append(message_id)
+    return failed
 
 
 def send_all(period: Period, outcome: Outcome | None = None) -> Outcome:
-    """Every account's digest of the period (accounts of its cadence)."""
+    """Every mailed account's digest of the period (accounts of its cadence), one after
+    the other in this process (`sitelens digests send`)."""
     outcome = outcome or Outcome()
     outcome.periods.append(period.label)
-    if not settings().mail_from and not settings().mail_outbox:
+    if not enabled():
         logger.warning("digests are off: no sender address (SenderAddress)")
         return outcome
     after = None
@@ -53,29 +117,6 @@ def send_all(period: Period, outcome: Outcome | None = None) -> Outcome:
         page, after = stored_accounts.mailed_accounts(after, ACCOUNTS_PAGE)
         for account in page:
             if account["digest"] == period.cadence:
-                _send_one(account, period, outcome)
+                outcome.add(send(account, account["account"], period))
         if after is None:
             return outcome
-
-
-def _send_one(account: dict[str, str], period: Period, outcome: Outcome) -> None:
-    account_id = account["account"]
-    expires = int(time.time()) + CLAIM_KEPT_SECONDS
-    if not stored_accounts.claim_digest(account_id, period.label, expires):
-        outcome.already += 1
-        return
-    try:
-        message = composing.digest(account_id, account["email"], period)
-        if message is None:
-            stored_accounts.record_digest(account_id, period.label, "empty", "")
-            outcome.empty += 1
-            return
-        message_id = mail.send(message)
-    except Exception as err:
-        # never the address: logs are read by more people than mailboxes are
-        logger.exception("digest not sent", extra={"account": account_id, "period": period.label})
-        stored_accounts.record_digest(account_id, period.label, "failed", type(err).__name__)
-        outcome.failed += 1
-        return
-    stored_accounts.record_digest(account_id, period.label, "sent", message_id)
-    outcome.sent += 1

@@ -1,0 +1,21 @@
+"""EventBridge Scheduler, daily: plan the email digests, one message on the digest queue
+for each account whose digest of the last complete week or month is still to be sent."""
+
+from dataclasses import asdict
+from typing import Any
+
+from sitelens import clock, config, digests, initialized, metrics
+from sitelens.log import logger
+
+config.require_all()  # at cold start: a missing setting fails the init, by name
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    try:
+        plan = asdict(digests.plan(clock.now().date()))
+    finally:
+        metrics.flush()
+    logger.info("digests planned", extra=plan)
+    initialized()
+    return plan
