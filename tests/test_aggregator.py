@@ -325,9 +325,7 @@ def test_a_failed_chunk_fails_exactly_its_messages_and_a_retry_is_exact(dynamodb
 
     chunks = counting._chunk_count(list(expected))
     in_failed_chunk = {
-        key
-        for key in expected
-        if counting._chunk(key, chunks) == counting._chunk(failing, chunks)
+        key for key in expected if counting._chunk(key, chunks) == counting._chunk(failing, chunks)
     }
     assert 1 < len(in_failed_chunk) < len(expected)
     # The messages with a counter in the failed chunk, and no others.
