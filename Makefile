@@ -94,7 +94,7 @@ openapi: $(STAMP)
 # DynamoDB Local for ingestion; about 10 minutes on 2 cores. BENCH_RUNS=9: more runs.
 bench: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m pytest tests/bench -q -p no:randomly -p no:cacheprovider \
-		--override-ini addopts= --override-ini timeout=900 -s
+		--override-ini addopts= --override-ini timeout=900 -s --durations=12
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \

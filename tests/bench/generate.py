@@ -41,7 +41,7 @@ LANDING_HOURS = 2  # the period's last hours arrive through the landing layout
 DUPLICATE_SHARE = 0.01  # of landing rows, sent twice
 # pageviews, engagements, events (see below), less what spills past midnight (measured)
 ROWS_PER_VISIT = 2.3 * (1 + 0.85 + 0.05) * 0.967
-MEMORY_LIMIT = "1GB"  # DuckDB's buffer manager; `make bench` stays under 2 GiB
+MEMORY_LIMIT = "700MB"  # DuckDB's buffer manager; `make bench` stays under 2 GiB
 
 _LINKS = [f"blog{n}.example.org/post-{n}" for n in range(1, 9)]
 # repeated by weight: direct 39%, search 35%, social 13%, links 13%

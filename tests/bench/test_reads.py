@@ -27,7 +27,7 @@ from tests.bench.fake_dynamodb import website_records
 
 ACCOUNT = "1"
 PER_PAGE = report.PER_PAGE
-RECORDS = 200 if timing.QUICK else 1000  # quick: pages may be short
+RECORDS = 80 if timing.QUICK else 1000  # quick: pages may be short
 _KINDS = ("shop", "blog", "news", "docs")
 _NAMES = (  # noqa: SIM905 - a word list reads better as words
     "acme alpine amber atlas beacon birch canyon cedar cobalt delta ember falcon fjord garnet "

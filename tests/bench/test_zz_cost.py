@@ -400,7 +400,8 @@ def _report_storage_bytes() -> int:
     return total
 
 
-def test_cost(aws_env: None, deployed_logging: None) -> None:
+def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    test_ingest.unlimited_share(monkeypatch)
     deployed = _deployed(template.load())
     website_id = test_ingest._website()
     per_day = round(cost.HITS / cost.DAYS / (50 if timing.QUICK else 1))
