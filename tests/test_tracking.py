@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from sitelens.analytics import tracking
+from sitelens import config
+from sitelens.analytics import fairshare, tracking
 from sitelens.data import records
 from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
 
@@ -418,3 +419,28 @@ def test_a_local_page_is_counted_for_a_loopback_domain(analytics, domain, page):
     assert hit(analytics, {"page": page}).status == 202
     [sent] = queued()
     assert sent["page"] == "/" + page.split("/", 3)[3]
+
+
+def test_a_flooding_site_is_held_to_its_share_and_the_others_are_counted(
+    analytics, monkeypatch, capsys
+):
+    monkeypatch.setenv("SITELENS_SITE_HITS_PER_SECOND", "2")
+    monkeypatch.setenv("SITELENS_SITE_HITS_BURST", "3")
+    config.reset()
+    fairshare.reset()
+    fairshare.share().clock = lambda: 1000.0  # one instant: no token comes back meanwhile
+    create_website(analytics)
+    analytics.post("/api/v1/websites", {"domain": "other.example"})
+    answers = [hit(analytics) for _ in range(5)]
+    assert [a.status for a in answers] == [202, 202, 202, 429, 429]
+    refused = answers[-1]
+    assert refused.body == {"message": "Too Many Attempts.", "status": 429}
+    assert int(refused.headers["Retry-After"]) >= 1
+    assert refused.headers["Access-Control-Expose-Headers"] == "Retry-After"
+    other = hit(analytics, {"page": "https://other.example/"})
+    assert other.status == 202  # another site's share is its own
+    assert len(queued()) == 4
+    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    throttled = [line for line in emitted if "HitsThrottled" in line]
+    assert sum(sum(line["HitsThrottled"]) for line in throttled) == 2
+    assert {line["reason"] for line in throttled} == {"site_share"}

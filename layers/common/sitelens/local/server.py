@@ -35,7 +35,11 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, whi
 # All header lines together (the stdlib already refuses one line over 64 KiB).
 MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
-WAREHOUSE_DIR = Path(".sitelens-warehouse")  # raw events of `make serve`, git-ignored
+WAREHOUSE_DIR = Path(".sitelens-warehouse")
+LOCAL_SITE_SHARE = {  # make serve's fair share per site, unless the environment says
+    "SITELENS_SITE_HITS_PER_SECOND": "1000",
+    "SITELENS_SITE_HITS_BURST": "5000",
+}  # raw events of `make serve`, git-ignored
 SECRET_FILE = Path(".sitelens-secret")  # make serve's signing secret, git-ignored
 # The emails `make serve` sends (digests) land here as .eml files, git-ignored.
 OUTBOX = Path(".outbox")
@@ -190,11 +194,13 @@ class LocalStack:
         self._start_warehouse()
         resources.create_tables(self.spec, boto3.client("dynamodb"))
         queues = resources.create_queues(self.spec, clients.client("sqs"))
-        given_share = os.environ.get("SITELENS_SITE_HITS_PER_SECOND")
+        given = {name: os.environ.get(name) for name in LOCAL_SITE_SHARE}
         resources.apply_environment(resources.function_environment(self.spec, queues))
-        # One process serves every site here, where Lambda runs many containers: a site's
-        # per-container share would be the whole service's, so it is off unless asked for.
-        os.environ["SITELENS_SITE_HITS_PER_SECOND"] = given_share or "0"
+        # One process serves every site here, where Lambda runs many containers: each site
+        # gets the whole deployment's target (1,000 hits/s, bursts of 5,000), not one
+        # container's share, so a flooding site is held and the others still counted.
+        for name, default in LOCAL_SITE_SHARE.items():
+            os.environ[name] = given[name] or default
 
     def _start_warehouse(self) -> None:
         """Raw events as Parquet on disk (kept with DynamoDB Local's data, or in a temporary
