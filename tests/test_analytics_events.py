@@ -164,3 +164,29 @@ def test_query_answers_from_the_warehouse(website: dict[str, Any], tmp_path):
     body = json.loads(answer["body"])
     assert body["results"] == [{"dimensions": ["Google"], "metrics": [1, 1, 100.0, 30]}]
     assert body["meta"] == {"total_rows": 1}
+
+
+def test_the_scheduled_compaction_merges_landing(aws_env: None, tmp_path):
+    """events/compact.json, the Scheduler's event, through CompactionFunction."""
+    pytest.importorskip("duckdb")
+    from sitelens.data import warehouse
+    from sitelens.local.warehouse import LocalWarehouse
+    from tests.analytics.test_warehouse import row
+
+    local = LocalWarehouse(tmp_path)
+    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write, local.compact))
+    try:
+        sent = row(1, "a", "2026-11-21T10:00:00", page="/")
+        local.write([sent, row(1, "b", "2026-11-21T10:05:00", page="/docs")])
+        local.write([sent])  # the same hit's row again
+        handler = gateway.load_module(gateway.ROOT / "functions/analytics/compact/app.py").handler
+        done = handler(load("compact"), gateway.LambdaContext("CompactionFunction"))
+        assert done == {"landing_files": 2, "partitions": 1, "rows": 2}
+        assert local.run("SELECT page FROM events ORDER BY ts") == [("/",), ("/docs",)]
+        assert (
+            handler(load("compact"), gateway.LambdaContext("CompactionFunction"))["landing_files"]
+            == 0
+        )
+    finally:
+        warehouse.use(None)
+        local.close()
