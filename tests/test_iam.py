@@ -351,9 +351,11 @@ def test_the_analysis_sees_calls_through_re_exports_and_transactions():
     assert ("sitelens.data.transactions", "write") in create.units
     event = code_of("EventFunction")  # public: no key, no account, no rate limit
     assert ("sitelens.edge.auth", "authorize") not in event.units
-    # it reads and creates the visitors' daily salts, and nothing else of the accounts table
-    assert {a for a, r in event.pairs()[0] if r == "AccountsTable"} == {
+    # it reads, creates and destroys the visitors' daily salts, in their own table only
+    assert {a for a, r in event.pairs()[0] if r == "SaltsTable"} == {
         "dynamodb:GetItem",
         "dynamodb:PutItem",
+        "dynamodb:DeleteItem",
     }
+    assert not {a for a, r in event.pairs()[0] if r == "AccountsTable"}
     assert ("sitelens.analytics.tracking", "record_hit") in event.units

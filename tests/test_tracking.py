@@ -88,7 +88,7 @@ def test_a_pageview_is_accepted_and_queued_enriched(analytics, account):
     [record] = receive("HitsQueue")
     sent = json.loads(record["body"])
     assert sent.pop("at").endswith("+00:00")
-    assert re.fullmatch(r"[0-9a-f]{16}", sent.pop("visitor"))  # the day's salted hash
+    assert re.fullmatch(r"[0-9a-f]{32}", sent.pop("visitor"))  # the day's salted 128-bit hash
     # the hit's identity, minted here: a UUIDv7 whose time is the hit's
     assert re.fullmatch(
         r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}", sent.pop("id")

@@ -137,7 +137,7 @@ def test_a_visitor_is_not_linked_across_days(analytics, monkeypatch, store):
     store.compact()
     visitors = store.run("SELECT DISTINCT visitor FROM events ORDER BY visitor")
     assert len(visitors) == 2  # a new day's salt: not the same visitor
-    assert all(len(v) == 16 and ANNA[0] not in v for (v,) in visitors)
+    assert all(len(v) == 32 and ANNA[0] not in v for (v,) in visitors)
     [[two_days]] = [
         r["metrics"]
         for r in query(

@@ -66,6 +66,11 @@ class Settings:
     def stats_table(self) -> str:
         return _value("STATS_TABLE")
 
+    # the visitors' daily salts, in a table that no backup or restore reaches (data.salts)
+    @property
+    def salts_table(self) -> str:
+        return _value("SALTS_TABLE")
+
     @property
     def hits_queue_url(self) -> str:
         return _value("HITS_QUEUE_URL")
@@ -148,6 +153,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "REPORTS_TABLE",
     "PROJECTS_TABLE",
     "STATS_TABLE",
+    "SALTS_TABLE",
     "HITS_QUEUE_URL",
     "CLEANUP_QUEUE_URL",
     ("CURSOR_SECRET", "CURSOR_SECRET_ARN"),

@@ -331,7 +331,8 @@ def visitor_id(website_id: int, source_ip: str, user_agent: str, day: date) -> s
     """Who a hit is from, for one day and one website only: a hash of the website, the
     client address and the user agent, keyed by the day's random salt (`data.salts`), as
     Plausible and Fathom count. Once the salt is destroyed, nobody (the operator included)
-    can link the day's visitors to another day's or recover an address from them."""
+    can link the day's visitors to another day's or recover an address from them. 128 bits
+    (32 hex characters): no two of a day's visitors share one by chance."""
     address = client_address(source_ip)
     text = f"{website_id}\0{address or source_ip.strip()}\0{user_agent}"
-    return hashlib.blake2b(text.encode(), key=salts.for_day(day), digest_size=8).hexdigest()
+    return hashlib.blake2b(text.encode(), key=salts.for_day(day), digest_size=16).hexdigest()
