@@ -10,10 +10,10 @@ import boto3
 import pytest
 
 from sitelens import config
-from sitelens.data import projects, records
+from sitelens.data import clients, projects, records
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
-from tests.fixtures.faults import THROTTLED, FaultPlan, cancelled, injected
+from tests.fixtures.faults import INTERNAL, THROTTLED, FaultPlan, cancelled, injected
 from tests.fixtures.site import Site
 
 
@@ -27,6 +27,7 @@ def site():
 @pytest.fixture
 def seo(seo, monkeypatch):
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
+    monkeypatch.setenv("SITELENS_FETCH_PORTS", "1-65535")  # the test site's port
     config.reset()
     yield seo
     config.reset()
@@ -157,3 +158,124 @@ def test_an_oversized_item_is_refused_before_writing(aws_env):
         stored_reports.create_with_project(record)
     assert stored_reports.get("1", 1) is None
     assert projects.COLLECTION.table()
+
+
+# -- a fault at each DynamoDB call: the answer says what was stored -------------------------
+
+
+class Outage:
+    """Every DynamoDB call fails with `fault` from the `first`-th one (0-based) on, for
+    `length` sends in a row (more than botocore's attempts), whatever its operation."""
+
+    def __init__(self, first: int, fault: dict[str, Any], length: int = 5) -> None:
+        self.plan = FaultPlan("*", {n: fault for n in range(first, first + length)})
+        self.operations: list[str] = []
+
+    def __call__(self, request: Any, **kwargs: Any) -> Any:
+        self.operations.append(request.headers["X-Amz-Target"].decode().rpartition(".")[2])
+        return self.plan(request, **kwargs)
+
+    def __enter__(self) -> Outage:
+        clients.client("dynamodb").meta.events.register_first("before-send.dynamodb", self)
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        clients.client("dynamodb").meta.events.unregister("before-send.dynamodb", self)
+
+
+@pytest.fixture
+def few_attempts(monkeypatch):
+    """botocore gives up after two attempts (its default ten take seconds of backoff)."""
+    monkeypatch.setenv("AWS_MAX_ATTEMPTS", "2")
+    clients.reset()
+    yield
+    clients.reset()
+
+
+def calls_of(request: Any) -> list[str]:
+    """The DynamoDB operations `request()` makes, in order, with no fault."""
+    with Outage(10**6, THROTTLED) as watched:
+        request()
+    return watched.operations
+
+
+@pytest.mark.parametrize("fault", [THROTTLED, INTERNAL], ids=["throttled", "internal"])
+def test_a_report_delete_tells_the_truth_whichever_call_fails(
+    seo, account, site, few_attempts, fault
+):
+    url = site.url("/good")
+    seo.post("/api/v1/reports", {"url": url})  # a second report: the project stays
+    probe = seo.post("/api/v1/reports", {"url": url}).data
+    operations = calls_of(lambda: seo.get(f"/api/v1/reports/{probe['id']}"))
+    assert operations  # the key is cached; the delete's own calls are counted below
+    delete_calls = calls_of(lambda: seo.delete(f"/api/v1/reports/{probe['id']}"))
+    assert delete_calls == ["GetItem", "GetItem", "TransactWriteItems"]
+    for first in range(len(delete_calls)):
+        for _ in range(2):  # the project's other report, then its last one
+            report = seo.post("/api/v1/reports", {"url": url}).data
+            before = project_row(account.id, report["project"])
+            with Outage(first, fault):
+                reply = seo.delete(f"/api/v1/reports/{report['id']}")
+            stored = stored_reports.get(account.id, report["id"])
+            if reply.status == 200:
+                assert stored is None
+                assert seo.delete(f"/api/v1/reports/{report['id']}").status == 404
+            else:  # nothing was written: the report and its project are as they were
+                assert reply.status in (500, 409), reply.body
+                assert stored is not None
+                assert project_row(account.id, report["project"]) == before
+                assert seo.delete(f"/api/v1/reports/{report['id']}").status == 200
+        remaining = seo.get("/api/v1/reports").data
+        assert len(remaining) == 1
+        row = project_row(account.id, report["project"])
+        assert row is not None and row["reports"]["N"] == "1"
+    last = seo.get("/api/v1/reports").data[0]
+    with Outage(0, fault):
+        assert seo.delete(f"/api/v1/reports/{last['id']}").status in (500, 409)
+    assert seo.delete(f"/api/v1/reports/{last['id']}").status == 200
+    assert project_row(account.id, last["project"]) is None  # no empty project listed
+    assert seo.get("/api/v1/projects").data == []
+
+
+def test_the_last_report_takes_its_project_in_its_own_transaction(seo, account, site):
+    report = seo.post("/api/v1/reports", {"url": site.url("/good")}).data
+    plan = FaultPlan("DeleteItem", {0: THROTTLED})  # a separate clean-up would fail
+    with injected(plan):
+        assert seo.delete(f"/api/v1/reports/{report['id']}").status == 200
+    assert plan.requests == []
+    assert project_row(account.id, report["project"]) is None
+    assert seo.get("/api/v1/projects").data == []
+
+
+def test_a_report_moved_to_another_host_takes_its_empty_project_along(seo, account, site):
+    """A regeneration that lands on another host (a redirect) leaves no empty project, and
+    a report created in the old project meanwhile keeps it."""
+    site.pages["/moving"] = site.pages["/good"]
+    report = seo.post("/api/v1/reports", {"url": site.url("/moving")}).data
+    old = report["project"]
+    other = {"url": "u", "project": old, "score": 10, "result": "good"}
+
+    def created_meanwhile() -> None:
+        """A report of the old project is counted between the move's read and its write."""
+        boto3.client("dynamodb").update_item(
+            TableName=config.settings().projects_table,
+            Key={"account": {"S": account.id}, "project": {"S": old}},
+            UpdateExpression="ADD reports :one, score_total :s",
+            ExpressionAttributeValues={":one": {"N": "1"}, ":s": {"N": str(other["score"])}},
+        )
+
+    plan = FaultPlan("TransactWriteItems", {0: created_meanwhile})
+    moved = stored_reports.update_with_project(
+        account.id, report["id"], lambda r: {**r, "project": "moved.example", "updated_at": "z"}
+    )
+    assert moved is not None and moved["project"] == "moved.example"
+    assert project_row(account.id, old) is None  # nothing raced: the empty project went
+    report = seo.post("/api/v1/reports", {"url": site.url("/moving")}).data
+    with injected(plan):
+        moved = stored_reports.update_with_project(
+            account.id, report["id"], lambda r: {**r, "project": "moved.example", "updated_at": "z"}
+        )
+    assert moved is not None and len(plan.requests) == 2  # the first write's condition failed
+    row = project_row(account.id, old)
+    assert row["reports"]["N"] == "1" and row["score_total"]["N"] == str(other["score"])
+    assert project_row(account.id, "moved.example")["reports"]["N"] == "2"

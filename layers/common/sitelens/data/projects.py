@@ -46,6 +46,34 @@ def change(account: str, project: str, reports: int, score: int, now: str) -> Wr
     }
 
 
+def leave(account: str, project: str, reports: int, score: int, now: str) -> Write:
+    """A transaction entry taking `reports` reports and their `score` out of a project: the
+    row's deletion when they are all it has, else `change`, each on the condition that the
+    row still says so (read now, consistently). When another write changed the row in
+    between, the transaction fails its condition and the caller reads again: the row
+    never stays behind empty, and never goes while it has reports."""
+    key = {"account": {"S": account}, "project": {"S": project}}
+    row = (
+        client("dynamodb")
+        .get_item(TableName=settings().projects_table, Key=key, ConsistentRead=True)
+        .get("Item")
+    )
+    held = int(row["reports"]["N"]) if row and "reports" in row else 0
+    if held <= reports:
+        return {
+            "Delete": {
+                "TableName": settings().projects_table,
+                "Key": key,
+                "ConditionExpression": "attribute_not_exists(reports) OR reports <= :n",
+                "ExpressionAttributeValues": {":n": {"N": str(reports)}},
+            }
+        }
+    entry = change(account, project, -reports, -score, now)
+    entry["Update"]["ConditionExpression"] = "reports > :n"
+    entry["Update"]["ExpressionAttributeValues"][":n"] = {"N": str(reports)}
+    return entry
+
+
 def exists(account: str, project: str) -> bool:
     answer = client("dynamodb").get_item(
         TableName=settings().projects_table,
@@ -56,7 +84,9 @@ def exists(account: str, project: str) -> bool:
 
 
 def drop_if_empty(account: str, project: str) -> None:
-    """Remove a project whose last report is gone (nothing happens while it has reports)."""
+    """Remove a project row left with no reports (nothing happens while it has reports);
+    report writes take a row out with their last report (`leave`), so only a row without
+    reports from before that needs this."""
     try:
         client("dynamodb").delete_item(
             TableName=settings().projects_table,

@@ -11,6 +11,9 @@ reports of one host are written in the same few milliseconds.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+
 from sitelens.config import settings
 from sitelens.data import projects, records, transactions
 from sitelens.data.clients import client
@@ -62,18 +65,15 @@ def create_with_project(record: Item) -> Item:
 
 def update_with_project(account: str, report_id: int, change: records.Change) -> Item | None:
     """Apply `change` to the stored report (again if another write came first) and move its
-    score, and for a new host the report, between project rows in the same transaction.
-    The report written, or None when there is none. A project left empty is removed."""
-    left: list[str] = []  # the project of the version the change was written over
-
-    def moves(current: Item, new: Item) -> tuple[Write, ...]:
-        left[:] = [current["project"]]
-        return _project_moves(current, new)
-
-    new = records.update(COLLECTION, account, report_id, change, also=moves)
-    if new is not None and left and left[0] != new["project"]:
-        projects.drop_if_empty(account, left[0])
-    return new
+    score, and for a new host the report, between project rows in the same transaction; a
+    project left empty goes in it too. The report written, or None when there is none."""
+    for attempt in _attempts():
+        try:
+            return records.update(COLLECTION, account, report_id, change, also=_project_moves)
+        except transactions.ConditionFailed:
+            pass  # a project row changed between its read and the write: read all again
+        transactions.backoff(attempt, records.VERSION_BACKOFF_CAP_SECONDS)
+    raise records.Busy()
 
 
 def _project_moves(current: Item, new: Item) -> tuple[Write, ...]:
@@ -82,22 +82,39 @@ def _project_moves(current: Item, new: Item) -> tuple[Write, ...]:
         delta = new["score"] - current["score"]
         return (projects.change(account, current["project"], 0, delta, now),) if delta else ()
     return (
-        projects.change(account, current["project"], -1, -current["score"], now),
+        projects.leave(account, current["project"], 1, current["score"], now),
         projects.change(account, new["project"], 1, new["score"], now),
     )
 
 
 def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
-    """Delete a report and take it out of its project's row together; the report deleted,
-    or None when there was none. The project goes with its last report."""
+    """Delete a report and take it out of its project's row, or the row with its last
+    report, in one transaction: nothing is left to do after it commits, so an answer
+    never reports a failure of a change that was made. The report deleted, or None when
+    there was none; Busy when other writes kept coming first."""
+    for attempt in _attempts():
+        current = get(account, report_id)
+        if current is None:
+            return None
+        leaving = projects.leave(account, current["project"], 1, current["score"], now)
+        try:
+            transactions.write([records.delete_entry(COLLECTION, current), leaving])
+            return current
+        except transactions.ConditionFailed:
+            pass  # the report or its project's row changed since read: read both again
+        except transactions.Contended:
+            raise records.Busy() from None
+        transactions.backoff(attempt, records.VERSION_BACKOFF_CAP_SECONDS)
+    raise records.Busy()
 
-    def leaving(record: Item) -> tuple[Write, ...]:
-        return (projects.change(account, record["project"], -1, -record["score"], now),)
 
-    deleted = records.delete(COLLECTION, account, report_id, also=leaving)
-    if deleted is not None:
-        projects.drop_if_empty(account, deleted["project"])
-    return deleted
+def _attempts() -> Iterator[int]:
+    """Attempt numbers, for as long as the records' own writes try again."""
+    give_up = time.monotonic() + records.VERSION_RETRY_SECONDS
+    attempt = 0
+    while attempt == 0 or time.monotonic() < give_up:
+        yield attempt
+        attempt += 1
 
 
 # A transaction holds at most 100 writes: 99 reports and their project's row.
@@ -106,9 +123,9 @@ PROJECT_CHUNK = 99
 
 def delete_project_chunk(account: str, project: str, now: str) -> int | None:
     """Delete up to PROJECT_CHUNK of the account's reports of `project` and take them out
-    of its row, all in one transaction, each on the condition that it is still the version
-    read (a report regenerated meanwhile is read again next time). How many were deleted;
-    None when the project has no reports left."""
+    of its row (the row too with the last of them), all in one transaction, each on the
+    condition that it is still the version read (a report regenerated meanwhile is read
+    again next time). How many were deleted; None when the project has no reports left."""
     answer = client("dynamodb").query(
         TableName=settings().reports_table,
         IndexName="project_by_id",
@@ -126,7 +143,7 @@ def delete_project_chunk(account: str, project: str, now: str) -> int | None:
         return 0
     writes = [records.delete_entry(COLLECTION, record) for record in chunk]
     score = sum(record["score"] for record in chunk)
-    writes.append(projects.change(account, project, -len(chunk), -score, now))
+    writes.append(projects.leave(account, project, len(chunk), score, now))
     try:
         transactions.write(writes)
     except transactions.ConditionFailed:

@@ -59,8 +59,8 @@ class Deletion:
 def delete(account_id: str, project: str) -> Deletion:
     """Delete every report of the account's `project`, 99 to a transaction with the
     project's row (so the row's counts stay true at every step, and a request stopped
-    midway leaves a smaller project), then the row; 404 for a project the account does
-    not have."""
+    midway leaves a smaller project), the row with the last of them; 404 for a project
+    the account does not have."""
     name = rules.project_name(project)
     # a name no project can have (empty, longer than any host) is looked up nowhere
     if not name or len(name) > MAX_PROJECT_LENGTH or not stored_projects.exists(account_id, name):
@@ -72,8 +72,11 @@ def delete(account_id: str, project: str) -> Deletion:
     ) is not None:
         deleted += done
         if time.monotonic() > deadline:
-            return Deletion(name, deleted, finished=False)
+            # the chunk that took the last reports took the row: then it is done
+            finished = not stored_projects.exists(account_id, name)
+            return Deletion(name, deleted, finished=finished)
         if done == 0:
             time.sleep(_INDEX_LAG_PAUSE)
-    stored_projects.drop_if_empty(account_id, name)
+    if not deleted:  # the last chunk took the row; a row without reports goes here
+        stored_projects.drop_if_empty(account_id, name)
     return Deletion(name, deleted, finished=True)
