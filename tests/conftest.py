@@ -22,6 +22,7 @@ os.environ.update(
     AWS_DEFAULT_REGION="us-east-1",
     SITELENS_CURSOR_SECRET="test-cursor-secret",
     SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; tests/test_limits.py sets one
+    SITELENS_FETCH_PORTS="1-65535",  # test sites listen on free ports; test_fetch checks 80/443
     POWERTOOLS_LOG_LEVEL="WARNING",
     # Real SQS allows one PurgeQueue a minute (and so does moto by default); the tests
     # purge the session's queues before every test that uses them.

@@ -1,13 +1,17 @@
-"""Fetching pages safely: redirects, caps, timeouts, decoding and SSRF protection."""
+"""Fetching pages safely: redirects, caps, timeouts, decoding, SSRF protection, one answer
+for every network failure, and no thread left behind."""
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import gzip
 import ipaddress
+import os
 import re
 import socket
 import ssl
+import struct
 import threading
 import time
 import zlib
@@ -20,10 +24,11 @@ from urllib.parse import parse_qs, quote, urlsplit
 import brotli
 import pytest
 import urllib3.util.connection
-from urllib3 import PoolManager
 
-from sitelens.config import settings
-from sitelens.seo import fetch
+from sitelens import errors
+from sitelens.config import ConfigError, settings
+from sitelens.reports import records
+from sitelens.seo import analysis, fetch, timebox
 from sitelens.seo.fetch import FetchError
 
 try:
@@ -34,6 +39,8 @@ except ImportError:
 HTML = b"<!DOCTYPE html><html><head><title>Test</title></head><body><h1>Hi</h1></body></html>"
 BIG = 6 * 1024 * 1024
 REAL_RESOLVE = fetch.resolve
+# The one answer of every network failure, as `pytest.raises(match=...)` reads it.
+NETWORK_FAILURE = f"^{re.escape(fetch.UNREACHABLE)}$"
 ENCODERS: dict[str, Callable[[bytes], bytes]] = {
     "gzip": gzip.compress,
     "deflate": zlib.compress,
@@ -191,11 +198,29 @@ def _serve(server: Server) -> Iterator[Server]:
 
 
 @pytest.fixture
-def server() -> Iterator[Server]:
-    yield from _serve(Server())
+def server(fetch_ports: Callable[[int], None]) -> Iterator[Server]:
+    server = Server()
+    fetch_ports(server.port)
+    yield from _serve(server)
 
 
 # --- isolation: settings, DNS and outgoing connections ----------------------------------
+
+
+@pytest.fixture(autouse=True)
+def fetch_ports(monkeypatch: pytest.MonkeyPatch) -> Callable[[int], None]:
+    """Ports 80 and 443 only, as deployed; each local site adds its own, as make serve would
+    with SITELENS_FETCH_PORTS."""
+    ports = ["80", "443"]
+    monkeypatch.setenv("SITELENS_FETCH_PORTS", ",".join(ports))
+    settings.cache_clear()
+
+    def allow(port: int) -> None:
+        ports.append(str(port))
+        monkeypatch.setenv("SITELENS_FETCH_PORTS", ",".join(ports))
+        settings.cache_clear()
+
+    return allow
 
 
 @pytest.fixture(autouse=True)
@@ -340,7 +365,7 @@ def test_gives_up_at_the_total_deadline(
     monkeypatch.setattr(fetch, "DEADLINE", 0.5)
     started = time.monotonic()
 
-    with pytest.raises(FetchError, match=r"^The page took too long to answer.$"):
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
         fetch.fetch(f"{server.origin}/drip")
 
     assert 0.5 <= time.monotonic() - started < 1
@@ -352,7 +377,7 @@ def test_the_report_answer_is_due_at_the_deadline_even_if_headers_drip(
     monkeypatch.setattr(fetch, "DEADLINE", 0.5)
     started = time.monotonic()
 
-    with pytest.raises(FetchError, match=r"^The page took too long to answer.$"):
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
         fetch.fetch_site(f"{server.origin}/drip-headers")
 
     assert time.monotonic() - started < 1
@@ -363,27 +388,8 @@ def test_gives_up_on_a_stalled_read(
 ) -> None:
     monkeypatch.setattr(fetch, "READ_TIMEOUT", 0.3)
 
-    with pytest.raises(FetchError, match=r"^The page took too long to answer.$"):
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
         fetch.fetch(f"{server.origin}/stall")
-
-
-def test_reports_a_refused_connection(allow_private: None) -> None:
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
-
-    with pytest.raises(FetchError, match=r"^The connection was refused.$"):
-        fetch.fetch(f"http://127.0.0.1:{port}/")
-
-
-def test_reports_an_unknown_host() -> None:
-    with pytest.raises(FetchError, match=r"^The host could not be found.$"):
-        fetch.fetch("http://no-such-host.invalid/")
-
-
-def test_reports_a_tls_failure(server: Server, allow_private: None) -> None:
-    with pytest.raises(FetchError, match=r"^The secure connection failed"):
-        fetch.fetch(f"https://127.0.0.1:{server.port}/page")
 
 
 @pytest.mark.parametrize(
@@ -513,6 +519,162 @@ def test_tries_the_next_checked_address_when_one_refuses(
 
     assert page.body == HTML
     assert dialled == ["127.0.0.2", "127.0.0.1"]
+
+
+# --- ports: 80 and 443 only --------------------------------------------------------------
+
+
+class Listener:
+    """A TCP port that counts the connections it accepts, and then resets them (`reset`),
+    answers something that is not HTTP (`garbage`) or says nothing (`silent`)."""
+
+    def __init__(self, behaviour: str) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.sock.settimeout(0.02)
+        self.port: int = self.sock.getsockname()[1]
+        self.behaviour = behaviour
+        self.accepted: list[socket.socket] = []
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self._serve, name="listener", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                connection, _ = self.sock.accept()
+            except TimeoutError:
+                continue
+            self.accepted.append(connection)
+            if self.behaviour == "reset":  # closing with a zero linger sends RST
+                connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                connection.close()
+            elif self.behaviour == "garbage":
+                connection.sendall(b"SSH-2.0-OpenSSH_9.6\r\n")
+                connection.close()
+
+    def close(self) -> None:
+        self.stopping.set()
+        self.thread.join()
+        for connection in self.accepted:
+            connection.close()
+        self.sock.close()
+
+
+@pytest.fixture
+def listen() -> Iterator[Callable[[str], Listener]]:
+    listeners: list[Listener] = []
+
+    def start(behaviour: str) -> Listener:
+        listeners.append(Listener(behaviour))
+        return listeners[-1]
+
+    yield start
+    for listener in listeners:
+        listener.close()
+
+
+def test_fetch_ports_default_to_80_and_443(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("SITELENS_FETCH_PORTS")
+    settings.cache_clear()
+    assert settings().fetch_ports == {80, 443}
+
+    monkeypatch.setenv("SITELENS_FETCH_PORTS", "80, 443,8000-8002")
+    settings.cache_clear()
+    assert settings().fetch_ports == {80, 443, 8000, 8001, 8002}
+
+    for wrong in ("http", "0", "65536", "80,", "8002-8000x", "-1"):
+        monkeypatch.setenv("SITELENS_FETCH_PORTS", wrong)
+        settings.cache_clear()
+        with pytest.raises(ConfigError, match="SITELENS_FETCH_PORTS"):
+            settings()
+
+
+def test_refuses_other_ports_without_connecting(
+    allow_private: None, dialled: list[str], listen: Callable[[str], Listener]
+) -> None:
+    listener = listen("silent")
+
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
+        fetch.fetch(f"http://127.0.0.1:{listener.port}/")
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
+        fetch.fetch_site(f"https://127.0.0.1:{listener.port}/")
+
+    time.sleep(0.1)  # a connection, had one been opened, would have been accepted by now
+    assert dialled == []
+    assert listener.accepted == []
+
+
+def test_refuses_a_redirect_to_another_port_without_connecting(
+    server: Server, allow_private: None, dialled: list[str], listen: Callable[[str], Listener]
+) -> None:
+    listener = listen("silent")
+    to = quote(f"http://127.0.0.1:{listener.port}/page")
+
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
+        fetch.fetch(f"{server.origin}/redirect-to?to={to}")
+
+    time.sleep(0.1)
+    assert dialled == ["127.0.0.1"]  # the test server only
+    assert listener.accepted == []
+
+
+def test_ports_80_and_443_are_fetched() -> None:
+    assert fetch._target("http://example.com/").port == 80
+    assert fetch._target("https://example.com/").port == 443
+    assert fetch._target("http://example.com:443/").authority == "example.com:443"
+    assert fetch._target("https://example.com:80/").authority == "example.com:80"
+
+
+# --- one answer for every network failure -----------------------------------------------
+
+
+def _closed_port(fetch_ports: Callable[[int], None]) -> int:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port: int = closed.getsockname()[1]
+    fetch_ports(port)
+    return port
+
+
+FAILURES = ["refused", "reset", "not http", "timeout", "deadline", "unknown host", "tls", "port"]
+
+
+@pytest.mark.parametrize("failure", FAILURES)
+def test_every_network_failure_gives_the_same_answer(
+    server: Server,
+    allow_private: None,
+    listen: Callable[[str], Listener],
+    fetch_ports: Callable[[int], None],
+    monkeypatch: pytest.MonkeyPatch,
+    failure: str,
+) -> None:
+    """An answer must not tell an open port from a closed or a filtered one."""
+    monkeypatch.setattr(fetch, "READ_TIMEOUT", 0.3)
+    monkeypatch.setattr(fetch, "DEADLINE", 0.6)
+    listener = listen({"reset": "reset", "not http": "garbage"}.get(failure, "silent"))
+    if failure in {"reset", "not http", "timeout"}:
+        fetch_ports(listener.port)
+    url = {
+        "refused": f"http://127.0.0.1:{_closed_port(fetch_ports)}/",
+        "reset": f"http://127.0.0.1:{listener.port}/",
+        "not http": f"http://127.0.0.1:{listener.port}/",
+        "timeout": f"http://127.0.0.1:{listener.port}/",
+        "deadline": f"{server.origin}/drip-headers",
+        "unknown host": "http://no-such-host.invalid/",
+        "tls": f"https://127.0.0.1:{server.port}/page",
+        "port": f"http://127.0.0.1:{listener.port}/",  # not in SITELENS_FETCH_PORTS
+    }[failure]
+
+    with pytest.raises(errors.Invalid) as caught:
+        records.generate(url)
+
+    assert caught.value.message == {"url": [fetch.UNREACHABLE]}
+
+
+def test_what_the_page_is_keeps_its_own_sentence(server: Server, allow_private: None) -> None:
+    with pytest.raises(errors.Invalid) as caught:
+        records.generate(f"{server.origin}/json")
+    assert caught.value.message == {"url": ["The URL does not point to an HTML page."]}
 
 
 def test_resolve_normalises_numeric_hosts() -> None:
@@ -649,8 +811,11 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 
 
 @pytest.fixture
-def tls_server(certificates: dict[str, Path]) -> Iterator[Server]:
+def tls_server(
+    certificates: dict[str, Path], fetch_ports: Callable[[int], None]
+) -> Iterator[Server]:
     server = Server()
+    fetch_ports(server.port)
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(certificates["cert"], certificates["key"])
     context.sni_callback = lambda sock, name, ctx: server.sni.append(name)
@@ -666,14 +831,14 @@ def test_tls_verifies_the_requested_host_not_the_address(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hosts["public.example"] = hosts["other.example"] = ["127.0.0.1"]
-    pools = PoolManager(ca_certs=str(certificates["ca"]))
-    monkeypatch.setattr(fetch, "_pools", lambda: pools)
+    real_pools = fetch._pools
+    monkeypatch.setattr(fetch, "_pools", lambda: real_pools(ca_certs=str(certificates["ca"])))
 
     page = fetch.fetch(f"https://public.example:{tls_server.port}/page")
     assert page.body == HTML
     assert tls_server.sni[0] == "public.example"
 
-    with pytest.raises(FetchError, match=r"^The secure connection failed"):
+    with pytest.raises(FetchError, match=NETWORK_FAILURE):
         fetch.fetch(f"https://other.example:{tls_server.port}/page")
 
 
@@ -822,3 +987,73 @@ def test_fetch_site_refuses_private_addresses(server: Server, dialled: list[str]
         fetch.fetch_site(f"{server.origin}/page")
 
     assert dialled == []
+
+
+# --- no thread left behind --------------------------------------------------------------
+
+
+def _threads() -> set[threading.Thread]:
+    """The live threads, but the test server's, which answer each request in a thread."""
+    return {t for t in threading.enumerate() if "process_request_thread" not in t.name}
+
+
+@pytest.mark.parametrize(
+    "case", ["page", "page drips", "robots drips", "stale probes", "refused", "not html"]
+)
+def test_no_thread_outlives_a_report(
+    server: Server,
+    allow_private: None,
+    hosts: dict[str, list[str]],
+    monkeypatch: pytest.MonkeyPatch,
+    case: str,
+) -> None:
+    monkeypatch.setattr(fetch, "DEADLINE", 0.5)
+    hosts["old.example"] = ["127.0.0.1"]
+    url = {
+        "page": f"{server.origin}/page",
+        "page drips": f"{server.origin}/drip-headers",
+        "robots drips": f"{server.origin}/page",
+        "stale probes": f"http://old.example:{server.port}/redirect-to?to="
+        + quote(f"{server.origin}/page"),
+        "refused": f"http://127.0.0.1:{server.port}/",
+        "not html": f"{server.origin}/json",
+    }[case]
+    if case in {"robots drips", "stale probes"}:  # the requested origin's probes never end
+        server.routes["/robots.txt"] = _drip_headers
+        server.fallback = _drip_headers
+    if case == "refused":
+        server.server_close()
+    before = _threads()
+    started = time.monotonic()
+
+    with contextlib.suppress(FetchError):
+        fetch.fetch_site(url)
+
+    assert time.monotonic() - started < 1.5
+    assert _threads() == before
+    assert not [t for t in threading.enumerate() if t.name.startswith("sitelens-fetch")]
+
+
+def test_a_report_forks_only_once_its_fetch_threads_ended(
+    server: Server, allow_private: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A thread holding a lock at fork time would hold it for ever in the child."""
+    monkeypatch.setattr(fetch, "DEADLINE", 0.5)
+    page = b"<html><body>" + b"<p>words</p>" * 10_000 + b"</body></html>"
+    assert len(page) > analysis.IN_PROCESS_BYTES
+    server.routes["/page"] = lambda h: h.send(page)
+    server.routes["/robots.txt"] = _drip_headers  # a probe still reading at the deadline
+    alive_at_fork: list[list[str]] = []
+    real_fork = os.fork
+
+    def fork() -> int:
+        alive_at_fork.append([t.name for t in threading.enumerate()])
+        return real_fork()
+
+    monkeypatch.setattr(timebox.os, "fork", fork)
+
+    report = records.generate(f"{server.origin}/page")
+
+    assert report["url"] == f"{server.origin}/page"
+    assert len(alive_at_fork) == 1
+    assert not [name for name in alive_at_fork[0] if name.startswith("sitelens-fetch")]

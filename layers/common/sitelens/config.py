@@ -29,6 +29,8 @@ DEFAULT_SITE_HITS_PER_SECOND = 100
 MAX_SITE_HITS_PER_SECOND = 100_000
 DEFAULT_SITE_HITS_BURST = 1_000
 MAX_SITE_HITS_BURST = 1_000_000
+# The ports report fetches may reach: the web's own, so that a report cannot probe others.
+DEFAULT_FETCH_PORTS = frozenset({80, 443})
 
 
 class ConfigError(RuntimeError):
@@ -65,11 +67,6 @@ class Settings:
     @property
     def stats_table(self) -> str:
         return _value("STATS_TABLE")
-
-    # the visitors' daily salts, in a table that no backup or restore reaches (data.salts)
-    @property
-    def salts_table(self) -> str:
-        return _value("SALTS_TABLE")
 
     @property
     def hits_queue_url(self) -> str:
@@ -144,6 +141,7 @@ class Settings:
     account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
     site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
     site_hits_burst: int = DEFAULT_SITE_HITS_BURST
+    fetch_ports: frozenset[int] = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
 
 
 # One entry per setting; a tuple is a setting given by any one of its variables.
@@ -153,7 +151,6 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "REPORTS_TABLE",
     "PROJECTS_TABLE",
     "STATS_TABLE",
-    "SALTS_TABLE",
     "HITS_QUEUE_URL",
     "CLEANUP_QUEUE_URL",
     ("CURSOR_SECRET", "CURSOR_SECRET_ARN"),
@@ -201,6 +198,24 @@ def _count(name: str, default: int, maximum: int) -> int:
     return int(raw)
 
 
+def _ports(name: str, default: frozenset[int]) -> frozenset[int]:
+    """Ports and ranges of ports, comma-separated: `80,443,8000-8999`."""
+    raw = os.environ.get(PREFIX + name, "").strip()
+    if not raw:
+        return default
+    ports: set[int] = set()
+    for part in raw.split(","):
+        first, _, last = part.strip().partition("-")
+        bounds = (first, last or first)
+        if not all(b.isascii() and b.isdigit() and 1 <= int(b) <= 65535 for b in bounds):
+            raise ConfigError(
+                f"{PREFIX}{name} must list ports from 1 to 65535 or ranges of them, "
+                "such as 80,443,8000-8999."
+            )
+        ports.update(range(int(bounds[0]), int(bounds[1]) + 1))
+    return frozenset(ports)
+
+
 def _site_share() -> tuple[int, int]:
     rate = _count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
     burst = _count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
@@ -226,6 +241,7 @@ def settings() -> Settings:
         ),
         site_hits_per_second=site_hits_per_second,
         site_hits_burst=site_hits_burst,
+        fetch_ports=_ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),
     )
 
 

@@ -1,11 +1,23 @@
 """Fetching a page for an SEO report, safely.
 
 Every request, including the robots.txt and missing-page probes, follows the same rules:
-only http and https, at most `MAX_REDIRECTS` redirects, `CONNECT_TIMEOUT`/`READ_TIMEOUT` per
-socket operation and `DEADLINE` for the whole fetch, at most `MAX_BODY` decoded bytes, and
-never a non-public address (OWASP API7, server-side request forgery) unless the operator
-sets `SITELENS_ALLOW_PRIVATE_URLS=1`. The deadline is checked after DNS, before each hop and
-before each body read; headers trickled in byte by byte are bounded per socket read only.
+only http and https, only ports 80 and 443 (`SITELENS_FETCH_PORTS` adds others, for local
+development), at most `MAX_REDIRECTS` redirects, `CONNECT_TIMEOUT`/`READ_TIMEOUT` per socket
+operation and `DEADLINE` for the whole fetch, at most `MAX_BODY` decoded bytes, and never a
+non-public address (OWASP API7, server-side request forgery) unless the operator sets
+`SITELENS_ALLOW_PRIVATE_URLS=1`. The deadline is checked after DNS, before each hop and
+before each body read; headers trickled in byte by byte are cut off at the deadline by
+`fetch_site`, which shuts its connections down (`_Session`).
+
+Every network failure (no such host, a refused or reset connection, a timeout, a failed TLS
+handshake, a port we do not fetch) gives one sentence, `UNREACHABLE`, so that answers do
+not tell an open port from a closed or filtered one. Only what the page itself is (not
+HTML, too large, too many redirects, undecodable) has a sentence of its own.
+
+No thread outlives a fetch: `fetch_site` cuts its connections at the deadline and joins
+its threads before it returns, so that a report's analysis may fork (`timebox`) while no
+fetching thread holds a lock. The one wait it cannot cut short is a DNS lookup, which the
+system resolver bounds.
 
 URLs with credentials (`user:pass@host`) are refused: we never send them, and they mostly
 serve to disguise the real host. A page without a Content-Type counts as HTML when its body
@@ -20,25 +32,21 @@ cannot swap in a private address between the check and the connect (DNS rebindin
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import functools
 import ipaddress
 import re
 import secrets
 import socket
+import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from urllib3 import BaseHTTPResponse, PoolManager, Timeout
-from urllib3.connection import HTTPConnection
-from urllib3.exceptions import (
-    DecodeError,
-    HTTPError,
-    NewConnectionError,
-    SSLError,
-)
-from urllib3.exceptions import TimeoutError as Urllib3TimeoutError
+from urllib3 import BaseHTTPResponse, HTTPConnectionPool, HTTPSConnectionPool, PoolManager, Timeout
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.exceptions import DecodeError, HTTPError, NewConnectionError
 from urllib3.util import make_headers
 
 from sitelens import hosts
@@ -58,16 +66,15 @@ CHUNK_SIZE = 64 * 1024
 INVALID_URL = "The URL is not valid."
 UNSUPPORTED_SCHEME = "Only http and https URLs can be analysed."
 CREDENTIALS = "URLs with a user name or password cannot be analysed."
-HOST_NOT_FOUND = "The host could not be found."
 BLOCKED_ADDRESS = "The URL points to a private or reserved address."
-CONNECTION_REFUSED = "The connection was refused."
-UNREACHABLE = "The host could not be reached."
-TIMED_OUT = "The page took too long to answer."
-TLS_FAILED = "The secure connection failed: the site's TLS certificate is not valid or trusted."
+# Every network failure alike, and a port we do not fetch: see the module's docstring.
+UNREACHABLE = (
+    "The page could not be fetched: the host was not found, refused the connection, did not"
+    " answer in time or failed the secure connection, or the port is not 80 or 443."
+)
 NOT_HTML = "The URL does not point to an HTML page."
 TOO_MANY_REDIRECTS = "The page redirects too many times."
 UNDECODABLE = "The page's compressed content could not be decoded."
-NETWORK_ERROR = "The page could not be fetched because of a network error."
 
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 _REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -109,7 +116,11 @@ class _Target:
 
 def fetch(url: str) -> Response:
     """GET an HTML page, following redirects; raise `FetchError` when that fails."""
-    return _fetch(url, html_only=True, read_body=True)
+    session = _Session()
+    try:
+        return _fetch(session, url, html_only=True, read_body=True)
+    finally:
+        session.close()
 
 
 def fetch_site(url: str) -> Site:
@@ -119,23 +130,25 @@ def fetch_site(url: str) -> Site:
     redirects: they are fetched from the requested origin at once, concurrently with the
     page, and fetched again from the final origin when the page's redirects led to another.
     A failure of the page raises `FetchError`; a failure of either probe is kept (robots)
-    or gives None (the missing page). The whole answer is due within `DEADLINE`.
+    or gives None (the missing page). The whole answer is due within `DEADLINE`, and every
+    thread this started has ended when it returns or raises.
     """
     requested = _origin(_target(url))
     # Socket timeouts bound each read, not a server that drips its headers byte by byte:
     # the answer is due at the deadline whatever the fetching threads are still doing.
     answer_by = time.monotonic() + DEADLINE
-    pool = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
+    session = _Session()
+    workers = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
     try:
-        page = pool.submit(fetch, url)
-        probes = _probes(pool, requested)
+        page = workers.submit(_fetch, session, url, html_only=True, read_body=True)
+        probes = _probes(workers, session, requested)
         try:
             page_response = page.result(timeout=max(0.0, answer_by - time.monotonic()))
         except TimeoutError:
-            raise FetchError(TIMED_OUT) from None
+            raise FetchError(UNREACHABLE) from None
         final = _origin(_target(page_response.url))
         if final != requested:
-            probes = _probes(pool, final)
+            probes = _probes(workers, session, final)
         robots, probe = probes
         robots_txt, robots_error = _outcome(robots, answer_by)
         missing_page, _ = _outcome(probe, answer_by)
@@ -146,20 +159,98 @@ def fetch_site(url: str) -> Site:
             missing_page_status=missing_page.status if missing_page else None,
         )
     finally:
-        pool.shutdown(wait=False, cancel_futures=True)
+        session.cut()  # whatever is still reading gets end-of-file at once
+        workers.shutdown(wait=True, cancel_futures=True)
+        session.close()
+
+
+class _Session:
+    """One fetch's connection pools and open sockets, so that they can all be shut down
+    together at its deadline, and never shared with another fetch."""
+
+    def __init__(self) -> None:
+        self.pools = _pools()
+        self._lock = threading.Lock()
+        self._sockets: list[socket.socket] = []
+        self._cut = False
+
+    def check(self) -> None:
+        """Raise `FetchError` once the session is cut: nothing more is to be fetched."""
+        if self._cut:
+            raise FetchError(UNREACHABLE)
+
+    def opened(self, sock: socket.socket) -> None:
+        """Keep a new connection's socket, to be cut with the others; refuse it once cut."""
+        with self._lock:
+            if self._cut:
+                sock.close()
+                raise ConnectionAbortedError("the fetch is over")
+            self._sockets.append(sock)
+
+    def cut(self) -> None:
+        """Shut every socket down, which wakes a thread blocked reading it; the socket
+        stays open (its thread closes it), so its descriptor cannot be reused meanwhile."""
+        with self._lock:
+            self._cut = True
+            for sock in self._sockets:
+                if sock.fileno() != -1:
+                    with contextlib.suppress(OSError):  # not connected any more
+                        sock.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        """Close every pooled connection (after `cut`, once no thread uses them)."""
+        self._cut = True
+        self.pools.clear()
+
+
+# The session whose connection is being opened, for `_Connection._new_conn`.
+_SESSION: contextvars.ContextVar[_Session] = contextvars.ContextVar("sitelens_fetch_session")
+
+
+class _Connection(HTTPConnection):
+    """An HTTP connection that hands its socket to the fetch's session once connected."""
+
+    def _new_conn(self) -> socket.socket:
+        sock = super()._new_conn()
+        session = _SESSION.get(None)
+        if session is not None:
+            try:
+                session.opened(sock)
+            except OSError as exc:
+                raise NewConnectionError(self, "The fetch is over.") from exc
+        return sock
+
+
+class _TLSConnection(_Connection, HTTPSConnection):
+    """The same for https: the TLS handshake runs on the socket the session holds."""
+
+
+class _Pool(HTTPConnectionPool):
+    ConnectionCls = _Connection
+
+
+class _TLSPool(HTTPSConnectionPool):
+    ConnectionCls = _TLSConnection
 
 
 def _origin(target: _Target) -> str:
     return f"{target.scheme}://{target.authority}"
 
 
-def _probes(pool: ThreadPoolExecutor, origin: str) -> tuple[Future[Response], Future[Response]]:
+def _probes(
+    workers: ThreadPoolExecutor, session: _Session, origin: str
+) -> tuple[Future[Response], Future[Response]]:
     """robots.txt (its first `MAX_ROBOTS_BYTES`) and a random path that should not exist."""
     missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
-    robots = pool.submit(
-        _fetch, f"{origin}/robots.txt", html_only=False, read_body=True, cap=MAX_ROBOTS_BYTES
+    robots = workers.submit(
+        _fetch,
+        session,
+        f"{origin}/robots.txt",
+        html_only=False,
+        read_body=True,
+        cap=MAX_ROBOTS_BYTES,
     )
-    return robots, pool.submit(_fetch, missing, html_only=False, read_body=False)
+    return robots, workers.submit(_fetch, session, missing, html_only=False, read_body=False)
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -192,7 +283,9 @@ def is_public(address: str) -> bool:
     )
 
 
-def _fetch(url: str, *, html_only: bool, read_body: bool, cap: int | None = None) -> Response:
+def _fetch(
+    session: _Session, url: str, *, html_only: bool, read_body: bool, cap: int | None = None
+) -> Response:
     """One GET with its redirects; `cap`: read at most that many bytes and keep them (a
     robots.txt), instead of refusing a body over `MAX_BODY`."""
     started = time.monotonic()
@@ -200,7 +293,7 @@ def _fetch(url: str, *, html_only: bool, read_body: bool, cap: int | None = None
     current = url
     for redirects in range(MAX_REDIRECTS + 1):
         target = _target(current)
-        response = _open(target, deadline)
+        response = _open(session, target, deadline)
         try:
             location = response.headers.get("location")
             if response.status in _REDIRECT_STATUSES and location:
@@ -256,42 +349,49 @@ def _target(url: str) -> _Target:
         port = _DEFAULT_PORTS[scheme]
     elif port != _DEFAULT_PORTS[scheme]:
         authority = f"{authority}:{port}"
+    if port not in settings().fetch_ports:  # refused before DNS, as any failure is told
+        raise FetchError(UNREACHABLE)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     return _Target(scheme, host, port, authority, path)
 
 
-def _addresses(target: _Target, deadline: float) -> list[str]:
+def _addresses(session: _Session, target: _Target, deadline: float) -> list[str]:
+    session.check()  # no new lookup once the fetch is over
     try:
         addresses = resolve(target.host, target.port)
     except socket.gaierror as exc:
-        raise FetchError(HOST_NOT_FOUND) from exc
+        raise FetchError(UNREACHABLE) from exc
     except UnicodeError as exc:  # a label the IDNA codec rejects, e.g. empty or too long
         raise FetchError(INVALID_URL) from exc
     _remaining(deadline)  # a slow resolver spends the same deadline
     if not addresses:
-        raise FetchError(HOST_NOT_FOUND)
+        raise FetchError(UNREACHABLE)
     if not settings().allow_private_urls and not all(map(is_public, addresses)):
         raise FetchError(BLOCKED_ADDRESS)
     return addresses
 
 
-def _open(target: _Target, deadline: float) -> BaseHTTPResponse:
+def _open(session: _Session, target: _Target, deadline: float) -> BaseHTTPResponse:
     """Send the GET to the first checked address that accepts a connection."""
-    *others, last = _addresses(target, deadline)
+    *others, last = _addresses(session, target, deadline)
+    token = _SESSION.set(session)  # for the connections opened in this thread, now
     try:
         for address in others:
             with contextlib.suppress(NewConnectionError):  # refused or unreachable: next one
-                return _request(target, address, deadline)
-        return _request(target, last, deadline)
+                return _request(session, target, address, deadline)
+        return _request(session, target, last, deadline)
     except (HTTPError, OSError) as exc:
         raise _failure(exc) from exc
+    finally:
+        _SESSION.reset(token)
 
 
-def _request(target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
+def _request(session: _Session, target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
     remaining = _remaining(deadline)
+    session.check()
     # TLS must name and verify the host the user asked for, not the address we dial.
     tls = {"server_hostname": target.host} if target.scheme == "https" else None
-    pool = _pools().connection_from_host(
+    pool = session.pools.connection_from_host(
         address, port=target.port, scheme=target.scheme, pool_kwargs=tls
     )
     return pool.urlopen(
@@ -349,22 +449,14 @@ def _limit_read(response: BaseHTTPResponse, deadline: float) -> None:
 def _remaining(deadline: float) -> float:
     remaining = deadline - time.monotonic()
     if remaining <= 0:
-        raise FetchError(TIMED_OUT)
+        raise FetchError(UNREACHABLE)
     return remaining
 
 
 def _failure(exc: Exception) -> FetchError:
-    """The user-facing sentence for a network error; internals stay in the chained cause."""
-    if isinstance(exc, SSLError):
-        return FetchError(TLS_FAILED)
-    if isinstance(exc, NewConnectionError):  # before timeouts: it subclasses ConnectTimeoutError
-        refused = isinstance(exc.__cause__, ConnectionRefusedError)
-        return FetchError(CONNECTION_REFUSED if refused else UNREACHABLE)
-    if isinstance(exc, Urllib3TimeoutError | TimeoutError):
-        return FetchError(TIMED_OUT)
-    if isinstance(exc, DecodeError):
-        return FetchError(UNDECODABLE)
-    return FetchError(NETWORK_ERROR)
+    """The user-facing sentence for an error while fetching: `UNDECODABLE` for the page's
+    content, else the one sentence of every network failure; internals stay in the cause."""
+    return FetchError(UNDECODABLE if isinstance(exc, DecodeError) else UNREACHABLE)
 
 
 def _too_large() -> str:
@@ -384,7 +476,7 @@ def _outcome(future: Future[Response], answer_by: float) -> tuple[Response | Non
     except FetchError as err:
         return None, str(err)
     except TimeoutError:
-        return None, TIMED_OUT
+        return None, UNREACHABLE
 
 
 @functools.cache
@@ -393,7 +485,9 @@ def _accept_encoding() -> str:
     return make_headers(accept_encoding=True)["accept-encoding"].replace(",", ", ")
 
 
-@functools.cache
-def _pools() -> PoolManager:
-    """The container's connection pools, keyed by address, port and TLS host name."""
-    return PoolManager(num_pools=20, maxsize=3)  # three concurrent requests per site
+def _pools(ca_certs: str | None = None) -> PoolManager:
+    """A fetch's connection pools, keyed by address, port and TLS host name; `ca_certs`:
+    the certificates to trust instead of the system's (tests)."""
+    pools = PoolManager(num_pools=20, maxsize=3, ca_certs=ca_certs)  # 3 requests a site at once
+    pools.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
+    return pools
