@@ -161,6 +161,29 @@ def test_unsubscribe_with_a_bad_link_changes_nothing(website: dict[str, Any]) ->
     status, headers, page = invoke(event("unsubscribe"))
     assert status == 422 and "invalid or has expired" in page
     assert headers["Content-Type"] == "text/html; charset=utf-8"
+    status, _, body = invoke(event("unsubscribe-one-click"))
+    assert (status, body["message"]) == (422, {"token": ["The link is invalid or has expired."]})
+
+
+def with_token(replayed: dict[str, Any], token: str) -> dict[str, Any]:
+    replayed["queryStringParameters"] = {"token": token}
+    replayed["multiValueQueryStringParameters"] = {"token": [token]}
+    return replayed
+
+
+def test_unsubscribe_asks_on_get_and_stops_on_the_one_click_post(
+    events_account: accounts.Account, website: dict[str, Any]
+) -> None:
+    from sitelens import digests
+
+    token = digests.unsubscribe_token(events_account.id, [website["id"]])
+    # a GET (a mail scanner's, say) only shows the page and its form
+    status, _, page = invoke(with_token(event("unsubscribe"), token))
+    assert status == 200 and 'method="post"' in page and "example.com" in page
+    assert invoke(event("websites-get"))[2]["data"]["email"] == 1
+    status, _, body = invoke(with_token(event("unsubscribe-one-click"), token))
+    assert (status, body["data"]) == (200, {"unsubscribed": ["example.com"]})
+    assert invoke(event("websites-get"))[2]["data"]["email"] == 0
 
 
 def test_websites_list(website: dict[str, Any]) -> None:

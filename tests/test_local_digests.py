@@ -55,8 +55,12 @@ def test_digests_caught_in_the_outbox_and_unsubscribed(tmp_path: Path) -> None:
         message = message_from_bytes(path.read_bytes(), policy=policy.default)
         link = str(message["List-Unsubscribe"]).strip("<>")
         assert link.startswith(f"{server.analytics}/api/v1/unsubscribe?token=")
-        with urlopen(link, timeout=10) as page:
+        with urlopen(link, timeout=10) as page:  # a GET only asks
             assert page.status == 200 and "shop.example" in page.read().decode()
+        stored = call("GET", f"{server.analytics}/api/v1/websites/{site['id']}", KEY).body
+        assert stored["data"]["email"] == 1
+        with urlopen(link, data=b"List-Unsubscribe=One-Click", timeout=10) as answer:
+            assert answer.status == 200  # RFC 8058's one-click POST
         stored = call("GET", f"{server.analytics}/api/v1/websites/{site['id']}", KEY).body
         assert stored["data"]["email"] == 0
         assert urlsplit(link).hostname == "127.0.0.1"

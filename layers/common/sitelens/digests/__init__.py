@@ -7,7 +7,7 @@ that stop them per website."""
 from sitelens.digests.periods import Period, current, last_complete, of_label
 from sitelens.digests.planning import Plan, plan
 from sitelens.digests.sending import Outcome, send, send_all, send_batch
-from sitelens.digests.unsubscribing import unsubscribe, unsubscribe_token
+from sitelens.digests.unsubscribing import to_unsubscribe, unsubscribe, unsubscribe_token
 
 __all__ = [
     "Outcome",
@@ -20,6 +20,7 @@ __all__ = [
     "send",
     "send_all",
     "send_batch",
+    "to_unsubscribe",
     "unsubscribe",
     "unsubscribe_token",
 ]

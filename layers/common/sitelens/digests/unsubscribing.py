@@ -21,14 +21,19 @@ def unsubscribe_token(account_id: str, website_ids: list[int]) -> str:
     )
 
 
+def to_unsubscribe(token: str) -> list[str]:
+    """The domains whose digests `token` would stop (its websites that still exist),
+    changing nothing: what a link's GET shows, since mail scanners fetch links. 422 on
+    `token` as for `unsubscribe`."""
+    account, website_ids = _read(token)
+    found = (stored_websites.get(account, website_id) for website_id in website_ids)
+    return [str(record["domain"]) for record in found if record is not None]
+
+
 def unsubscribe(token: str) -> list[str]:
     """Set `email` to 0 on the token's websites that still exist; their domains. 422 on
     `token` for a token that is malformed, tampered with or expired."""
-    try:
-        data = signing.verify(token, PURPOSE)
-        account, website_ids = str(data["account"]), [int(i) for i in data["websites"]]
-    except (signing.BadToken, KeyError, TypeError, ValueError):
-        raise errors.Invalid.field("token", INVALID) from None
+    account, website_ids = _read(token)
     stopped = []
     for website_id in website_ids:
         current = stored_websites.get(account, website_id)
@@ -43,6 +48,15 @@ def unsubscribe(token: str) -> list[str]:
         if record is not None:
             stopped.append(str(record["domain"]))
     return stopped
+
+
+def _read(token: str) -> tuple[str, list[int]]:
+    """The account and website ids a valid token names; 422 on `token` otherwise."""
+    try:
+        data = signing.verify(token, PURPOSE)
+        return str(data["account"]), [int(i) for i in data["websites"]]
+    except (signing.BadToken, KeyError, TypeError, ValueError):
+        raise errors.Invalid.field("token", INVALID) from None
 
 
 def _digests_off(record: dict[str, Any]) -> dict[str, Any]:
