@@ -158,12 +158,25 @@ def test_private_addresses_are_blocked_without_the_flag(seo, site, monkeypatch):
 def test_password_rules(seo, site, account):
     refused = seo.post("/api/v1/reports", {"url": site.url("/good"), "privacy": "2"})
     assert refused.status == 422 and "password" in refused.body["message"]
-    record = create(seo, site.url("/good"), privacy="2", password="s3cret")
+    record = create(seo, site.url("/good"), privacy="2", password="s3cret-horse")
     assert record["privacy"] == 2 and record["password"] is True
     path = f"/api/v1/reports/{record['id']}"
     opened = seo.put(path, {"privacy": "0"}).data
     assert opened["password"] is False and opened["privacy"] == 0
     assert seo.put(path, {"privacy": "2"}).status == 422
+    # 8 characters at least, on create and on update (PUT and PATCH)
+    short = {
+        "message": {"password": ["The password field must be at least 8 characters."]},
+        "status": 422,
+    }
+    refused = seo.post(
+        "/api/v1/reports", {"url": site.url("/good"), "privacy": "2", "password": "1234567"}
+    )
+    assert (refused.status, refused.body) == (422, short)
+    for method in ("PUT", "PATCH"):
+        reply = seo.request(method, path, form={"privacy": "2", "password": "1234567"})
+        assert (reply.status, reply.body) == (422, short)
+    assert seo.put(path, {"privacy": "2", "password": "12345678"}).status == 200
 
 
 # -- update -----------------------------------------------------------------------------

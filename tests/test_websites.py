@@ -161,7 +161,7 @@ def test_all_fields_on_create(analytics, account):
         analytics,
         domain="example.com",
         privacy="2",
-        password="s3cret",
+        password="s3cret-horse",
         email="1",
         exclude_bots="0",
         exclude_params=" utm_source \r\n\nfbclid\n",
@@ -188,7 +188,7 @@ def test_password_required_when_privacy_is_2(analytics):
     }
 
 
-@pytest.mark.parametrize("password", ["", "x" * 129])
+@pytest.mark.parametrize("password", ["", "x" * 7, "x" * 129])
 def test_password_length(analytics, password):
     reply = analytics.post(
         "/api/v1/websites", {"domain": "example.com", "privacy": "2", "password": password}
@@ -197,8 +197,19 @@ def test_password_length(analytics, password):
     assert "password" in reply.body["message"]
 
 
+def test_a_password_has_8_characters_at_least_on_create_and_update(analytics):
+    short = {"message": {"password": ["The password field must be at least 8 characters."]}}
+    reply = analytics.post(
+        "/api/v1/websites", {"domain": "example.com", "privacy": "2", "password": "1234567"}
+    )
+    assert (reply.status, reply.body) == (422, {**short, "status": 422})
+    record = create(analytics, domain="example.com", privacy="2", password="12345678")
+    reply = analytics.put(f"/api/v1/websites/{record['id']}", {"password": "1234567"})
+    assert (reply.status, reply.body) == (422, {**short, "status": 422})
+
+
 def test_password_ignored_unless_privacy_is_2(analytics, account):
-    record = create(analytics, domain="example.com", privacy="1", password="secret")
+    record = create(analytics, domain="example.com", privacy="1", password="secret-horse")
     assert record["password"] is False
     assert "password_hash" not in stored_items(account.id)[0]
 
@@ -312,14 +323,14 @@ def test_privacy_2_needs_a_password_unless_one_is_stored(analytics, account):
     refused = analytics.put(path, {"privacy": "2"})
     assert refused.status == 422 and "password" in refused.body["message"]
     assert analytics.get(path).data["privacy"] == 0
-    protected = analytics.put(path, {"privacy": "2", "password": "first"}).data
+    protected = analytics.put(path, {"privacy": "2", "password": "first-horse"}).data
     assert protected["password"] is True
     first_hash = stored_items(account.id)[0]["password_hash"]
     # Stored password kept when privacy stays 2 without a new one.
     assert analytics.put(path, {"email": "1"}).data["password"] is True
     assert analytics.put(path, {"privacy": "2"}).status == 200
     assert stored_items(account.id)[0]["password_hash"] == first_hash
-    analytics.put(path, {"password": "second"})
+    analytics.put(path, {"password": "second-horse"})
     assert stored_items(account.id)[0]["password_hash"] != first_hash
     # Leaving privacy 2 removes the password.
     opened = analytics.put(path, {"privacy": "1"}).data

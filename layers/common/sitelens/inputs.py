@@ -80,7 +80,10 @@ Flag = Annotated[int, choice(0, 1)]
 Privacy = Annotated[int, choice(0, 1, 2)]
 Sort = Annotated[str, choice("desc", "asc")]
 PerPage = Annotated[int, choice(10, 25, 50, 100)]
-Password = Annotated[str, text(128, min_length=1)]
+# A record's password guards its share view: 8 characters at least, so that guessing it
+# online, a few tries per address (`sharing`), is hopeless.
+MIN_PASSWORD_LENGTH = 8
+Password = Annotated[str, text(128, min_length=MIN_PASSWORD_LENGTH)]
 SearchText = Annotated[str, text(255)]
 
 
