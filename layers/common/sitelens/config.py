@@ -20,9 +20,12 @@ PREFIX = "SITELENS_"
 # everywhere within it; in the container that revokes it, at once (`auth.forget`).
 DEFAULT_KEY_CACHE_SECONDS = 5.0
 MAX_KEY_CACHE_SECONDS = 10.0
-# Requests per second an account may make on the authenticated routes (0: no limit).
-DEFAULT_ACCOUNT_RATE_LIMIT = 10
+# Requests per second an account may make on the authenticated routes (0: no limit), and
+# the burst it may save up (sitelens.accounts.limits): a script's loop fits in the burst.
+DEFAULT_ACCOUNT_RATE_LIMIT = 20
 MAX_ACCOUNT_RATE_LIMIT = 10_000
+DEFAULT_ACCOUNT_RATE_BURST = 100
+MAX_ACCOUNT_RATE_BURST = 100_000
 # Hits per second each website may send through one event-function container, and the
 # burst it may save up (sitelens.analytics.fairshare explains the sizing); 0: no share.
 DEFAULT_SITE_HITS_PER_SECOND = 100
@@ -67,6 +70,11 @@ class Settings:
     @property
     def stats_table(self) -> str:
         return _value("STATS_TABLE")
+
+    # the visitors' daily salts, in a table that no backup or restore reaches (data.salts)
+    @property
+    def salts_table(self) -> str:
+        return _value("SALTS_TABLE")
 
     @property
     def hits_queue_url(self) -> str:
@@ -139,6 +147,7 @@ class Settings:
     behind_cloudfront: bool = False
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
     account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
+    account_rate_burst: int = DEFAULT_ACCOUNT_RATE_BURST
     site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
     site_hits_burst: int = DEFAULT_SITE_HITS_BURST
     fetch_ports: frozenset[int] = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
@@ -151,6 +160,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "REPORTS_TABLE",
     "PROJECTS_TABLE",
     "STATS_TABLE",
+    "SALTS_TABLE",
     "HITS_QUEUE_URL",
     "CLEANUP_QUEUE_URL",
     ("CURSOR_SECRET", "CURSOR_SECRET_ARN"),
@@ -216,6 +226,14 @@ def _ports(name: str, default: frozenset[int]) -> frozenset[int]:
     return frozenset(ports)
 
 
+def _account_rate() -> tuple[int, int]:
+    rate = _count("ACCOUNT_RATE_LIMIT", DEFAULT_ACCOUNT_RATE_LIMIT, MAX_ACCOUNT_RATE_LIMIT)
+    burst = _count("ACCOUNT_RATE_BURST", DEFAULT_ACCOUNT_RATE_BURST, MAX_ACCOUNT_RATE_BURST)
+    if rate and not burst:  # a bucket that holds no request would refuse every one
+        raise ConfigError(f"{PREFIX}ACCOUNT_RATE_BURST must be at least 1 when there is a limit.")
+    return rate, burst
+
+
 def _site_share() -> tuple[int, int]:
     rate = _count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
     burst = _count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
@@ -228,6 +246,7 @@ def _site_share() -> tuple[int, int]:
 def settings() -> Settings:
     """The container's settings; tests call `reset()` after changing the environment."""
     site_hits_per_second, site_hits_burst = _site_share()
+    account_rate_limit, account_rate_burst = _account_rate()
     return Settings(
         allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
@@ -236,9 +255,8 @@ def settings() -> Settings:
         key_cache_seconds=_seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
         ),
-        account_rate_limit=_count(
-            "ACCOUNT_RATE_LIMIT", DEFAULT_ACCOUNT_RATE_LIMIT, MAX_ACCOUNT_RATE_LIMIT
-        ),
+        account_rate_limit=account_rate_limit,
+        account_rate_burst=account_rate_burst,
         site_hits_per_second=site_hits_per_second,
         site_hits_burst=site_hits_burst,
         fetch_ports=_ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),

@@ -81,15 +81,15 @@ class UnsupportedMediaType(ApiError):
 
 
 class TooManyRequests(ApiError):
-    """429: the account made its requests of this second already (the gateway's own
-    throttling answers the same body)."""
+    """429: wait `retry_after` seconds (the account's bucket is empty, say; the gateway's
+    own throttling answers the same body); `headers` go with it (the X-RateLimit ones)."""
 
     status = 429
     message = "Too Many Attempts."
 
-    def __init__(self, retry_after: int) -> None:
+    def __init__(self, retry_after: int, headers: dict[str, str] | None = None) -> None:
         super().__init__()
-        self.headers = {"Retry-After": str(retry_after)}
+        self.headers = {**(headers or {}), "Retry-After": str(retry_after)}
 
 
 class Invalid(ApiError):

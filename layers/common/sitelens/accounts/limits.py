@@ -1,20 +1,95 @@
-"""The per-account rate limit: how many requests a second an account may make on the
-authenticated routes, counted across every container (see `sitelens.data.limits`)."""
+"""The per-account rate limit: a token bucket per account on the keyed routes, refilled at
+`SITELENS_ACCOUNT_RATE_LIMIT` requests a second and holding `SITELENS_ACCOUNT_RATE_BURST`,
+shared by every container (`sitelens.data.buckets`) and cheap to keep.
+
+Each warm container reserves tokens from the account's shared bucket in blocks, one
+conditional write a block, and spends them locally: a block starts at `FIRST_BLOCK`,
+doubles while the container uses it up, up to a quarter of the burst, and starts small
+again after one lapsed. Tokens not spent within `LAPSE_SECONDS` of their reservation
+lapse, so the account-wide limit holds across containers within this tolerance: in any
+span of `t` seconds the account gets at most `burst + rate * (t + LAPSE_SECONDS)`
+requests through, and at least what its bucket holds less the lapsed tokens (at most a
+block per container it reaches).
+
+Every keyed answer carries `X-RateLimit-Limit` (the burst), `X-RateLimit-Remaining` (the
+requests the bucket holds now, as this container sees it) and `X-RateLimit-Reset` (Unix
+time, seconds, when it is full again); a 429 also `Retry-After` (seconds to its next
+token).
+"""
 
 from __future__ import annotations
 
+import math
+import threading
 import time
+from dataclasses import dataclass
 
 from sitelens import errors
 from sitelens.config import settings
-from sitelens.data import limits as stored_limits
+from sitelens.data import buckets
+
+FIRST_BLOCK = 4  # tokens: what a client that makes one request leaves unspent, at most 3
+LAPSE_SECONDS = 1.0  # a block's tokens are spent within this or lost: the tolerance above
+MAX_ACCOUNTS = 10_000  # blocks a container keeps (a few dozen bytes each)
 
 
-def admit(account_id: str) -> None:
-    """Count the request against the account's limit; 429 with `Retry-After: 1` (the next
-    second) when it has made its requests of this second already."""
-    per_second = settings().account_rate_limit
-    second = int(time.time())
-    # the item may expire a minute after its second: an idle account's is started again
-    if per_second and not stored_limits.take(account_id, per_second, second, second + 60):
-        raise errors.TooManyRequests(retry_after=1)
+@dataclass
+class _Block:
+    tokens: int = 0  # reserved, not spent yet
+    size: int = FIRST_BLOCK  # of the next reservation
+    lapses: float = 0.0  # Unix time when the unspent tokens are lost
+    due: int = 0  # the shared bucket's `due` at the last reservation (its units)
+
+
+_blocks: dict[str, _Block] = {}
+_lock = threading.Lock()
+
+
+def admit(account_id: str) -> dict[str, str]:
+    """Spend one of the account's tokens: the rate-limit headers for the answer; 429 with
+    them and `Retry-After` when its bucket is empty. Nothing when the limit is off (0)."""
+    found = settings()
+    rate, burst = found.account_rate_limit, found.account_rate_burst
+    if not rate:
+        return {}
+    now = time.time()
+    with _lock:
+        block = _blocks.get(account_id) or _Block()
+        if block.tokens and now < block.lapses:
+            block.tokens -= 1
+            return _headers(block, rate, burst, now)
+        if block.tokens or now >= block.lapses + LAPSE_SECONDS:  # lapsed: start small
+            block.size = FIRST_BLOCK
+        elif block.lapses:  # used up in time: a busy client, reserve more
+            block.size *= 2
+        block.size = min(block.size, max(burst // 4, 1))
+        wanted = block.size
+    reserved = buckets.reserve(account_id, wanted, rate, burst, now)
+    with _lock:
+        block.tokens, block.due = max(reserved.granted - 1, 0), reserved.due
+        block.lapses = now + LAPSE_SECONDS
+        if len(_blocks) >= MAX_ACCOUNTS and account_id not in _blocks:
+            _blocks.clear()  # many accounts: start afresh, stay small
+        _blocks[account_id] = block
+        headers = _headers(block, rate, burst, now)
+    if not reserved.granted:
+        # the next token comes when `due` is within the burst of now again
+        wait = buckets.seconds(reserved.due - (burst - 1) * buckets.MICROS, rate) - now
+        raise errors.TooManyRequests(retry_after=max(1, math.ceil(wait)), headers=headers)
+    return headers
+
+
+def _headers(block: _Block, rate: int, burst: int, now: float) -> dict[str, str]:
+    shared = buckets.held(block.due, burst, buckets.units(now, rate))
+    return {
+        "X-RateLimit-Limit": str(burst),
+        "X-RateLimit-Remaining": str(min(burst, shared + block.tokens)),
+        "X-RateLimit-Reset": str(math.ceil(max(buckets.seconds(block.due, rate), now))),
+    }
+
+
+def forget() -> None:
+    """Forget this container's blocks and its view of the buckets (tests)."""
+    with _lock:
+        _blocks.clear()
+    buckets.forget()

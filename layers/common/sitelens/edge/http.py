@@ -41,6 +41,7 @@ class Request:
     base_url: str  # scheme://host[/stage], what links are built on
     stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
+    rate_headers: dict[str, str] = field(default_factory=dict)  # the account's rate limit
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> Request:
@@ -274,7 +275,7 @@ def authorize(request: Request) -> None:
     from sitelens.edge import auth
 
     request.account = auth.authorize(request.headers)
-    accounts.admit(request.account.id)
+    request.rate_headers = accounts.admit(request.account.id)
 
 
 def api_handler(
@@ -295,6 +296,7 @@ def api_handler(
         def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
             context_ids = event.get("requestContext") or {}
             logger.set_correlation_id(context_ids.get("requestId"))
+            request = None
             try:
                 request = Request.from_event(event)
                 if not public:
@@ -305,6 +307,8 @@ def api_handler(
             except Exception:
                 logger.exception("Unhandled error")
                 response = error(errors.ApiError())
+            if request is not None and request.rate_headers:
+                response.headers = {**request.rate_headers, **response.headers}
             logger.debug(
                 "request",
                 extra={
