@@ -1029,7 +1029,7 @@ def test_no_thread_outlives_a_report(
     with contextlib.suppress(FetchError):
         fetch.fetch_site(url)
 
-    assert time.monotonic() - started < 1.5
+    assert time.monotonic() - started < 5  # the deadline, not the 20 s of dripping
     assert _threads() == before
     assert not [t for t in threading.enumerate() if t.name.startswith("sitelens-fetch")]
 
