@@ -22,6 +22,7 @@ from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
 from sitelens import config, errors
+from sitelens.accounts import limits
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from sitelens.inputs import Input
@@ -47,7 +48,14 @@ PLANNED: set[tuple[str, str, str]] = set()
 SHARED = {
     "securitySchemes": ["bearer"],
     "parameters": ["Search", "Sort", "PerPage", "Cursor"],
-    "headers": ["WWW-Authenticate", "Allow", "Retry-After"],
+    "headers": [
+        "WWW-Authenticate",
+        "Allow",
+        "Retry-After",
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+    ],
     "responses": [
         "Unauthenticated",
         "NotFound",
@@ -536,6 +544,35 @@ def test_the_gateway_s_error_bodies_are_documented():
 
 
 # -- real answers against the documents ---------------------------------------------------------
+
+
+@pytest.fixture(autouse=True)
+def account_limit(monkeypatch):
+    """The per-account limit on (generously), so that keyed answers carry its headers."""
+    monkeypatch.setenv("SITELENS_ACCOUNT_RATE_LIMIT", "10000")
+    monkeypatch.setenv("SITELENS_ACCOUNT_RATE_BURST", "100000")
+    config.reset()
+    limits.forget()
+    yield
+    limits.forget()
+    config.reset()
+
+
+def test_an_empty_bucket_answers_as_documented(analytics, monkeypatch):
+    monkeypatch.setenv("SITELENS_ACCOUNT_RATE_LIMIT", "1")
+    monkeypatch.setenv("SITELENS_ACCOUNT_RATE_BURST", "1")
+    config.reset()
+    check("AnalyticsApi", "GET", "/api/v1/account", analytics.get("/api/v1/account"))
+    refused = analytics.get("/api/v1/websites")
+    assert refused.status == 429
+    for api in FILES:
+        documented = DOCS[api]["components"]["responses"]["TooManyRequests"]
+        assert refused.body == documented["content"]["application/json"]["example"]
+        # the CORS headers are the event route's (a page's script reads its 429)
+        for header in ("Retry-After", "X-RateLimit-Limit", "X-RateLimit-Remaining"):
+            assert header in documented["headers"], header
+            assert refused.headers[header].isdigit(), header
+        assert int(refused.headers["X-RateLimit-Reset"]) > 1_700_000_000
 
 
 def check(api: str, method: str, path: str, reply: Any) -> None:
