@@ -176,3 +176,25 @@ def test_a_delete_racing_a_regeneration_leaves_the_project_exact(seo, site):
         [row] = [i for i in items(config.settings().projects_table) if "project" in i]
         assert (row["reports"], row["score_total"]) == (1, keep["score"])
         assert seo.delete(f"/api/v1/reports/{keep['id']}").status == 200
+
+
+def test_parallel_deletes_of_a_project_leave_no_empty_row_and_a_racing_create_keeps_it(seo, site):
+    """A project's row goes in the transaction of its last report's delete, whichever
+    delete that is; a create racing them keeps the row, counted exactly."""
+    for round_ in range(3):
+        made = in_parallel(
+            [lambda: seo.post("/api/v1/reports", {"url": site.url("/good")}) for _ in range(5)]
+        )
+        deletes = [lambda r=reply.data["id"]: seo.delete(f"/api/v1/reports/{r}") for reply in made]
+        racing = [lambda: seo.post("/api/v1/reports", {"url": site.url("/good")})] * (round_ % 2)
+        replies = in_parallel(deletes + racing)
+        assert [reply.status for reply in replies] == [200] * 5 + [201] * (round_ % 2)
+        reports = [i for i in items(config.settings().reports_table) if "score" in i]
+        rows = [i for i in items(config.settings().projects_table) if "project" in i]
+        assert len(reports) == round_ % 2, round_
+        assert [(row["reports"], row["score_total"]) for row in rows] == [
+            (1, report["score"]) for report in reports
+        ]
+        for report in reports:
+            assert seo.delete(f"/api/v1/reports/{report['id']}").status == 200
+        assert [i for i in items(config.settings().projects_table) if "project" in i] == []
