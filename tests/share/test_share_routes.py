@@ -4,7 +4,9 @@ tokens bound to one record and one password, and password attempts limited."""
 
 from __future__ import annotations
 
+import json
 import re
+from collections import Counter
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -174,25 +176,55 @@ def test_unrelated_changes_keep_the_token(analytics, public):
     assert stats(public, "locked.example", token, name="pageviews").status == 200
 
 
-def test_password_attempts_are_limited_per_client_and_per_record(analytics, public, monkeypatch):
+def test_many_addresses_guessing_cannot_lock_out_the_right_password(
+    analytics, public, monkeypatch, capsys
+):
     monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_CLIENT", 3)
     monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_RECORD", 5)
     monkeypatch.setattr(
         "sitelens.privacy.verify_password", lambda password, stored: password == "p"
     )
     website(analytics, "locked.example", privacy=2, password="correct-horse")
-    for _ in range(3):
+    for n in range(10):  # ten addresses use up their own allowance and the record's
+        for _ in range(3):
+            assert (
+                unlock(public, "locked.example", "guess", source_ip=f"203.0.113.{n}").status == 401
+            )
+        assert unlock(public, "locked.example", "guess", source_ip=f"203.0.113.{n}").status == 429
+    # the reader with the right password, from an address of its own, still gets in
+    for _ in range(2):
+        assert unlock(public, "locked.example", "p", source_ip="198.51.100.1").status == 200
+    # a wrong guess from a fresh address is still only a 401, checked and counted
+    assert unlock(public, "locked.example", "guess", source_ip="198.51.100.2").status == 401
+    # each request's metrics are flushed as EMF lines
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if '"_aws"' in line]
+    counted = Counter(line["reason"] for line in lines if "PasswordGuesses" in line)
+    assert counted["many_clients"] >= 25 and counted["client_window"] == 10
+
+
+def test_one_address_guessing_is_held_longer_and_longer(analytics, public, monkeypatch):
+    monkeypatch.setattr(
+        "sitelens.privacy.verify_password", lambda password, stored: password == "p"
+    )
+    now = [1_800_000_000]
+    monkeypatch.setattr("sitelens.sharing.access.time.time", lambda: now[0])
+    website(analytics, "locked.example", privacy=2, password="correct-horse")
+    for _ in range(sharing.FREE_FAILURES - 1):  # typos cost no wait
         assert unlock(public, "locked.example", "guess").status == 401
-    refused = unlock(public, "locked.example", "p")  # even the right one, from this client
-    assert refused.status == 429
-    assert refused.body == {"message": "Too Many Attempts.", "status": 429}
-    assert 0 < int(refused.headers["Retry-After"]) <= sharing.ATTEMPT_WINDOW_SECONDS
-    # another address has its own count, until the record's is used up by wrong passwords
+    holds = []
+    for _ in range(4):
+        assert unlock(public, "locked.example", "guess").status == 401
+        refused = unlock(public, "locked.example", "p")  # held: even the right one waits
+        assert refused.status == 429
+        assert refused.body == {"message": "Too Many Attempts.", "status": 429}
+        holds.append(int(refused.headers["Retry-After"]))
+        now[0] += holds[-1]
+    assert holds == [2, 4, 8, 16]
+    # another address is not held, and the right password ends this one's hold and failures
     assert unlock(public, "locked.example", "p", source_ip="203.0.113.9").status == 200
-    assert unlock(public, "locked.example", "guess", source_ip="203.0.113.10").status == 401
-    assert unlock(public, "locked.example", "p", source_ip="203.0.113.9").status == 200
-    assert unlock(public, "locked.example", "guess", source_ip="203.0.113.10").status == 401
-    assert unlock(public, "locked.example", "p", source_ip="203.0.113.11").status == 429
+    assert unlock(public, "locked.example", "p").status == 200
+    assert unlock(public, "locked.example", "guess").status == 401  # a typo again: no hold
+    assert unlock(public, "locked.example", "p").status == 200
 
 
 def test_right_passwords_use_no_attempts(analytics, public, monkeypatch):
@@ -205,7 +237,9 @@ def test_right_passwords_use_no_attempts(analytics, public, monkeypatch):
         assert unlock(public, "locked.example", "p").status == 200
     for _ in range(3):
         assert unlock(public, "locked.example", "guess").status == 401
-    assert unlock(public, "locked.example", "p").status == 429
+    refused = unlock(public, "locked.example", "p")  # this client's own window is used up
+    assert refused.status == 429
+    assert 0 < int(refused.headers["Retry-After"]) <= sharing.ATTEMPT_WINDOW_SECONDS
 
 
 def test_no_client_address_is_stored(analytics, public, moto_backend):
@@ -218,7 +252,8 @@ def test_no_client_address_is_stored(analytics, public, moto_backend):
     items = boto3.client("dynamodb").scan(TableName=config.settings().accounts_table)["Items"]
     assert "203.0.113.77" not in repr(items)
     limits = [i for i in items if i["pk"]["S"].startswith("LIMIT#unlock:website:")]
-    assert len(limits) == 2 and all("expires_at" in i for i in limits)
+    # the client's window and hold, the record's window
+    assert len(limits) == 3 and all("expires_at" in i for i in limits)
 
 
 def test_an_unlock_without_a_password_is_422(analytics, public):

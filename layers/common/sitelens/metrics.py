@@ -9,7 +9,8 @@ batch of 5,000 hits writes a handful of lines, not 5,000. Every name here has an
 Names (namespace `POWERTOOLS_METRICS_NAMESPACE`, dimension `service`, and `reason` where
 shown): HitsAccepted, HitsExcluded[reason], HitsThrottled[reason], HitsCounted,
 HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
-RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures.
+RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures,
+PasswordGuesses[reason].
 """
 
 from __future__ import annotations

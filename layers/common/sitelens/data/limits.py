@@ -1,5 +1,6 @@
 """Requests counted per subject and time window, for rate limits: an account's requests a
-second, the password attempts on a shared record per quarter of an hour.
+second, the password attempts on a shared record per quarter of an hour; and failures
+counted per subject with a hold that grows with them (a client's wrong passwords).
 
 One item per subject in the accounts table, `LIMIT#<subject>`/`LIMIT`, holds the current
 window (`window`, a number that grows with time) and how many requests were counted in it
@@ -13,6 +14,7 @@ concurrent containers never count past the limit between them.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sitelens.config import settings
@@ -51,6 +53,68 @@ def give_back(subject: str, window: int) -> None:
         "#window = :window AND #count > :zero",
         {":window": {"N": str(window)}, ":minus_one": {"N": "-1"}, ":zero": {"N": "0"}},
     )
+
+
+def held_for(subject: str, now: int, expires_at: int) -> int:
+    """Seconds `subject` must still wait after its failures (`fail`); 0 when it may try.
+    A new item may go at `expires_at`."""
+    try:
+        client("dynamodb").update_item(
+            TableName=settings().accounts_table,
+            Key=_key(subject),
+            UpdateExpression="SET #expires = if_not_exists(#expires, :expires)",
+            ConditionExpression="attribute_not_exists(#until) OR #until <= :now",
+            ExpressionAttributeNames={"#expires": "expires_at", "#until": "held_until"},
+            ExpressionAttributeValues={
+                ":now": {"N": str(now)},
+                ":expires": {"N": str(expires_at)},
+            },
+            ReturnValuesOnConditionCheckFailure="ALL_OLD",
+        )
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":
+            raise
+        stored = getattr(err, "response", {}).get("Item") or {}
+        return max(int(stored.get("held_until", {}).get("N", now)) - now, 1)
+    return 0
+
+
+def fail(subject: str, hold: Callable[[int], int], now: int, expires_at: int) -> int:
+    """Count a failure of `subject` and hold it for `hold(failures)` seconds from `now`;
+    its failures are forgotten at `expires_at` (each failure moves it on). The count."""
+    answer = client("dynamodb").update_item(
+        TableName=settings().accounts_table,
+        Key=_key(subject),
+        UpdateExpression="ADD #failures :one SET #expires = :expires",
+        ExpressionAttributeNames={"#failures": "failures", "#expires": "expires_at"},
+        ExpressionAttributeValues={":one": {"N": "1"}, ":expires": {"N": str(expires_at)}},
+        ReturnValues="UPDATED_NEW",
+    )
+    failures = int(answer["Attributes"]["failures"]["N"])
+    if hold(failures) > 0:
+        client("dynamodb").update_item(
+            TableName=settings().accounts_table,
+            Key=_key(subject),
+            UpdateExpression="SET #until = :until",
+            ExpressionAttributeNames={"#until": "held_until"},
+            ExpressionAttributeValues={":until": {"N": str(now + hold(failures))}},
+        )
+    return failures
+
+
+def succeed(subject: str) -> None:
+    """Forget `subject`'s failures and hold."""
+    try:
+        client("dynamodb").update_item(
+            TableName=settings().accounts_table,
+            Key=_key(subject),
+            UpdateExpression="REMOVE #failures, #until",
+            ConditionExpression="attribute_exists(#failures)",
+            ExpressionAttributeNames={"#failures": "failures", "#until": "held_until"},
+        )
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":  # else none to forget
+            raise
 
 
 def _key(subject: str) -> dict[str, Any]:

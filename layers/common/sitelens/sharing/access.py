@@ -4,9 +4,13 @@ whoever proves the password, with a token bound to that record and that password
 A proof is a `signing` token whose purpose names the record and the stored password hash
 (`privacy.password_version`): a new password, even the same words again, or a record that
 leaves privacy 2 and comes back, makes every earlier proof fail. Password attempts are
-counted before the slow hash is compared, per record and client address and per record
-(`data.limits`), so a password cannot be guessed online and the hash cannot be used to
-burn CPU.
+counted before the slow hash is compared (`data.limits`), so that a password cannot be
+guessed online and the hash cannot be used to burn CPU: per record and client address, in
+a window and with a hold after each wrong password past the first few that doubles with
+each (a back-off of this client's own), and only then per record from all addresses.
+Only a client's own allowance refuses it: the record's is a signal, counted as the metric
+`PasswordGuesses` and alarmed, never a lock, so guessers elsewhere cannot keep a reader
+who knows the password out.
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sitelens import clock, errors, hosts, privacy, signing
+from sitelens import clock, errors, hosts, metrics, privacy, signing
 from sitelens.cursor import secret
 from sitelens.data import limits
 from sitelens.data import reports as stored_reports
@@ -30,8 +34,15 @@ TOKEN_SECONDS = 24 * 3600  # a proof lasts a day at most, then the password is a
 ATTEMPT_WINDOW_SECONDS = 15 * 60
 # per record and client address in a window: room for a person's typos, not for guessing
 ATTEMPTS_PER_CLIENT = 10
-# per record from every address together: a distributed guess gets 9,600 tries a day
+# per record from every address together: past it, guessing from many addresses is
+# counted (PasswordGuesses, reason "many_clients") and alarmed, never refused
 ATTEMPTS_PER_RECORD = 100
+# wrong passwords of a client for a record that cost no wait: a person's typos
+FREE_FAILURES = 5
+# then a hold that doubles with each wrong password, up to a window's length
+FIRST_HOLD_SECONDS = 2
+# a client's wrong passwords are forgotten a day after its last one (or at a right one)
+FAILURES_KEPT_SECONDS = 24 * 3600
 
 
 @dataclass(frozen=True)
@@ -114,33 +125,52 @@ def unlock(shared: Shared, password: str, client_address: str) -> Grant:
     if shared.locked:
         # counted before the comparison, so that concurrent guesses cannot pass the limit;
         # a right password is given back: only wrong ones use the allowance up
-        counted = _count_attempt(shared, client_address)
+        client = f"{_subject(shared)}:{_client_key(client_address)}"
+        counted = _count_attempt(shared, client)
         if not privacy.verify_password(password, shared.record["password_hash"]):
+            now = int(time.time())
+            limits.fail(f"{client}:held", _hold, now, now + FAILURES_KEPT_SECONDS)
             raise errors.Unauthenticated()
         for subject, window in counted:
             limits.give_back(subject, window)
+        limits.succeed(f"{client}:held")
     expires_at = int(time.time()) + TOKEN_SECONDS
     token = signing.sign({"kind": shared.kind, "id": shared.id}, shared.purpose(), expires_at)
     return Grant(token, expires_at)
 
 
-def _count_attempt(shared: Shared, client_address: str) -> list[tuple[str, int]]:
-    """Count an attempt for this client and for the record (429 when either has used its
-    allowance in this window); the subjects and window counted."""
+def _subject(shared: Shared) -> str:
+    return f"unlock:{shared.kind}:{shared.id}"
+
+
+def _hold(failures: int) -> int:
+    """Seconds a client waits after its `failures`-th wrong password for a record."""
+    if failures < FREE_FAILURES:
+        return 0
+    doublings = min(failures - FREE_FAILURES, 20)
+    return int(min(FIRST_HOLD_SECONDS * 2**doublings, ATTEMPT_WINDOW_SECONDS))
+
+
+def _count_attempt(shared: Shared, client: str) -> list[tuple[str, int]]:
+    """Count an attempt for this client (429 while it is held after wrong passwords, or
+    when it has used its allowance in this window), then for the record (never refused:
+    past its allowance, the guesses of many clients are counted as a metric); the subjects
+    and window counted."""
     now = int(time.time())
     window = now // ATTEMPT_WINDOW_SECONDS
     ends = (window + 1) * ATTEMPT_WINDOW_SECONDS
-    record = f"unlock:{shared.kind}:{shared.id}"
-    counted: list[tuple[str, int]] = []
-    for subject, allowed in (
-        (f"{record}:{_client_key(client_address)}", ATTEMPTS_PER_CLIENT),
-        (record, ATTEMPTS_PER_RECORD),
-    ):
-        if not limits.take(subject, allowed, window, ends):
-            for taken, at in counted:  # refused: this attempt counts nowhere
-                limits.give_back(taken, at)
-            raise errors.TooManyRequests(retry_after=max(ends - now, 1))
-        counted.append((subject, window))
+    held = limits.held_for(f"{client}:held", now, now + FAILURES_KEPT_SECONDS)
+    if held:
+        metrics.count("PasswordGuesses", reason="client_held")
+        raise errors.TooManyRequests(retry_after=held)
+    if not limits.take(client, ATTEMPTS_PER_CLIENT, window, ends):
+        metrics.count("PasswordGuesses", reason="client_window")
+        raise errors.TooManyRequests(retry_after=max(ends - now, 1))
+    counted = [(client, window)]
+    if limits.take(_subject(shared), ATTEMPTS_PER_RECORD, window, ends):
+        counted.append((_subject(shared), window))
+    else:
+        metrics.count("PasswordGuesses", reason="many_clients")
     return counted
 
 
