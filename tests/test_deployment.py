@@ -327,7 +327,7 @@ def test_counter_failures_alarm_when_sustained():
     assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 5)
 
 
-@pytest.mark.parametrize("metric", ["HitsThrottled", "MessagesRetried"])
+@pytest.mark.parametrize("metric", ["HitsThrottled", "MessagesRetried", "RequestsThrottled"])
 def test_metrics_with_reasons_alarm_on_every_reason(metric):
     [query] = alarm_on(metric)["Metrics"]
     schema = 'SCHEMA("Sitelens/${AWS::StackName}", reason, service)'

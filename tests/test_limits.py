@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import boto3
 import pytest
 
-from sitelens import config, errors
+from sitelens import config, errors, metrics
 from sitelens.accounts import limits
 from sitelens.data import buckets
 from sitelens.local import template
@@ -85,14 +85,18 @@ def test_a_script_creating_30_websites_in_a_loop_is_never_held(defaults, analyti
     assert 70 <= int(reply.headers["X-RateLimit-Remaining"]) <= 80
 
 
-def test_a_burst_beyond_the_bucket_is_429_with_retry_after_and_the_headers(limit, analytics):
+def test_a_burst_beyond_the_bucket_is_429_with_retry_after_and_the_headers(
+    limit, analytics, capsys
+):
     for left in (4, 3, 2, 1, 0):
         reply = analytics.get("/api/v1/account")
         assert reply.status == 200
         assert reply.headers["X-RateLimit-Limit"] == "5"
         assert reply.headers["X-RateLimit-Remaining"] == str(left)
+    metrics.flush()
     reply = analytics.get("/api/v1/websites")  # one bucket for all the account's routes
     assert reply.status == 429
+    assert "RequestsThrottled" in capsys.readouterr().out  # a loss is data
     assert reply.body == TOO_MANY
     assert reply.headers["Retry-After"] == "1"
     assert reply.headers["X-RateLimit-Remaining"] == "0"

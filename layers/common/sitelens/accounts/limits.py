@@ -14,7 +14,7 @@ block per container it reaches).
 Every keyed answer carries `X-RateLimit-Limit` (the burst), `X-RateLimit-Remaining` (the
 requests the bucket holds now, as this container sees it) and `X-RateLimit-Reset` (Unix
 time, seconds, when it is full again); a 429 also `Retry-After` (seconds to its next
-token).
+token), and counts `RequestsThrottled` (reason `account_rate`), which has an alarm.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sitelens import errors
+from sitelens import errors, metrics
 from sitelens.config import settings
 from sitelens.data import buckets
 
@@ -73,6 +73,7 @@ def admit(account_id: str) -> dict[str, str]:
         _blocks[account_id] = block
         headers = _headers(block, rate, burst, now)
     if not reserved.granted:
+        metrics.count("RequestsThrottled", reason="account_rate")
         # the next token comes when `due` is within the burst of now again
         wait = buckets.seconds(reserved.due - (burst - 1) * buckets.MICROS, rate) - now
         raise errors.TooManyRequests(retry_after=max(1, math.ceil(wait)), headers=headers)
