@@ -279,3 +279,52 @@ def test_a_report_moved_to_another_host_takes_its_empty_project_along(seo, accou
     row = project_row(account.id, old)
     assert row["reports"]["N"] == "1" and row["score_total"]["N"] == str(other["score"])
     assert project_row(account.id, "moved.example")["reports"]["N"] == "2"
+
+
+def stored_records() -> list[dict[str, Any]]:
+    """What the acknowledged writes made: websites, claims, reports, projects (not the id
+    counters, which a failed create may have advanced)."""
+    dynamodb = boto3.client("dynamodb")
+    found = []
+    for table in ("websites_table", "reports_table", "projects_table"):
+        for item in dynamodb.scan(TableName=getattr(config.settings(), table))["Items"]:
+            if "last_id" not in item:
+                found.append(item)
+    return sorted(found, key=repr)
+
+
+WRITES = {
+    "create website": lambda a, s, w, r: a.post("/api/v1/websites", {"domain": f"n{w}.example"}),
+    "update website": lambda a, s, w, r: a.put(f"/api/v1/websites/{w}", {"email": "1"}),
+    "delete website": lambda a, s, w, r: a.delete(f"/api/v1/websites/{w}"),
+    "create report": lambda a, s, w, r: s.post("/api/v1/reports", {"url": r["url"]}),
+    "update report": lambda a, s, w, r: s.put(f"/api/v1/reports/{r['id']}", {"privacy": "1"}),
+    "delete report": lambda a, s, w, r: s.delete(f"/api/v1/reports/{r['id']}"),
+    "delete project": lambda a, s, w, r: s.delete(f"/api/v1/projects/{r['project']}"),
+}
+
+
+@pytest.mark.parametrize("write", list(WRITES))
+def test_no_write_answers_a_failure_for_a_change_it_made(analytics, seo, site, few_attempts, write):
+    """Each DynamoDB call of the write fails in turn (past botocore's retries): an answer of
+    409 or 5xx leaves every record as it was, so the client's retry is always right."""
+    act = WRITES[write]
+    website = analytics.post("/api/v1/websites", {"domain": "example.com"}).data["id"]
+    report = seo.post("/api/v1/reports", {"url": site.url("/good")}).data
+    seo.get("/api/v1/account")  # the key is cached from here on
+    with Outage(10**6, THROTTLED) as clean:
+        reply = act(analytics, seo, website, report)
+    assert reply.status in (200, 201), reply.body
+    assert clean.operations, write
+    refused = 0
+    for first in range(len(clean.operations)):
+        website = analytics.post("/api/v1/websites", {"domain": f"w{first}.example"}).data["id"]
+        report = seo.post("/api/v1/reports", {"url": site.url("/good")}).data
+        before = stored_records()
+        with Outage(first, INTERNAL):
+            reply = act(analytics, seo, website, report)
+        if reply.status >= 409:
+            refused += 1
+            assert reply.status in (409, 500), reply.body
+            assert stored_records() == before, (write, first)
+    assert refused, write  # the faults were felt
