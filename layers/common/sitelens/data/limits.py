@@ -1,6 +1,7 @@
-"""Requests counted per subject and time window, for rate limits: an account's requests a
-second, the password attempts on a shared record per quarter of an hour; and failures
-counted per subject with a hold that grows with them (a client's wrong passwords).
+"""Requests counted per subject and time window, for rate limits: the password attempts on
+a shared record per quarter of an hour; and failures counted per subject with a hold that
+grows with them (a client's wrong passwords). An account's requests are a token bucket
+(`data.buckets`).
 
 One item per subject in the accounts table, `LIMIT#<subject>`/`LIMIT`, holds the current
 window (`window`, a number that grows with time) and how many requests were counted in it
