@@ -77,7 +77,7 @@ def test_50_parallel_updates_store_exactly_one_answer(analytics):
     path = f"/api/v1/websites/{website['id']}"
     # A few set a password (a slow hash each, as on separate Lambdas it would not share a CPU).
     forms = [
-        {"privacy": "2", "password": f"pw-{n}", "exclude_ips": f"192.0.2.{n}"}
+        {"privacy": "2", "password": f"password-{n}", "exclude_ips": f"192.0.2.{n}"}
         if n % 10 == 0
         else {"email": str(n % 2), "exclude_params": f"p{n}", "favorite": str(n % 3 % 2)}
         for n in range(50)
