@@ -154,13 +154,18 @@ fresh AS (
   FROM {LANDING}
   WHERE {in_range} AND hour >= '{first_hour}'
 ),
+compacted_copies AS (
+  -- landing rows compacted since: joined with the few landing rows on the right, the side
+  -- both engines build from, so compacted files are only probed (and pruned by the keys)
+  SELECT c.hit_id FROM {COMPACTED} AS c
+  JOIN fresh AS f ON c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
+),
 raw AS (
   SELECT website_id, {columns} FROM {COMPACTED} WHERE {in_range}
   UNION ALL
   SELECT f.website_id, {", ".join("f." + name for name in schema.COLUMN_NAMES)} FROM fresh AS f
   WHERE f.copy_no = 1 AND NOT EXISTS (
-    SELECT 1 FROM {COMPACTED} AS c
-    WHERE c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
+    SELECT 1 FROM compacted_copies AS d WHERE d.hit_id = f.hit_id
   )
 ),
 marked AS (
