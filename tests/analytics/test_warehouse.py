@@ -482,3 +482,40 @@ def test_presets_are_days_of_the_site_s_zone():
     )
     assert parsed.start == datetime(2026, 11, 18, 5, tzinfo=UTC)
     assert parsed.end - parsed.start == timedelta(days=7)
+
+
+def test_a_pageview_after_the_engagement_of_a_visit_begun_before_the_range_counts(tmp_path):
+    """The range opens on an engagement that ends a visit begun the day before; the
+    pageview after it starts a visit, and every query counts it alike."""
+    store = LocalWarehouse(tmp_path / "edge")
+    store.write(
+        [
+            row(1, "a", "2026-11-22T23:58:00", page="/"),
+            row(1, "a", "2026-11-23T00:00:30", "engagement", page="/", engagement_ms=150_000),
+            row(1, "a", "2026-11-23T00:02:00", page="/next"),
+        ]
+    )
+    by_visits = ask(store, metrics=["visitors", "visits", "pageviews", "bounce_rate"])
+    by_rows = ask(store, metrics=["visitors", "pageviews"])
+    by_day = ask(store, metrics=["visitors", "pageviews"], dimensions=["time:day"])
+    assert by_visits["results"] == [{"dimensions": [], "metrics": [1, 1, 1, 100.0]}]
+    assert by_rows["results"] == [{"dimensions": [], "metrics": [1, 1]}]
+    assert by_day["results"] == [{"dimensions": [DAY], "metrics": [1, 1]}]
+
+
+def test_rows_of_one_instant_count_alike_in_every_query(tmp_path):
+    """A pageview and an engagement of the same millisecond: the pageview starts its visit
+    whatever order the engine reads them in (visits and rows agree)."""
+    store = LocalWarehouse(tmp_path / "ties")
+    store.write(
+        [
+            row(1, "a", "10:00:00", "engagement", page="/", engagement_ms=1_000),
+            row(1, "a", "10:00:00", page="/"),
+            row(1, "b", "10:00:00", page="/"),
+            row(1, "b", "10:00:00", page="/two"),
+        ]
+    )
+    by_visits = ask(store, metrics=["visitors", "visits", "pageviews"])
+    by_rows = ask(store, metrics=["visitors", "pageviews"])
+    assert by_visits["results"] == [{"dimensions": [], "metrics": [2, 2, 3]}]
+    assert by_rows["results"] == [{"dimensions": [], "metrics": [2, 3]}]

@@ -112,10 +112,9 @@ def _where(filters: tuple[Filter, ...]) -> str:
     return " AND ".join(_filter(item) for item in filters) or "TRUE"
 
 
-def _visits_sql(query: Query) -> str:
-    """The pageviews and custom events of the range, each with its visit number and its
-    visit's dimensions. Engagement rows only give visits their duration: they are no event,
-    as in Plausible, so no breakdown, filter or count sees them."""
+def _raw_sql(query: Query) -> str:
+    """`raw`: every row of the range once, compacted or still in landing (a landing row
+    whose hit was compacted since, or that came twice, is kept once)."""
     sites = ", ".join(str(site) for site in query.site_ids)
     # a UTC day partition can hold the site's first and last local day: read one more each side
     first_day = (query.start.date()).isoformat()
@@ -123,23 +122,6 @@ def _visits_sql(query: Query) -> str:
     start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
     end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
     columns = ", ".join(schema.COLUMN_NAMES)
-    pageview = _text(schema.PAGEVIEW)
-    engagement = _text(schema.ENGAGEMENT)
-    visit_columns = ",\n".join(
-        f"ARG_MIN({name}, ts) FILTER (WHERE name = {pageview}) AS v_{name}"
-        for name in _VISIT_COLUMNS
-    )
-    visit_fields = ", ".join(
-        f"v.v_{name}"
-        for name in (
-            "pageviews",
-            "interactions",
-            "duration",
-            "entry_page",
-            "exit_page",
-            *_VISIT_COLUMNS,
-        )
-    )
     # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
     in_range = (
         f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
@@ -167,18 +149,50 @@ raw AS (
   WHERE f.copy_no = 1 AND NOT EXISTS (
     SELECT 1 FROM compacted_copies AS d WHERE d.hit_id = f.hit_id
   )
+)"""
+
+
+def _visits_sql(query: Query) -> str:
+    """`hits`: the pageviews and custom events of the range, each with its visit number and
+    its visit's dimensions. Engagement rows only give visits their duration: they are no
+    event, as in Plausible, so no breakdown, filter or count sees them."""
+    pageview = _text(schema.PAGEVIEW)
+    engagement = _text(schema.ENGAGEMENT)
+    visit_columns = ",\n".join(
+        f"ARG_MIN({name}, ts) FILTER (WHERE name = {pageview}) AS v_{name}"
+        for name in _VISIT_COLUMNS
+    )
+    visit_fields = ", ".join(
+        f"v.v_{name}"
+        for name in (
+            "pageviews",
+            "interactions",
+            "duration",
+            "entry_page",
+            "exit_page",
+            *_VISIT_COLUMNS,
+        )
+    )
+    # rows of one instant in one order on every run: pageviews and events first, then by id
+    visitor_order = f"PARTITION BY website_id, visitor ORDER BY ts, name = {engagement}, hit_id"
+    return f"""{_raw_sql(query)},
+firsts AS (
+  SELECT *, MIN(CASE WHEN name <> {engagement} THEN ts END)
+    OVER (PARTITION BY website_id, visitor) AS first_event
+  FROM raw
 ),
 marked AS (
   SELECT *, CASE WHEN name <> {engagement} AND (
-      LAG(ts) OVER (PARTITION BY website_id, visitor ORDER BY ts) IS NULL
-      OR ts > LAG(ts) OVER (PARTITION BY website_id, visitor ORDER BY ts)
-        + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
+      LAG(ts) OVER ({visitor_order}) IS NULL
+      OR ts > LAG(ts) OVER ({visitor_order}) + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
     ) THEN 1 ELSE 0 END AS starts
-  FROM raw
+  -- engagements before a visitor's first pageview or event of the range end a visit begun
+  -- before it: they belong to no visit, and must not keep that pageview from starting one
+  FROM firsts WHERE name <> {engagement} OR ts >= first_event
 ),
 numbered AS (
   SELECT *, SUM(starts) OVER (
-    PARTITION BY website_id, visitor ORDER BY ts ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    {visitor_order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   ) AS visit_no
   FROM marked
 ),
@@ -223,6 +237,33 @@ _METRIC_SQL: Final = {
 }
 
 
+# Metrics counted from rows alone, and how, when no visit needs to be found.
+_EVENT_METRIC_SQL: Final = {
+    "pageviews": f"COUNT(*) FILTER (WHERE name = {_text(schema.PAGEVIEW)})",
+    "events": "COUNT(*)",
+}
+_EVENT_METRICS: Final = frozenset(
+    {"visitors", "pageviews", "events", "percentage", "conversion_rate"}
+)
+
+
+def _filter_dimensions(item: Filter) -> set[str]:
+    if isinstance(item, Condition):
+        return {item.dimension}
+    return {name for part in item.parts for name in _filter_dimensions(part)}
+
+
+def _of_events_only(query: Query) -> bool:
+    """Whether every metric, dimension and filter of the query is one of rows, not of
+    visits (no visit metric, `visit:` dimension or filter)."""
+    named = set(query.dimensions) | {
+        name for item in query.filters for name in _filter_dimensions(item)
+    }
+    return set(query.metrics) <= _EVENT_METRICS and not any(
+        name in VISIT_DIMENSIONS for name in named
+    )
+
+
 def statement(query: Query, dialect: str) -> str:
     """The query's SQL for `dialect` ("duckdb" or "athena"): one row per group, the
     dimensions then the metrics in the query's order, then the total row count."""
@@ -238,6 +279,33 @@ def statement(query: Query, dialect: str) -> str:
     others = tuple(f for f in query.filters if f not in goals)
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
     order = _order(query, keys)
+    if _of_events_only(query):
+        # Each pageview and custom event is in exactly one visit that counts, so without
+        # a visit metric, dimension or filter the visits need not be found at all.
+        event_metrics = [
+            f"{_EVENT_METRIC_SQL.get(m, _METRIC_SQL[m])} AS m{n}"
+            for n, m in enumerate(query.metrics)
+        ]
+        text = f"""
+WITH {_raw_sql(query)},
+hits AS (SELECT * FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
+base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
+matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)})
+SELECT {
+            ", ".join(
+                [
+                    *(f"{sql} AS {key}" for sql, key in zip(dimensions, keys, strict=True)),
+                    *event_metrics,
+                    "COUNT(*) OVER () AS total_rows",
+                ]
+            )
+        }
+FROM matched AS e
+{f"GROUP BY {', '.join(dimensions)}" if dimensions else ""}
+{f"ORDER BY {order}" if order else ""}
+LIMIT {query.limit} OFFSET {query.offset}
+"""
+        return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
     text = f"""
 WITH {_visits_sql(query)},
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
