@@ -21,9 +21,6 @@ from sitelens.local import gateway
 from sitelens.log import logger
 
 MAX_WINDOW_SECONDS = 1.0
-# Batches of one queue at once, at most (the trigger's MaximumConcurrency, capped): one
-# gathers while another writes, which two cores can overlap; more would only queue.
-MAX_LOCAL_CONCURRENCY = 2
 SCHEDULE_SECONDS = 3600.0  # a daily schedule runs hourly here: it does nothing twice
 _RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 10 per call)
 
@@ -176,21 +173,16 @@ def start_all(
                 workers.append(scheduled)
             if event.get("Type") == "SQS":
                 source = event["Properties"]
-                scaling = source.get("ScalingConfig") or {}
-                concurrency = int(_setting(spec, scaling.get("MaximumConcurrency", 1)))
-                for _ in range(min(concurrency, MAX_LOCAL_CONCURRENCY)):
-                    worker = QueueWorker(
-                        name,
-                        props,
-                        queue=source["Queue"]["Fn::GetAtt"][0],
-                        batch=int(_setting(spec, source.get("BatchSize", 10))),
-                        window=float(
-                            _setting(spec, source.get("MaximumBatchingWindowInSeconds", 0))
-                        ),
-                        lock=lock,
-                    )
-                    worker.start()
-                    workers.append(worker)
+                worker = QueueWorker(
+                    name,
+                    props,
+                    queue=source["Queue"]["Fn::GetAtt"][0],
+                    batch=int(_setting(spec, source.get("BatchSize", 10))),
+                    window=float(_setting(spec, source.get("MaximumBatchingWindowInSeconds", 0))),
+                    lock=lock,
+                )
+                worker.start()
+                workers.append(worker)
     return workers
 
 
