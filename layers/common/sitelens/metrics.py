@@ -33,12 +33,6 @@ def count(name: str, value: int = 1, **dimensions: str) -> None:
             _pending[(name, tuple(sorted(dimensions.items())))] += value
 
 
-def pending() -> dict[tuple[str, tuple[tuple[str, str], ...]], int]:
-    """What the next flush would write (tests and `make serve` read it)."""
-    with _lock:
-        return dict(_pending)
-
-
 def flush() -> None:
     """Write every pending count as an EMF line on stdout, then forget them."""
     with _lock:

@@ -38,7 +38,6 @@ from sitelens.data.items import cancel_reasons, is_condition_failure
 STAT_VALUE_BYTES = 900
 # A transaction holds at most 100 actions: the counters of a chunk and its commit marker.
 CHUNK_COUNTERS = 99
-_DAY_LENGTH = len("YYYY-MM-DD")
 _ATTEMPTS = 8
 _TRANSACTION_ATTEMPTS = 5  # backing off about a second in all, within a 30 s invocation
 # Cancellation reasons that a later attempt of the same transaction can get past.
