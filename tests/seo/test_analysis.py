@@ -251,16 +251,16 @@ def test_report_is_frozen() -> None:
 
 
 def test_page_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
-    import sitelens.seo.checks as checks
+    from sitelens.seo.checks import context
 
     parsed: list[object] = []
-    real = checks.LexborHTMLParser
+    real = context.LexborHTMLParser
 
     def counting(*args: object, **kwargs: object) -> object:
         parsed.append(args)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(checks, "LexborHTMLParser", counting)
+    monkeypatch.setattr(context, "LexborHTMLParser", counting)
     analyse(make_site(GOOD_PAGE))
     assert len(parsed) == 1
 

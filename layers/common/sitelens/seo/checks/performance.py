@@ -1,0 +1,136 @@
+"""Checks of what the page costs to load: compression, load time, size, requests, image
+formats, blocking scripts and the number of elements."""
+
+from __future__ import annotations
+
+from sitelens.seo.checks.context import Context, _attr, _distinct, _shown
+from sitelens.seo.checks.outcome import Errors, Outcome, verdict
+
+MAX_LOAD_TIME = 2.0  # seconds
+MAX_PAGE_SIZE = 330_000  # bytes
+MAX_REQUESTS = 50
+MAX_ELEMENTS = 1_500
+
+_COMPRESSIONS = frozenset({"gzip", "br", "zstd", "deflate"})
+
+
+def text_compression(ctx: Context) -> Outcome:
+    """The HTML is sent compressed (gzip, br, zstd or deflate). Value: the encoding."""
+    encoding = ctx.page.content_encoding.strip().lower()
+    used = {token.strip() for token in encoding.split(",")}
+    errors = {} if used & _COMPRESSIONS else {"uncompressed": "The HTML is sent uncompressed."}
+    return verdict(encoding or None, errors)
+
+
+def load_time(ctx: Context) -> Outcome:
+    """The page loads in under 2 seconds. Value: seconds, to 2 decimals."""
+    seconds = ctx.page.elapsed
+    errors: Errors = {}
+    if seconds >= MAX_LOAD_TIME:
+        errors["too_slow"] = f"The page took {seconds:.2f} s; aim for under {MAX_LOAD_TIME:g} s."
+    return verdict(round(seconds, 2), errors)
+
+
+def page_size(ctx: Context) -> Outcome:
+    """The HTML is under 330,000 bytes. Value: its size in bytes."""
+    size = len(ctx.page.body)
+    errors: Errors = {}
+    if size >= MAX_PAGE_SIZE:
+        errors["too_large"] = f"The HTML is {size:,} bytes; keep it under {MAX_PAGE_SIZE:,}."
+    return verdict(size, errors)
+
+
+def http_requests(ctx: Context) -> Outcome:
+    """At most 50 distinct resources (scripts, stylesheets, images, frames, media, objects).
+
+    Value: how many of each kind.
+    """
+    counts = {kind: len(urls) for kind, urls in ctx.resources.items()}
+    total = sum(counts.values())
+    errors: Errors = {}
+    if total > MAX_REQUESTS:
+        errors["too_many"] = f"The page loads {total} resources; keep it to {MAX_REQUESTS}."
+    return verdict(counts, errors)
+
+
+_MODERN_EXTENSIONS = frozenset({"avif", "webp", "svg"})
+_MODERN_TYPES = ("image/avif", "image/webp", "image/svg+xml")
+_PICTURE_TYPES = frozenset({"image/avif", "image/webp"})
+
+
+def _modern_image(url: str) -> bool:
+    if url[:5].lower() == "data:":
+        return url[5:].lower().startswith(_MODERN_TYPES)
+    name = url.split("#", 1)[0].split("?", 1)[0].rsplit("/", 1)[-1]
+    return "." in name and name.rsplit(".", 1)[1].lower() in _MODERN_EXTENSIONS
+
+
+def _modern_pictures(ctx: Context) -> set[int]:
+    """The `mem_id`s of the `<picture>` elements that offer an AVIF or WebP `<source>`."""
+    return {
+        parent.mem_id
+        for node in ctx.tags("source")
+        if (parent := node.parent) is not None
+        and parent.tag == "picture"
+        and _attr(node, "type").lower() in _PICTURE_TYPES
+    }
+
+
+def image_format(ctx: Context) -> Outcome:
+    """Images are AVIF, WebP or SVG, judged by extension. Value: the other images.
+
+    An `<img>` in a `<picture>` that offers an AVIF or WebP `<source>` counts as modern.
+    """
+    # a <picture> offering AVIF or WebP serves those where supported; the <img> is a fallback
+    modern_pictures = _modern_pictures(ctx)
+    legacy = []
+    for node in ctx.tags("img"):
+        src = _attr(node, "src")
+        url = ctx.resolve(src) if src else None
+        parent = node.parent
+        in_modern_picture = parent is not None and parent.mem_id in modern_pictures
+        if url and not _modern_image(url) and not in_modern_picture:
+            legacy.append(url)
+    errors: Errors = {}
+    if legacy:
+        errors["legacy"] = f"Images not in AVIF, WebP or SVG: {len(legacy)}."
+    return verdict(_distinct(_shown(url) for url in legacy), errors)
+
+
+_JS_TYPES = frozenset(
+    {
+        "",
+        "text/javascript",
+        "application/javascript",
+        "application/x-javascript",
+        "text/ecmascript",
+        "application/ecmascript",
+        "text/jscript",
+    }
+)
+
+
+def defer_javascript(ctx: Context) -> Outcome:
+    """Every external script is `defer`, `async` or a module. Value: the blocking ones."""
+    blocking = [
+        ctx.resolve(_attr(node, "src")) or _attr(node, "src")
+        for node in ctx.tags("script")
+        if "src" in node.attrs
+        and "defer" not in node.attrs
+        and "async" not in node.attrs
+        # modules defer by default; other types (JSON, templates) never run
+        and _attr(node, "type").lower() in _JS_TYPES
+    ]
+    errors: Errors = {}
+    if blocking:
+        errors["blocking"] = f"Scripts without defer or async: {len(blocking)}."
+    return verdict(_distinct(_shown(url) for url in blocking), errors)
+
+
+def dom_size(ctx: Context) -> Outcome:
+    """At most 1,500 elements. Value: how many."""
+    count = ctx.element_count
+    errors: Errors = {}
+    if count > MAX_ELEMENTS:
+        errors["too_large"] = f"The page has {count:,} elements; keep it to {MAX_ELEMENTS:,}."
+    return verdict(count, errors)
