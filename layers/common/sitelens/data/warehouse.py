@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -30,6 +30,7 @@ MAX_QUERY_SECONDS: Final = 20.0  # within API Gateway's 29 s, with room to answe
 MAX_SCANNED_BYTES: Final = 10 * 1024**3  # per query; the workgroup enforces it too
 _POLL_SECONDS: Final = (0.1, 0.2, 0.4, 0.8, 1.0)
 _FIREHOSE_BATCH: Final = 500  # records per PutRecordBatch
+_FIREHOSE_BATCH_BYTES: Final = 4 * 1024**2  # bytes of records per PutRecordBatch
 _FIREHOSE_ATTEMPTS: Final = 4  # then the messages come back, and their rows are sent again
 MAX_RESULT_ROWS: Final = 10_001  # one page of the API and the total-rows check
 
@@ -67,11 +68,10 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
     and RuntimeError if some are still refused (the caller's messages come back)."""
     stream = settings().events_stream
     records = [
-        {"Data": (json.dumps(row, default=_json_default, separators=(",", ":")) + "\n").encode()}
+        (json.dumps(row, default=_json_default, separators=(",", ":")) + "\n").encode()
         for row in rows
     ]
-    for start in range(0, len(records), _FIREHOSE_BATCH):
-        batch = records[start : start + _FIREHOSE_BATCH]
+    for batch in _firehose_batches(records):
         for attempt in range(_FIREHOSE_ATTEMPTS):
             if attempt:
                 transactions.backoff(attempt - 1)
@@ -86,6 +86,22 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
         else:
             raise RuntimeError(f"Firehose refused {len(batch)} records {_FIREHOSE_ATTEMPTS} times")
     return len(records)
+
+
+def _firehose_batches(records: Sequence[bytes]) -> Iterator[list[dict[str, bytes]]]:
+    """The records as PutRecordBatch's `Records`, in order: at most `_FIREHOSE_BATCH`
+    records and `_FIREHOSE_BATCH_BYTES` bytes a call (rows carry URLs of up to 2,048
+    characters, so 500 of them can pass 4 MiB)."""
+    batch: list[dict[str, bytes]] = []
+    size = 0
+    for data in records:
+        if batch and (len(batch) == _FIREHOSE_BATCH or size + len(data) > _FIREHOSE_BATCH_BYTES):
+            yield batch
+            batch, size = [], 0
+        batch.append({"Data": data})
+        size += len(data)
+    if batch:
+        yield batch
 
 
 def landing_keys(prefix: str, limit: int) -> list[str]:
@@ -159,17 +175,19 @@ def _athena_run(sql: str) -> Rows:
         attempt += 1
     rows: list[list[Any]] = []
     token: dict[str, str] = {}
-    while len(rows) <= MAX_RESULT_ROWS:
+    while len(rows) < MAX_RESULT_ROWS:
         page = client("athena").get_query_results(QueryExecutionId=execution, **token)
         result = page["ResultSet"]
         types = [column["Type"] for column in result["ResultSetMetadata"]["ColumnInfo"]]
-        for raw in result["Rows"]:
+        # The first row of a SELECT's results holds the column names, as text whatever
+        # the column's type: left out before typing.
+        for raw in result["Rows"][0 if token else 1 :]:
             cells = [cell.get("VarCharValue") for cell in raw["Data"]]
             rows.append([_typed(cell, kind) for cell, kind in zip(cells, types, strict=True)])
         if "NextToken" not in page:
             break
         token = {"NextToken": page["NextToken"]}
-    return rows[1:]  # the first row of a SELECT's results holds the column names
+    return rows
 
 
 def _typed(text: str | None, kind: str) -> Any:
