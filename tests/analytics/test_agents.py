@@ -4,15 +4,12 @@ device types are device_detector's, and the caches stay bounded."""
 from __future__ import annotations
 
 import random
-from importlib import resources
 
 import pytest
 import regex
-import yaml
 
 from sitelens.analytics import devices, patterns, visitors
-
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+from tests.analytics import matomo
 
 
 @pytest.mark.parametrize(
@@ -56,13 +53,13 @@ def test_any_pattern_is_never_false_where_one_matches() -> None:
 
 
 def android_fixtures() -> list[str]:
-    fixtures = resources.files("device_detector") / "tests" / "fixtures" / "upstream"
-    agents: list[str] = []
-    for entry in fixtures.iterdir():
-        if entry.name.startswith("smartphone") or entry.name.startswith("tablet"):
-            loaded = yaml.load(entry.read_text(), Loader=LOADER) or []
-            agents += [e["user_agent"] for e in loaded if "Android" in e.get("user_agent", "")]
-    return agents
+    return [
+        entry["user_agent"]
+        for name, entries in matomo.fixtures().items()
+        if name.startswith(("smartphone", "tablet"))
+        for entry in entries
+        if "Android" in entry.get("user_agent", "")
+    ]
 
 
 def test_device_types_agree_with_device_detector() -> None:

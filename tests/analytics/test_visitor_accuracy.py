@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import json
 import random
-from functools import cache
-from importlib import resources
 from pathlib import Path
 
 import pytest
-import yaml
 
 from sitelens.analytics import visitors
+from tests.analytics.matomo import fixtures as matomo_fixtures
 
 COLLECTIONS = Path(__file__).resolve().parents[2] / ".ua-collections" / "node_modules"
 MATOMO_TYPES = {
@@ -33,7 +31,6 @@ MATOMO_TYPES = {
     "tablet": "tablet",
     "desktop": "desktop",
 }
-LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml: the fixtures are 20 MB
 SAMPLE = 600  # agents of a collection whose devices are checked: 20 ms each, cold
 
 
@@ -44,15 +41,13 @@ def npm_collection(name: str, file: str) -> list:
     return json.loads(path.read_text())
 
 
-@cache
 def matomo(kind: str) -> list[dict]:
-    fixtures = resources.files("device_detector") / "tests" / "fixtures" / "upstream"
-    found: list[dict] = []
-    for entry in fixtures.iterdir():
-        if entry.name.endswith(".yml") and (entry.name == "bots.yml") == (kind == "bots"):
-            loaded = yaml.load(entry.read_text(), Loader=LOADER) or []
-            found += [e for e in loaded if isinstance(e, dict)]
-    return found
+    return [
+        entry
+        for name, entries in matomo_fixtures().items()
+        if (name == "bots.yml") == (kind == "bots")
+        for entry in entries
+    ]
 
 
 def share(found: int, total: int) -> str:
