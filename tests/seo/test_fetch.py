@@ -28,7 +28,7 @@ import urllib3.util.connection
 from sitelens import errors
 from sitelens.config import ConfigError, settings
 from sitelens.reports import records
-from sitelens.seo import analysis, fetch, timebox
+from sitelens.seo import addresses, analysis, connections, fetch, timebox
 from sitelens.seo.fetch import FetchError
 
 try:
@@ -743,7 +743,7 @@ def test_resolve_normalises_numeric_hosts() -> None:
     ],
 )
 def test_is_public(address: str, public: bool) -> None:
-    assert fetch.is_public(address) is public
+    assert addresses.is_public(address) is public
 
 
 # --- TLS --------------------------------------------------------------------------------
@@ -831,8 +831,8 @@ def test_tls_verifies_the_requested_host_not_the_address(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     hosts["public.example"] = hosts["other.example"] = ["127.0.0.1"]
-    real_pools = fetch._pools
-    monkeypatch.setattr(fetch, "_pools", lambda: real_pools(ca_certs=str(certificates["ca"])))
+    real_pools = connections.pools
+    monkeypatch.setattr(connections, "pools", lambda: real_pools(ca_certs=str(certificates["ca"])))
 
     page = fetch.fetch(f"https://public.example:{tls_server.port}/page")
     assert page.body == HTML

@@ -7,7 +7,7 @@ operation and `DEADLINE` for the whole fetch, at most `MAX_BODY` decoded bytes, 
 non-public address (OWASP API7, server-side request forgery) unless the operator sets
 `SITELENS_ALLOW_PRIVATE_URLS=1`. The deadline is checked after DNS, before each hop and
 before each body read; headers trickled in byte by byte are cut off at the deadline by
-`fetch_site`, which shuts its connections down (`_Session`).
+`fetch_site`, which shuts its connections down (`connections.Session`).
 
 Every network failure (no such host, a refused or reset connection, a timeout, a failed TLS
 handshake, a port we do not fetch) gives one sentence, `UNREACHABLE`, so that answers do
@@ -23,34 +23,33 @@ URLs with credentials (`user:pass@host`) are refused: we never send them, and th
 serve to disguise the real host. A page without a Content-Type counts as HTML when its body
 starts like an HTML document (`_looks_like_html`).
 
-DNS pinning: each hop's host is resolved once by `resolve`, every address is checked with
-`is_public`, and the connection is opened to a checked address itself (with the original
-host for the `Host` header, TLS SNI and certificate verification), so a second DNS answer
-cannot swap in a private address between the check and the connect (DNS rebinding).
+DNS pinning (`addresses`): each hop's host is resolved once by `resolve`, every address is
+checked with `is_public`, and the connection is opened to a checked address itself (with the
+original host for the `Host` header, TLS SNI and certificate verification), so a second DNS
+answer cannot swap in a private address between the check and the connect (DNS rebinding).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import functools
-import ipaddress
 import re
 import secrets
 import socket
-import threading
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
-from urllib3 import BaseHTTPResponse, HTTPConnectionPool, HTTPSConnectionPool, PoolManager, Timeout
-from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3 import BaseHTTPResponse, Timeout
+from urllib3.connection import HTTPConnection
 from urllib3.exceptions import DecodeError, HTTPError, NewConnectionError
 from urllib3.util import make_headers
 
 from sitelens import hosts
 from sitelens.config import settings
+from sitelens.seo.addresses import is_public, resolve
+from sitelens.seo.connections import OPENING, Session
 from sitelens.seo.page import LINE_HEADERS, Response, Site
 from sitelens.seo.robots import MAX_ROBOTS_BYTES
 
@@ -85,18 +84,6 @@ _HTML_START = re.compile(
     rb"<(?:!doctype\s+html|html|head|body|script|iframe|h1|div|font|table|a|style|title|b|br|p)"
     rb"[\s>]|<!--"
 )
-# Ranges `is_global` misses or that differ between Python versions.
-_NOT_PUBLIC = tuple(
-    ipaddress.ip_network(network)
-    for network in (
-        "192.0.0.0/24",  # IETF protocol assignments
-        "192.88.99.0/24",  # 6to4 relay anycast
-        "2001::/23",  # IETF protocol assignments, including Teredo (2001::/32)
-        "3fff::/20",  # documentation (RFC 9637)
-        "fec0::/10",  # deprecated site-local
-    )
-)
-_NAT64 = ipaddress.ip_network("64:ff9b::/96")
 
 
 class FetchError(Exception):
@@ -116,7 +103,7 @@ class _Target:
 
 def fetch(url: str) -> Response:
     """GET an HTML page, following redirects; raise `FetchError` when that fails."""
-    session = _Session()
+    session = Session()
     try:
         return _fetch(session, url, html_only=True, read_body=True)
     finally:
@@ -137,7 +124,7 @@ def fetch_site(url: str) -> Site:
     # Socket timeouts bound each read, not a server that drips its headers byte by byte:
     # the answer is due at the deadline whatever the fetching threads are still doing.
     answer_by = time.monotonic() + DEADLINE
-    session = _Session()
+    session = Session()
     workers = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
     try:
         page = workers.submit(_fetch, session, url, html_only=True, read_body=True)
@@ -164,81 +151,12 @@ def fetch_site(url: str) -> Site:
         session.close()
 
 
-class _Session:
-    """One fetch's connection pools and open sockets, so that they can all be shut down
-    together at its deadline, and never shared with another fetch."""
-
-    def __init__(self) -> None:
-        self.pools = _pools()
-        self._lock = threading.Lock()
-        self._sockets: list[socket.socket] = []
-        self._cut = False
-
-    def check(self) -> None:
-        """Raise `FetchError` once the session is cut: nothing more is to be fetched."""
-        if self._cut:
-            raise FetchError(UNREACHABLE)
-
-    def opened(self, sock: socket.socket) -> None:
-        """Keep a new connection's socket, to be cut with the others; refuse it once cut."""
-        with self._lock:
-            if self._cut:
-                sock.close()
-                raise ConnectionAbortedError("the fetch is over")
-            self._sockets.append(sock)
-
-    def cut(self) -> None:
-        """Shut every socket down, which wakes a thread blocked reading it; the socket
-        stays open (its thread closes it), so its descriptor cannot be reused meanwhile."""
-        with self._lock:
-            self._cut = True
-            for sock in self._sockets:
-                if sock.fileno() != -1:
-                    with contextlib.suppress(OSError):  # not connected any more
-                        sock.shutdown(socket.SHUT_RDWR)
-
-    def close(self) -> None:
-        """Close every pooled connection (after `cut`, once no thread uses them)."""
-        self._cut = True
-        self.pools.clear()
-
-
-# The session whose connection is being opened, for `_Connection._new_conn`.
-_SESSION: contextvars.ContextVar[_Session] = contextvars.ContextVar("sitelens_fetch_session")
-
-
-class _Connection(HTTPConnection):
-    """An HTTP connection that hands its socket to the fetch's session once connected."""
-
-    def _new_conn(self) -> socket.socket:
-        sock = super()._new_conn()
-        session = _SESSION.get(None)
-        if session is not None:
-            try:
-                session.opened(sock)
-            except OSError as exc:
-                raise NewConnectionError(self, "The fetch is over.") from exc
-        return sock
-
-
-class _TLSConnection(_Connection, HTTPSConnection):
-    """The same for https: the TLS handshake runs on the socket the session holds."""
-
-
-class _Pool(HTTPConnectionPool):
-    ConnectionCls = _Connection
-
-
-class _TLSPool(HTTPSConnectionPool):
-    ConnectionCls = _TLSConnection
-
-
 def _origin(target: _Target) -> str:
     return f"{target.scheme}://{target.authority}"
 
 
 def _probes(
-    workers: ThreadPoolExecutor, session: _Session, origin: str
+    workers: ThreadPoolExecutor, session: Session, origin: str
 ) -> tuple[Future[Response], Future[Response]]:
     """robots.txt (its first `MAX_ROBOTS_BYTES`) and a random path that should not exist."""
     missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
@@ -253,38 +171,8 @@ def _probes(
     return robots, workers.submit(_fetch, session, missing, html_only=False, read_body=False)
 
 
-def resolve(host: str, port: int) -> list[str]:
-    """The addresses `host` resolves to, in the resolver's order of preference.
-
-    Raises `socket.gaierror` when the name does not resolve.
-    """
-    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
-    return list(dict.fromkeys(str(info[4][0]) for info in infos))
-
-
-def is_public(address: str) -> bool:
-    """Whether `address` is a globally reachable unicast address we may connect to."""
-    try:
-        ip = ipaddress.ip_address(address)
-    except ValueError:
-        return False
-    if isinstance(ip, ipaddress.IPv6Address):
-        if ip.ipv4_mapped is not None:
-            return False  # a v4 address in disguise; never needed for a public site
-        if ip in _NAT64:
-            return is_public(str(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)))
-        if ip.sixtofour is not None and not is_public(str(ip.sixtofour)):
-            return False
-    return (
-        ip.is_global
-        and not ip.is_multicast
-        and not ip.is_reserved
-        and not any(ip in network for network in _NOT_PUBLIC)
-    )
-
-
 def _fetch(
-    session: _Session, url: str, *, html_only: bool, read_body: bool, cap: int | None = None
+    session: Session, url: str, *, html_only: bool, read_body: bool, cap: int | None = None
 ) -> Response:
     """One GET with its redirects; `cap`: read at most that many bytes and keep them (a
     robots.txt), instead of refusing a body over `MAX_BODY`."""
@@ -355,11 +243,11 @@ def _target(url: str) -> _Target:
     return _Target(scheme, host, port, authority, path)
 
 
-def _addresses(session: _Session, target: _Target, deadline: float) -> list[str]:
-    session.check()  # no new lookup once the fetch is over
+def _addresses(session: Session, target: _Target, deadline: float) -> list[str]:
     try:
+        session.check()  # no new lookup once the fetch is over
         addresses = resolve(target.host, target.port)
-    except socket.gaierror as exc:
+    except (socket.gaierror, ConnectionAbortedError) as exc:
         raise FetchError(UNREACHABLE) from exc
     except UnicodeError as exc:  # a label the IDNA codec rejects, e.g. empty or too long
         raise FetchError(INVALID_URL) from exc
@@ -371,10 +259,10 @@ def _addresses(session: _Session, target: _Target, deadline: float) -> list[str]
     return addresses
 
 
-def _open(session: _Session, target: _Target, deadline: float) -> BaseHTTPResponse:
+def _open(session: Session, target: _Target, deadline: float) -> BaseHTTPResponse:
     """Send the GET to the first checked address that accepts a connection."""
     *others, last = _addresses(session, target, deadline)
-    token = _SESSION.set(session)  # for the connections opened in this thread, now
+    token = OPENING.set(session)  # for the connections opened in this thread, now
     try:
         for address in others:
             with contextlib.suppress(NewConnectionError):  # refused or unreachable: next one
@@ -383,10 +271,10 @@ def _open(session: _Session, target: _Target, deadline: float) -> BaseHTTPRespon
     except (HTTPError, OSError) as exc:
         raise _failure(exc) from exc
     finally:
-        _SESSION.reset(token)
+        OPENING.reset(token)
 
 
-def _request(session: _Session, target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
+def _request(session: Session, target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
     remaining = _remaining(deadline)
     session.check()
     # TLS must name and verify the host the user asked for, not the address we dial.
@@ -483,11 +371,3 @@ def _outcome(future: Future[Response], answer_by: float) -> tuple[Response | Non
 def _accept_encoding() -> str:
     """The encodings urllib3 can decode here (gzip, deflate, and br/zstd when installed)."""
     return make_headers(accept_encoding=True)["accept-encoding"].replace(",", ", ")
-
-
-def _pools(ca_certs: str | None = None) -> PoolManager:
-    """A fetch's connection pools, keyed by address, port and TLS host name; `ca_certs`:
-    the certificates to trust instead of the system's (tests)."""
-    pools = PoolManager(num_pools=20, maxsize=3, ca_certs=ca_certs)  # 3 requests a site at once
-    pools.pool_classes_by_scheme = {"http": _Pool, "https": _TLSPool}
-    return pools
