@@ -37,7 +37,7 @@ from moto.core.custom_responses_mock import reset_responses_mock  # noqa: E402
 from moto.core.model_instances import reset_model_data  # noqa: E402
 from moto.core.models import responses_mock  # noqa: E402
 
-from sitelens import accounts, config, initialized  # noqa: E402
+from sitelens import accounts, config, initialized, privacy  # noqa: E402
 from sitelens.analytics import fairshare, tracking  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
@@ -49,6 +49,9 @@ from sitelens.local import (  # noqa: E402
 )
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
+# CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
+# npm's packages or a Python package did not run, so it fails, saying why.
+REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}
@@ -56,6 +59,39 @@ TABLE_KEYS = {
     name: [key["AttributeName"] for key in props["KeySchema"]]
     for name, props in template.tables(TEMPLATE).items()
 }
+
+
+def _no_skip(report: pytest.CollectReport | pytest.TestReport) -> None:
+    """Turn a skip (not an expected failure) into a failure when all must run."""
+    if REQUIRE_ALL and report.skipped and not hasattr(report, "wasxfail"):
+        longrepr = report.longrepr
+        reason = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+        reason = reason.removeprefix("Skipped: ")
+        report.outcome = "failed"
+        report.longrepr = f"Skipped, and SITELENS_REQUIRE_ALL=1 allows no skip: {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    _no_skip(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Any:
+    report = yield
+    _no_skip(report)
+    return report
+
+
+@pytest.fixture(autouse=True)
+def cheap_scrypt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Passwords hashed at OWASP's cost take half a second each; tests that are not about the
+    hash's strength use 2^10 (the cost is stored in each hash, so verifying is unchanged).
+    A test marked `full_scrypt` hashes at full strength."""
+    if "full_scrypt" not in request.keywords:
+        monkeypatch.setattr(privacy, "_N", 2**10)
 
 
 def reset_caches() -> None:

@@ -413,6 +413,7 @@ def test_unknown_route_needs_no_key(analytics):
     assert analytics.get("/nothing", key=None).status == 404
 
 
+@pytest.mark.full_scrypt
 def test_the_stored_hash_is_of_the_password(analytics, account):
     create(analytics, domain="example.com", privacy="2", password="correct-horse")
     stored_hash = stored_items(account.id)[0]["password_hash"]
