@@ -20,6 +20,7 @@ from sitelens import config
 from sitelens.analytics import counting
 from sitelens.analytics.counting import OTHER, sum_counts
 from sitelens.analytics.hit import SERIES_NAMES, Hit
+from sitelens.data import ledger
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites
 from tests.fixtures.analytics import CHROME, failures, hit_record, receive, redelivered, run
@@ -120,11 +121,18 @@ class RecordingClient:
         return call
 
 
+def record_calls(monkeypatch: pytest.MonkeyPatch, recording: RecordingClient) -> None:
+    """Every DynamoDB call of the counters (`data.stats`) and of the delivery ledger
+    (`data.ledger`) goes to `recording`; their backoffs do not sleep."""
+    for module in (stored_stats, ledger):
+        monkeypatch.setattr(module, "client", lambda service: recording)
+    monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
+
+
 @pytest.fixture
 def dynamodb(aws_env, monkeypatch) -> RecordingClient:
     recording = RecordingClient(boto3.client("dynamodb"))
-    monkeypatch.setattr(stored_stats, "client", lambda service: recording)
-    monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
+    record_calls(monkeypatch, recording)
     # SQS delivers a message again only after its visibility timeout (190 s), when the
     # batch that had it has ended: here a redelivery follows at once, so no earlier batch
     # is taken for one still running (tests of that window set it back).
@@ -502,7 +510,7 @@ def test_a_chunk_committed_twice_counts_once(dynamodb, website, account):
     assert stored_stats.add_chunk("batch-1", 0, counts, 2_000_000_000) is False
     assert stored_stats.add_chunk("batch-2", 0, counts, 2_000_000_000) is True
     assert stored_counts(website["id"])[(website["id"], "page", "/a", "2026-11-21")] == 6
-    assert stored_stats.committed("batch-1") == {0}
+    assert ledger.committed("batch-1") == {0}
 
 
 def test_unreadable_delivery_records_postpone_every_hit(dynamodb, website, account, monkeypatch):
@@ -516,7 +524,7 @@ def test_unreadable_delivery_records_postpone_every_hit(dynamodb, website, accou
         raise ClientError({"Error": {"Code": "InternalServerError"}}, "Query")
 
     with monkeypatch.context() as patched:
-        patched.setattr(stored_stats, "deliveries", unavailable)
+        patched.setattr(ledger, "deliveries", unavailable)
         assert failures(run("HitsQueue", redelivery + fresh)) == {"hit-0", "hit-5"}
     assert stored_counts(wid) == {}
     assert run("HitsQueue", redelivered(redelivery + fresh)) == {"batchItemFailures": []}
@@ -544,7 +552,7 @@ def test_deliveries_are_recorded_per_bucket_of_hit_time(dynamodb, website, accou
     assert run("HitsQueue", records(hits, account.id)) == {"batchItemFailures": []}
     assert dynamodb.calls["batch_write_item"] == 1
     first = int(start.timestamp()) // counting.BUCKET_SECONDS
-    recorded = [stored_stats.deliveries(first + bucket) for bucket in range(4)]
+    recorded = [ledger.deliveries(first + bucket) for bucket in range(4)]
     assert [len(found) for found in recorded] == [1, 1, 1, 0]
     assert sum(len(found[0].hits) for found in recorded[:3]) == 60
     assert recorded[0][0].hits == {stored_stats.digest(f"id-{n}") for n in range(20)}

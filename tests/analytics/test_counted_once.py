@@ -20,12 +20,11 @@ from sitelens import config
 from sitelens.analytics import counting
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import Hit, new_id
-from sitelens.data import stats as stored_stats
 from sitelens.data import warehouse
 from sitelens.local.warehouse import LocalWarehouse
 from tests.conftest import Client, make_account
 from tests.fixtures.analytics import failures, hit_record, run
-from tests.test_aggregator import Crash, RecordingClient, stored_counts
+from tests.test_aggregator import Crash, RecordingClient, record_calls, stored_counts
 
 START = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 
@@ -45,8 +44,7 @@ def dynamodb(backend: str, monkeypatch: pytest.MonkeyPatch) -> RecordingClient:
     import boto3
 
     recording = RecordingClient(boto3.client("dynamodb"))
-    monkeypatch.setattr(stored_stats, "client", lambda service: recording)
-    monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
+    record_calls(monkeypatch, recording)
     return recording
 
 

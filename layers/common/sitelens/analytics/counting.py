@@ -46,7 +46,7 @@ from typing import TypeVar
 
 from sitelens import metrics
 from sitelens.analytics.hit import MONTH_SUFFIX, Hit, counters
-from sitelens.data import stats
+from sitelens.data import ledger, stats
 from sitelens.log import logger
 
 # Per website, stat and period: values with a counter of their own, and their total length.
@@ -113,10 +113,12 @@ def count(hits: dict[str, Hit]) -> Outcome:
     now = _now()
     buckets = {hit_id: _bucket(hits[hit_id]) for hit_id in wanted}
     try:
-        stats.record_deliveries(batch, chunks, _by_bucket(buckets), now, now + RECORDS_KEPT_SECONDS)
+        ledger.record_deliveries(
+            batch, chunks, _by_bucket(buckets), now, now + RECORDS_KEPT_SECONDS
+        )
         to_add, skipped = _still_to_add(batch, wanted, buckets, now, outcome)
         if skipped:
-            stats.record_skipped(batch, _by_bucket({h: buckets[h] for h in skipped}))
+            ledger.record_skipped(batch, _by_bucket({h: buckets[h] for h in skipped}))
     except Exception:
         logger.exception("deliveries not recorded or read", extra={"hits": len(wanted)})
         outcome.retry.update(dict.fromkeys(wanted, "ledger"))
@@ -158,8 +160,8 @@ def _still_to_add(
     """The counters each hit still needs, and the hits to skip (another batch that may
     still be running holds them). Hits already counted in full go to `outcome`."""
     ordered = sorted(set(buckets.values()))
-    records = dict(zip(ordered, parallel(stats.deliveries, ordered), strict=True))
-    others: dict[str, list[stats.Delivery]] = {}
+    records = dict(zip(ordered, parallel(ledger.deliveries, ordered), strict=True))
+    others: dict[str, list[ledger.Delivery]] = {}
     for hit_id, bucket in buckets.items():
         digest = stats.digest(hit_id)
         found = [d for d in records[bucket] if d.batch != batch and digest in d.hits]
@@ -173,7 +175,7 @@ def _still_to_add(
             if now - d.recorded_at >= RUNNING_SECONDS
         }
     )
-    committed = dict(zip(finished, parallel(stats.committed, finished), strict=True))
+    committed = dict(zip(finished, parallel(ledger.committed, finished), strict=True))
 
     to_add: dict[str, set[StatKey]] = {}
     skipped: set[str] = set()
