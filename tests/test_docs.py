@@ -1,5 +1,7 @@
 """Each API describes itself: its OpenAPI document at /api/v1/openapi.json and a reference
-page at /api/v1/docs, public and cacheable; the page renders every operation in Chromium."""
+page at /api/v1/docs, public and cacheable; the page renders every operation in Chromium.
+The README is a front door (under 300 lines, the two commands, a link to every page of
+docs/), and every relative link of the README and docs/ resolves, anchors included."""
 
 from __future__ import annotations
 
@@ -115,3 +117,69 @@ def test_a_stage_without_the_api_variable_has_no_docs(aws_env):
     event["stageVariables"] = None
     module = gateway.load_module(gateway.ROOT / "functions/docs/app.py")
     assert module.handler(event, gateway.LambdaContext("DocsFunction"))["statusCode"] == 404
+
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+PAGES = [README, *sorted((ROOT / "docs").glob("*.md"))]
+FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+CODE_SPAN = re.compile(r"`[^`\n]*`")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def prose(text: str) -> str:
+    """The text without fenced code blocks: headings and links live outside them."""
+    return FENCE.sub("", text)
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the page's headings (lower case, punctuation dropped,
+    spaces to hyphens, `-1`, `-2`... for repeats)."""
+    seen: dict[str, int] = {}
+    found = set()
+    for line in prose(page.read_text()).splitlines():
+        heading = re.match(r"#{1,6}\s+(.*?)\s*#*\s*$", line)
+        if not heading:
+            continue
+        slug = re.sub(r"[^\w\- ]", "", heading.group(1).strip().lower()).replace(" ", "-")
+        count = seen.get(slug, 0)
+        seen[slug] = count + 1
+        found.add(slug if count == 0 else f"{slug}-{count}")
+    return found
+
+
+def relative_links(page: Path) -> list[str]:
+    text = CODE_SPAN.sub("", prose(page.read_text()))
+    return [
+        target
+        for target in LINK.findall(text)
+        if not re.match(r"[a-z][a-z0-9+.-]*:", target)  # http:, https:, mailto:
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda page: page.relative_to(ROOT).as_posix())
+def test_every_relative_link_resolves(page: Path) -> None:
+    broken = []
+    for target in relative_links(page):
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path).resolve() if path else page
+        if not linked.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and linked.suffix == ".md" and anchor not in anchors(linked):
+            broken.append(f"{target}: no such heading")
+    assert not broken, broken
+
+
+def test_the_readme_is_a_front_door() -> None:
+    text = README.read_text()
+    assert len(text.splitlines()) < 300, "the README is a front door: move details to docs/"
+    blocks = re.findall(r"^```sh\n(.*?)^```", text, re.MULTILINE | re.DOTALL)
+    commands = [line.split("#")[0].strip() for block in blocks for line in block.splitlines()]
+    assert "make serve" in commands and "make test" in commands  # CI runs the README's test command
+    linked = {
+        (README.parent / target.partition("#")[0]).resolve() for target in relative_links(README)
+    }
+    unlinked = [page.name for page in PAGES[1:] if page.resolve() not in linked]
+    assert not unlinked, f"the README links into every page of docs/: {unlinked}"
+    # Figures of make bench live between docs/performance.md's markers, never pasted here.
+    assert not re.search(r"\$\d", text), "a cost in the README: point to docs/performance.md"
