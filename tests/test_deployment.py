@@ -73,7 +73,7 @@ def test_access_logs_are_json_lines_kept_for_the_retention(api):
     assert RESOURCES[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
     line = json.loads(re.sub(r"\$context\.[\w.]+", "1", setting["Format"]))
     assert {"requestId", "method", "resource", "status", "error", "latencyMs"} <= set(line)
-    # Visitors' IP addresses are never logged (README, Privacy); nor user agents.
+    # Visitors' IP addresses are never logged (docs/analytics.md, Privacy); nor user agents.
     assert "identity" not in setting["Format"]
 
 

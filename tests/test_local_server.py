@@ -566,7 +566,8 @@ def test_memory_stays_flat_over_many_requests(dev: Dev) -> None:
 
 
 def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
-    """A short load; `python -m tests.load --seconds 20` is the measured one (README)."""
+    """A short load; `python -m tests.load --seconds 20` is the measured one
+    (docs/development.md)."""
     figures = load.run(dev.server, dev.key1, seconds=2)
     assert figures.accepted > 0 and figures.refused == 0, figures
     assert figures.counted_after is not None and figures.lost == 0, figures

@@ -21,7 +21,7 @@ pytestmark = [
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
 ]
 SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_bytes()
-# The snippet the README gives: calls made before the async script loads wait in a queue.
+# The snippet of docs/api.md (Tracking): calls made before the async script loads wait in a queue.
 SNIPPET = (
     "window.sitelens = window.sitelens || {event: function () {"
     " (window.sitelens.q = window.sitelens.q || []).push(arguments) }};"

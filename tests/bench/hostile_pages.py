@@ -1,5 +1,6 @@
-"""Analysis times of hostile 5 MB pages (README, "Limits"): each page once, in a fresh child
-process as the report functions analyse it, with the deployed budget.
+"""Analysis times of hostile 5 MB pages (docs/seo.md, "Bounds of a report"): each page
+once, in a fresh child process as the report functions analyse it, with the deployed
+budget.
 
     PYTHONPATH=layers/common .venv/bin/python -m tests.bench.hostile_pages [name ...]
 """

@@ -5,7 +5,7 @@ the arithmetic).
 Named to be collected last, so `report.RESULTS` already holds the other benchmarks'
 figures: the ingest CPU per hit, warm overhead, SEO analysis time, cold starts, items read
 per list page, report write units. A figure this run did not measure falls back to
-`DEFAULTS` (the README's run), and a note says so.
+`DEFAULTS` (a run of commit f9454dd), and a note says so.
 
 What only this module measures: at 1,000,000 hits a month (0.38 a second) the aggregator's
 batches are closed by its batching window long before they reach BatchSize, so the writes
@@ -49,7 +49,7 @@ from sitelens.reports.rules import project_of
 from sitelens.seo.analysis import analyse, band
 from tests.bench import cost, pages, report, test_ingest, test_writes, timing
 
-# Used only when this run did not measure the figure: the README's run (commit f9454dd,
+# Used only when this run did not measure the figure: a run of commit f9454dd (once in the README;
 # 2 cores of an AMD EPYC, Python 3.11.7) and test_writes on the same tree.
 DEFAULTS: dict[str, Any] = {
     "aggregate_cpu_ms": 1000 / 8545,  # ingest: 8,545 hits/s, both stages
@@ -267,7 +267,7 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
     found, sources = _measured_elsewhere(results)
     for name, default in DEFAULTS.items():
         if name not in found:
-            found[name], sources[name] = default, "default (README run)"
+            found[name], sources[name] = default, "default (run of f9454dd)"
     functions = deployed["memory_mb"]
     init = found.pop("init_ms")
     init_ms = {
