@@ -9,7 +9,7 @@
 The thresholds are the issue's: at least 97% of bots stopped, at most 0.1% of real
 browsers (live traffic) wrongly excluded, at least 97% of devices right. Devices are
 checked on seeded samples (device_detector takes 20 ms an agent on a cold cache). Figures are
-printed (`pytest -s`) and quoted in the README.
+printed (`pytest -s`) and quoted in docs/agents.md.
 """
 
 from __future__ import annotations
