@@ -59,3 +59,15 @@ def test_the_layer_is_built_from_the_lock_file() -> None:
     assert "--requirement requirements.lock" in build
     assert "--require-hashes" in build
     assert "requirements.txt" not in build
+
+
+def test_tools_and_the_dev_server_stay_out_of_the_shipped_layer() -> None:
+    """Scripts that write the layer's data files live in scripts/; the dev server (local/)
+    and the CLI are removed from the build's copy of the package."""
+    assert not list((LAYER / "sitelens").rglob("make_*.py")), "tools belong in scripts/"
+    makefile = (LAYER / "Makefile").read_text()
+    build = makefile.split("build-CommonLayer:")[1].split("\n\n")[0]
+    removed = [line.split()[2:] for line in build.splitlines() if line.strip().startswith("rm -rf")]
+    paths = {path.strip('"') for line in removed for path in line}
+    assert "$(ARTIFACTS_DIR)/python/sitelens/local" in paths
+    assert "$(ARTIFACTS_DIR)/python/sitelens/cli.py" in paths

@@ -3,7 +3,8 @@ email address and digest cadence; `sitelens digests send|outbox`: send the diges
 last complete period now, and list the emails `make serve` caught.
 
 The table comes from `--stack` (a deployed stack), `--local` (a running `make serve`)
-or SITELENS_ACCOUNTS_TABLE with the usual AWS configuration.
+or SITELENS_ACCOUNTS_TABLE with the usual AWS configuration. An operator's tool: like
+`local/`, it is left out of the Lambda layer's build.
 """
 
 from __future__ import annotations

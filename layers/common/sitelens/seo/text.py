@@ -2,8 +2,8 @@
 words counted by script, keywords without stop words or the site's name, viewport values.
 
 Widths are Liberation Sans' (metric-compatible with Arial, the font of titles in search
-results; `make_title_widths` writes the table); a character it lacks counts 1 em when East
-Asian wide, else the table's average. Words: Chinese and Japanese are written without
+results; `scripts/make_title_widths.py` writes the table); a character it lacks counts 1 em
+when East Asian wide, else the table's average. Words: Chinese and Japanese are written without
 spaces, so each Han, Hiragana or Katakana character counts as one word there; everything
 else is split on whitespace. Stop words come from `stopwordsiso` (stopwords-iso, 50+
 languages), chosen by the page's `lang`, with English as well, as titles mix them.

@@ -1,7 +1,8 @@
-r"""Write `title_widths.json`: each character's advance width in Liberation Sans Regular
-(metric-compatible with Arial, the font of search results' titles), in 1/1000 em.
+r"""Write the layer's `sitelens/seo/title_widths.json`: each character's advance width in
+Liberation Sans Regular (metric-compatible with Arial, the font of search results' titles),
+in 1/1000 em. From the repository's root:
 
-    python -m sitelens.seo.make_title_widths \
+    python scripts/make_title_widths.py \
         /usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf
 
 needs fontTools (a development tool, not a runtime dependency) and Debian's fonts-liberation.
@@ -13,7 +14,8 @@ import json
 import sys
 from pathlib import Path
 
-OUT = Path(__file__).with_name("title_widths.json")
+# the layer's copy in this checkout, wherever the script is run from
+OUT = Path(__file__).resolve().parents[1] / "layers/common/sitelens/seo/title_widths.json"
 
 
 def main(font_path: str) -> None:
