@@ -1,5 +1,6 @@
 """`make serve` counts hits: the real program over HTTP, its queue worker feeding the
-aggregator in batches, statistics readable within seconds."""
+aggregator in batches, statistics readable once a batch is counted (how soon is measured
+by `python -m tests.load`, not asserted here)."""
 
 from __future__ import annotations
 
@@ -56,14 +57,22 @@ def pageviews(server: Server, website_id: int) -> int:
     return sum(row["count"] for row in body["data"])
 
 
-def counted(server: Server, website_id: int, expected: int, within: float) -> float:
-    """Seconds until the stats show `expected` pageviews; fails after `within`."""
-    start = time.monotonic()
+def counted(server: Server, website_id: int, expected: int) -> None:
+    """Wait until the stats show `expected` pageviews; a minute without them is a hang."""
+    hung = time.monotonic() + 60
     while (found := pageviews(server, website_id)) < expected:
-        assert time.monotonic() - start < within, f"{found} of {expected} counted"
+        assert time.monotonic() < hung, f"{found} of {expected} counted"
         time.sleep(0.05)
     assert found == expected
-    return time.monotonic() - start
+
+
+def batches(server: Server) -> list[int]:
+    """The messages of each batch the aggregator counted so far."""
+    return [
+        json.loads(line)["messages"]
+        for line in server.lines
+        if line.startswith("{") and '"aggregated"' in line
+    ]
 
 
 def website(server: Server, domain: str) -> int:
@@ -75,11 +84,17 @@ def website(server: Server, domain: str) -> int:
     return website_id
 
 
-def test_a_hit_is_counted_within_seconds(server: Server) -> None:
+def test_a_lone_hit_is_counted_in_a_batch_of_its_own(server: Server) -> None:
     website_id = website(server, "quick.example.com")
+    before = len(batches(server))
     assert hit(server, "https://quick.example.com/pricing") == 202
-    # The worker waits at most 1 s to fill a batch; the bound here leaves room for slow CI.
-    counted(server, website_id, 1, within=5)
+    counted(server, website_id, 1)
+    hung = time.monotonic() + 60
+    while len(batches(server)) == before:  # its log line may follow the stats' write
+        assert time.monotonic() < hung
+        time.sleep(0.05)
+    # the worker stops gathering after at most 1 s: it does not wait for company
+    assert batches(server)[before:] == [1]
 
 
 def test_a_burst_is_counted_once_in_batches(server: Server) -> None:
@@ -89,7 +104,7 @@ def test_a_burst_is_counted_once_in_batches(server: Server) -> None:
             pool.map(lambda n: hit(server, f"https://busy.example.com/p/{n}"), range(120))
         )
     assert statuses == [202] * 120
-    counted(server, website_id, 120, within=15)
+    counted(server, website_id, 120)
     # Every message was deleted after counting (batches of more than 10 included).
     [endpoint] = [line.split()[-1] for line in server.lines if line.strip().startswith("SQS:")]
     sqs = boto3.client(
@@ -106,13 +121,8 @@ def test_a_burst_is_counted_once_in_batches(server: Server) -> None:
     def waiting() -> dict[str, str]:
         return sqs.get_queue_attributes(QueueUrl=url, AttributeNames=names)["Attributes"]
 
-    deadline = time.monotonic() + 5  # the worker deletes a batch once its writes are done
+    hung = time.monotonic() + 60  # the worker deletes a batch once its writes are done
     while (left := waiting()) != empty:
-        assert time.monotonic() < deadline, left
+        assert time.monotonic() < hung, left
         time.sleep(0.05)
-    batches = [
-        json.loads(line)["messages"]
-        for line in server.lines
-        if line.startswith("{") and '"aggregated"' in line
-    ]
-    assert max(batches) > 10  # the worker gathers several receives into one batch
+    assert max(batches(server)) > 10  # the worker gathers several receives into one batch

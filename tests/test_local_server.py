@@ -438,9 +438,7 @@ def test_random_key_when_unset_and_sigterm_stops_cleanly() -> None:
         reply = call("GET", f"{server.seo}/api/v1/account", key)
         assert reply.status == 200
         assert not dynamodb_local.port_is_free(server.aws_port)
-        started = time.monotonic()
-        code = server.stop()
-        assert time.monotonic() - started < 5
+        code = server.stop()  # on SIGTERM; fails if the program is still up 10 s later
         assert dynamodb_local.port_is_free(server.aws_port)  # DynamoDB Local stopped too
     finally:
         if server.process.poll() is None:

@@ -89,13 +89,28 @@ def test_a_message_not_deleted_in_time_is_delivered_again_and_a_stale_receipt_de
     assert client.receive_message(QueueUrl=url).get("Messages", []) == []
 
 
-def test_a_long_poll_answers_as_soon_as_a_message_arrives(client):
+def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeypatch):
     url = client.create_queue(QueueName="Hits")["QueueUrl"]
-    threading.Timer(0.3, lambda: client.send_message(QueueUrl=url, MessageBody="late")).start()
-    started = time.monotonic()
+    changed = local.broker.changed
+    real_wait = changed.wait
+    waiting = threading.Event()
+    woken: list[bool] = []  # for each wait of the receiver: by a change (True) or the clock
+
+    def wait(timeout: float | None = None) -> bool:
+        waiting.set()
+        woke = real_wait(timeout)
+        woken.append(woke)
+        return woke
+
+    monkeypatch.setattr(changed, "wait", wait)
+    sender = threading.Thread(
+        target=lambda: waiting.wait() and client.send_message(QueueUrl=url, MessageBody="late")
+    )
+    sender.start()
     [message] = client.receive_message(QueueUrl=url, WaitTimeSeconds=5)["Messages"]
+    sender.join()
     assert message["Body"] == "late"
-    assert time.monotonic() - started < 4
+    assert woken == [True]  # the message woke the receiver, not the end of a second's wait
 
 
 def test_an_unknown_queue_is_sqs_s_error(client):

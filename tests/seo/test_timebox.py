@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import select
+import signal
 import time
 
 import pytest
@@ -24,18 +26,33 @@ def test_the_child_sees_the_callers_memory() -> None:
     assert timebox.run(lambda: len(page), 5) == len(page)
 
 
-def test_work_that_does_not_finish_in_time_is_stopped() -> None:
-    marker = f"/tmp/sitelens-timebox-{os.getpid()}"
+def test_work_that_does_not_finish_in_time_is_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    waits: list[int] = []  # the parent's waits for the answer, in milliseconds
+    ends: list[int] = []  # how the child ended, as waitpid reports it
+    real_poll, real_waitpid = select.poll, os.waitpid
 
-    def slow() -> None:
-        time.sleep(1)
-        open(marker, "w").close()  # never reached: the child is killed first
+    class Poll:
+        def __init__(self) -> None:
+            self.real = real_poll()
 
-    started = time.monotonic()
-    assert timebox.run(slow, 0.2) is None
-    assert time.monotonic() - started < 0.5
-    time.sleep(1.2)
-    assert not os.path.exists(marker)
+        def register(self, fd: int, mask: int) -> None:
+            self.real.register(fd, mask)
+
+        def poll(self, timeout: int) -> list[tuple[int, int]]:
+            waits.append(timeout)
+            return self.real.poll(timeout)
+
+    def waitpid(pid: int, options: int) -> tuple[int, int]:
+        found = real_waitpid(pid, options)
+        ends.append(found[1])
+        return found
+
+    monkeypatch.setattr(timebox.select, "poll", Poll)
+    monkeypatch.setattr(timebox.os, "waitpid", waitpid)
+    assert timebox.run(lambda: time.sleep(5), 0.2) is None
+    assert len(waits) == 1 and 0 < waits[0] <= 200  # one wait, of the 0.2 s given
+    [status] = ends  # the child was still at work when it was killed, so it wrote nothing
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
 
 
 def test_work_that_fails_gives_none() -> None:
