@@ -133,7 +133,7 @@ def record_calls(monkeypatch: pytest.MonkeyPatch, recording: RecordingClient) ->
 def dynamodb(aws_env, monkeypatch) -> RecordingClient:
     recording = RecordingClient(boto3.client("dynamodb"))
     record_calls(monkeypatch, recording)
-    # SQS delivers a message again only after its visibility timeout (190 s), when the
+    # SQS delivers a message again only after its visibility timeout (480 s), when the
     # batch that had it has ended: here a redelivery follows at once, so no earlier batch
     # is taken for one still running (tests of that window set it back).
     monkeypatch.setattr(counting, "RUNNING_SECONDS", 0)

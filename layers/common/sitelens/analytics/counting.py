@@ -20,7 +20,7 @@ hit's id (minted at the edge, `hit.new_id`), never on the message:
    still be running (recorded less than RUNNING_SECONDS ago, three times the function's
    timeout) and has not finished the hit, the hit is skipped: recorded as such before any
    chunk commits, and reported for retry, which comes after the queue's visibility timeout
-   (190 s), when the other batch has ended either way.
+   (480 s), when the other batch has ended either way.
 
 Records and markers are kept RECORDS_KEPT_SECONDS, longer than the dead-letter queue keeps
 a message (14 days), so a redrive finds them.
