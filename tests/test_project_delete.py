@@ -1,6 +1,7 @@
-"""DELETE /api/v1/projects/{project}: every report of the account's project goes, 99 to a
-transaction with the project's row, then the row; other projects and accounts stay; a
-request stopped midway leaves a consistent, smaller project that a repeat finishes."""
+"""DELETE /api/v1/projects/{project}: every report of the account's project goes, 49 to a
+transaction with their share ids' claims and the project's row, then the row; other
+projects and accounts stay; a request stopped midway leaves a consistent, smaller project
+that a repeat finishes."""
 
 from __future__ import annotations
 
@@ -14,6 +15,9 @@ from sitelens.data import projects as stored_projects
 from sitelens.data import reports as stored_reports
 from sitelens.data import transactions
 from sitelens.reports import projects
+from sitelens.sharing import links
+
+CHUNK = stored_reports.PROJECT_CHUNK
 
 
 def add_reports(account: str, project: str, count: int, score: int = 80) -> list[int]:
@@ -24,6 +28,7 @@ def add_reports(account: str, project: str, count: int, score: int = 80) -> list
         record = {
             "account": account,
             "id": stored_reports.allocate_id(),
+            "share_id": links.new_share_id(),
             "url": f"https://{project}/page",
             "search": f"https://{project}/page",
             "project": project,
@@ -98,20 +103,20 @@ def test_the_project_is_named_as_lists_name_it(seo, account):
 
 def test_a_large_project_is_finished_by_repeating_the_delete(seo, account, monkeypatch):
     monkeypatch.setattr(projects, "DELETE_SECONDS", 0.0)  # one transaction per request
-    add_reports(account.id, "example.com", 150, score=70)
+    add_reports(account.id, "example.com", CHUNK + 40, score=70)
     first = seo.delete("/api/v1/projects/example.com")
-    assert (first.status, first.body["deleted"], first.body["reports"]) == (202, False, 99)
+    assert (first.status, first.body["deleted"], first.body["reports"]) == (202, False, CHUNK)
     row = project_rows(seo)["example.com"]
-    assert (row["reports"], row["score"]) == (51, 70)  # the row counts what is left
+    assert (row["reports"], row["score"]) == (40, 70)  # the row counts what is left
     second = seo.delete("/api/v1/projects/example.com")
-    # out of time again, but the last 51 took the row with them: finished
-    assert (second.status, second.body["deleted"], second.body["reports"]) == (200, True, 51)
+    # out of time again, but the last 40 took the row with them: finished
+    assert (second.status, second.body["deleted"], second.body["reports"]) == (200, True, 40)
     assert "example.com" not in project_rows(seo)
     assert seo.delete("/api/v1/projects/example.com").status == 404
 
 
 def test_a_delete_stopped_midway_leaves_a_consistent_project(seo, account, monkeypatch):
-    add_reports(account.id, "example.com", 120, score=90)
+    add_reports(account.id, "example.com", CHUNK + 21, score=90)
     real_write = transactions.write
     calls = []
 

@@ -127,7 +127,10 @@ def combinations() -> list[tuple[str, dict[str, str]]]:
 
 LISTS: dict[str, tuple[Callable[[str, Any], listing.Page], Any]] = {
     "websites": (websites.list_page, WebsiteListQuery),
-    "reports": (reports.list_page, ReportListQuery),
+    "reports": (
+        lambda account, query: reports.list_page(account, query, "https://api.test"),
+        ReportListQuery,
+    ),
     "projects": (reports.projects.list_page, ProjectListQuery),
 }
 

@@ -176,7 +176,7 @@ def test_the_report_page_on_screen_and_in_print(server, chromium, site, tmp_path
     assert created.status == 201, created.body
     report = created.body["data"]
     page = chromium.new_page(viewport=DESKTOP)
-    page.goto(f"{server.seo}/share/reports/{report['id']}")
+    page.goto(report["share_url"])
     assert page.inner_text("#score") == str(report["score"])
     assert page.inner_text("#band") == report["result"].capitalize()
     assert page.locator("li.check").count() == len(report["results"])

@@ -376,27 +376,32 @@ def report(seo: Client, url: str, **fields: Any) -> dict[str, Any]:
     return data
 
 
+def share_id(record: dict[str, Any]) -> str:
+    """The share id of a report's `share_url` (`.../share/reports/<share id>`)."""
+    return str(record["share_url"]).rsplit("/share/reports/", 1)[1]
+
+
 def test_reports_are_shared_as_their_privacy_says(seo_owner, public_seo, site):
     opened = report(seo_owner, site.url("/good"))
     private = report(seo_owner, site.url("/good"), privacy=1)
     locked = report(seo_owner, site.url("/good"), privacy=2, password="correct-horse")
-    shared = public_seo.get(f"/api/v1/share/reports/{opened['id']}")
+    shared = public_seo.get(f"/api/v1/share/reports/{share_id(opened)}")
     assert shared.status == 200 and shared.data == opened
-    assert public_seo.get(f"/api/v1/share/reports/{private['id']}").body == NOT_FOUND
-    assert public_seo.get("/api/v1/share/reports/999999").body == NOT_FOUND
-    assert public_seo.get(f"/api/v1/share/reports/{locked['id']}").body == UNAUTHENTICATED
-    path = f"/api/v1/share/reports/{locked['id']}/unlock"
+    assert public_seo.get(f"/api/v1/share/reports/{share_id(private)}").body == NOT_FOUND
+    assert public_seo.get(f"/api/v1/share/reports/{opened['id']}").body == NOT_FOUND
+    assert public_seo.get(f"/api/v1/share/reports/{share_id(locked)}").body == UNAUTHENTICATED
+    path = f"/api/v1/share/reports/{share_id(locked)}/unlock"
     assert public_seo.post(path, {"password": "wrong"}).status == 401
     token = public_seo.post(path, {"password": "correct-horse"}).data["token"]
     reply = public_seo.get(
-        f"/api/v1/share/reports/{locked['id']}", headers={"Authorization": f"Bearer {token}"}
+        f"/api/v1/share/reports/{share_id(locked)}", headers={"Authorization": f"Bearer {token}"}
     )
     assert reply.status == 200 and reply.data["id"] == locked["id"]
 
 
 def test_the_report_page_shows_every_check_by_category(seo_owner, public_seo, site):
     opened = report(seo_owner, site.url("/good"))
-    page = public_seo.get(f"/share/reports/{opened['id']}")
+    page = public_seo.get(f"/share/reports/{share_id(opened)}")
     assert page.status == 200
     assert f'id="score">{opened["score"]}<' in page.body
     assert f'id="band">{opened["result"].capitalize()}<' in page.body
@@ -404,7 +409,7 @@ def test_the_report_page_shows_every_check_by_category(seo_owner, public_seo, si
         assert f'id="check-{key}"' in page.body
     assert "Search engines" in page.body and "Security" in page.body
     private = report(seo_owner, site.url("/good"), privacy=1)
-    assert public_seo.get(f"/share/reports/{private['id']}").status == 404
+    assert public_seo.get(f"/share/reports/{share_id(private)}").status == 404
 
 
 def test_a_page_also_takes_the_token_and_the_json_the_cookie(analytics, public):

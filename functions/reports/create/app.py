@@ -8,4 +8,4 @@ from sitelens.reports.inputs import ReportCreate
 @api_handler
 def handler(request: Request) -> Response:
     fields = ReportCreate.parse(request.form())
-    return ok(reports.create(request.account.id, fields), status=201)
+    return ok(reports.create(request.account.id, fields, request.base_url), status=201)

@@ -28,7 +28,7 @@ def handler(request: Request) -> Response:
     if query.format == "csv":
         rows = (
             {**report, "failed_checks": reports.failed_checks(report)}
-            for report in reports.every_record(request.account.id, query)
+            for report in reports.every_record(request.account.id, query, request.base_url)
         )
         return csv_file(COLUMNS, rows, "sitelens-reports.csv")
-    return listed(request, reports.list_page(request.account.id, query))
+    return listed(request, reports.list_page(request.account.id, query, request.base_url))

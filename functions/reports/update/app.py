@@ -9,4 +9,4 @@ from sitelens.reports.inputs import ReportUpdate
 def handler(request: Request) -> Response:
     report_id = request.record_id()
     fields = ReportUpdate.parse(request.form())
-    return ok(reports.update(request.account.id, report_id, fields))
+    return ok(reports.update(request.account.id, report_id, fields, request.base_url))

@@ -1,15 +1,16 @@
-"""A report's share views, without a key: `/share/reports/{id}` (page and its password
-form), `/api/v1/share/reports/{id}` and `/unlock`, and the pages' assets."""
+"""A report's share views, without a key, addressed by its share id:
+`/share/reports/{share_id}` (page and its password form), `/api/v1/share/reports/{share_id}`
+and `/unlock`, and the pages' assets."""
 
-from sitelens.edge import share
 from sitelens.edge.http import Request, Response, api_handler
+from sitelens.edge.share import reports, views
 
 ROUTES = {
-    ("GET", "/share/reports/{id}"): share.report_page,
-    ("POST", "/share/reports/{id}"): share.report_page,
-    ("GET", "/api/v1/share/reports/{id}"): share.report,
-    ("POST", "/api/v1/share/reports/{id}/unlock"): share.report_unlock,
-    ("GET", "/share/assets/{name}"): share.asset,
+    ("GET", "/share/reports/{share_id}"): reports.page,
+    ("POST", "/share/reports/{share_id}"): reports.page,
+    ("GET", "/api/v1/share/reports/{share_id}"): reports.report,
+    ("POST", "/api/v1/share/reports/{share_id}/unlock"): reports.unlock,
+    ("GET", "/share/assets/{name}"): views.asset,
 }
 
 

@@ -1,15 +1,15 @@
 """A website's share views, without a key: `/share/{domain}` (page and its password form),
 `/api/v1/share/websites/{domain}/stats` and `/unlock`, and the pages' assets."""
 
-from sitelens.edge import share
 from sitelens.edge.http import Request, Response, api_handler
+from sitelens.edge.share import views, websites
 
 ROUTES = {
-    ("GET", "/share/{domain}"): share.website_page,
-    ("POST", "/share/{domain}"): share.website_page,
-    ("GET", "/api/v1/share/websites/{domain}/stats"): share.website_stats,
-    ("POST", "/api/v1/share/websites/{domain}/unlock"): share.website_unlock,
-    ("GET", "/share/assets/{name}"): share.asset,
+    ("GET", "/share/{domain}"): websites.page,
+    ("POST", "/share/{domain}"): websites.page,
+    ("GET", "/api/v1/share/websites/{domain}/stats"): websites.statistics,
+    ("POST", "/api/v1/share/websites/{domain}/unlock"): websites.unlock,
+    ("GET", "/share/assets/{name}"): views.asset,
 }
 
 

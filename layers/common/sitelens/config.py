@@ -23,9 +23,14 @@ MAX_KEY_CACHE_SECONDS = 10.0
 # Requests per second an account may make on the authenticated routes (0: no limit), and
 # the burst it may save up (sitelens.accounts.limits): a script's loop fits in the burst.
 DEFAULT_ACCOUNT_RATE_LIMIT = 20
-MAX_ACCOUNT_RATE_LIMIT = 10_000
 DEFAULT_ACCOUNT_RATE_BURST = 100
-MAX_ACCOUNT_RATE_BURST = 100_000
+MAX_RATE_LIMIT = 10_000  # the bounds of every token bucket's settings
+MAX_RATE_BURST = 100_000
+# Requests per second each client address may make on the share routes (0: no limit), and
+# the burst it may save up (sitelens.sharing.limits): a reader's pages and a dashboard's
+# dozen statistics at once fit; one address cannot take every share view's throughput.
+DEFAULT_SHARE_RATE_LIMIT = 10
+DEFAULT_SHARE_RATE_BURST = 100
 # Hits per second each website may send through one event-function container, and the
 # burst it may save up (sitelens.analytics.fairshare explains the sizing); 0: no share.
 DEFAULT_SITE_HITS_PER_SECOND = 100
@@ -148,6 +153,8 @@ class Settings:
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
     account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
     account_rate_burst: int = DEFAULT_ACCOUNT_RATE_BURST
+    share_rate_limit: int = DEFAULT_SHARE_RATE_LIMIT
+    share_rate_burst: int = DEFAULT_SHARE_RATE_BURST
     site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
     site_hits_burst: int = DEFAULT_SITE_HITS_BURST
     fetch_ports: frozenset[int] = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
@@ -226,11 +233,12 @@ def _ports(name: str, default: frozenset[int]) -> frozenset[int]:
     return frozenset(ports)
 
 
-def _account_rate() -> tuple[int, int]:
-    rate = _count("ACCOUNT_RATE_LIMIT", DEFAULT_ACCOUNT_RATE_LIMIT, MAX_ACCOUNT_RATE_LIMIT)
-    burst = _count("ACCOUNT_RATE_BURST", DEFAULT_ACCOUNT_RATE_BURST, MAX_ACCOUNT_RATE_BURST)
+def _rate(name: str, default_rate: int, default_burst: int) -> tuple[int, int]:
+    """A token bucket's `<name>_LIMIT` a second and `<name>_BURST`."""
+    rate = _count(f"{name}_LIMIT", default_rate, MAX_RATE_LIMIT)
+    burst = _count(f"{name}_BURST", default_burst, MAX_RATE_BURST)
     if rate and not burst:  # a bucket that holds no request would refuse every one
-        raise ConfigError(f"{PREFIX}ACCOUNT_RATE_BURST must be at least 1 when there is a limit.")
+        raise ConfigError(f"{PREFIX}{name}_BURST must be at least 1 when there is a limit.")
     return rate, burst
 
 
@@ -246,7 +254,12 @@ def _site_share() -> tuple[int, int]:
 def settings() -> Settings:
     """The container's settings; tests call `reset()` after changing the environment."""
     site_hits_per_second, site_hits_burst = _site_share()
-    account_rate_limit, account_rate_burst = _account_rate()
+    account_rate_limit, account_rate_burst = _rate(
+        "ACCOUNT_RATE", DEFAULT_ACCOUNT_RATE_LIMIT, DEFAULT_ACCOUNT_RATE_BURST
+    )
+    share_rate_limit, share_rate_burst = _rate(
+        "SHARE_RATE", DEFAULT_SHARE_RATE_LIMIT, DEFAULT_SHARE_RATE_BURST
+    )
     return Settings(
         allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
@@ -257,6 +270,8 @@ def settings() -> Settings:
         ),
         account_rate_limit=account_rate_limit,
         account_rate_burst=account_rate_burst,
+        share_rate_limit=share_rate_limit,
+        share_rate_burst=share_rate_burst,
         site_hits_per_second=site_hits_per_second,
         site_hits_burst=site_hits_burst,
         fetch_ports=_ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),

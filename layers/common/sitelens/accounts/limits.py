@@ -74,9 +74,8 @@ def admit(account_id: str) -> dict[str, str]:
         headers = _headers(block, rate, burst, now)
     if not reserved.granted:
         metrics.count("RequestsThrottled", reason="account_rate")
-        # the next token comes when `due` is within the burst of now again
-        wait = buckets.seconds(reserved.due - (burst - 1) * buckets.MICROS, rate) - now
-        raise errors.TooManyRequests(retry_after=max(1, math.ceil(wait)), headers=headers)
+        wait = buckets.retry_after(reserved.due, burst, rate, now)
+        raise errors.TooManyRequests(retry_after=wait, headers=headers)
     return headers
 
 

@@ -16,6 +16,7 @@ idle subjects expire by TTL (`expires_at`).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,6 +54,13 @@ def seconds(due: int, rate: int) -> float:
 def held(due: int, burst: int, at: int) -> int:
     """The tokens a bucket of `burst` with this `due` holds at `at` (units)."""
     return max(0, min(burst, (at + burst * MICROS - due) // MICROS))
+
+
+def retry_after(due: int, burst: int, rate: int, now: float) -> int:
+    """Whole seconds, at least 1, from `now` until an empty bucket holds a token again."""
+    # the next token comes when `due` is within the burst of now again
+    wait = seconds(due - (burst - 1) * MICROS, rate) - now
+    return max(1, math.ceil(wait))
 
 
 def reserve(subject: str, wanted: int, rate: int, burst: int, now: float) -> Reservation:

@@ -121,9 +121,12 @@ def claim_key(name: str) -> dict[str, Any]:
     return _key(f"{CLAIM_PARTITION_PREFIX}{name}", 0)
 
 
-def get_claim(collection: Collection, name: str) -> Item | None:
-    """The owner of a unique name: `{"owner": account, "record_id": id}` or None."""
-    answer = client("dynamodb").get_item(TableName=collection.table(), Key=claim_key(name))
+def get_claim(collection: Collection, name: str, consistent: bool = False) -> Item | None:
+    """The owner of a unique name: `{"owner": account, "record_id": id}` or None;
+    `consistent` reads a claim written a moment ago too."""
+    answer = client("dynamodb").get_item(
+        TableName=collection.table(), Key=claim_key(name), ConsistentRead=consistent
+    )
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
@@ -146,7 +149,8 @@ def _version_condition(current: Item) -> tuple[str, Item]:
     return "version = :version", {":version": current["version"]}
 
 
-def _claim(collection: Collection, name: str, record: Item) -> Write:
+def claim_entry(collection: Collection, name: str, record: Item) -> Write:
+    """A transaction entry claiming `name` for the record, on the condition it is free."""
     return {
         "Put": {
             "TableName": collection.table(),
@@ -160,7 +164,8 @@ def _claim(collection: Collection, name: str, record: Item) -> Write:
     }
 
 
-def _release(collection: Collection, name: str, record: Item) -> Write:
+def release_entry(collection: Collection, name: str, record: Item) -> Write:
+    """A transaction entry giving up the record's claim of `name`."""
     return {
         "Delete": {
             "TableName": collection.table(),
@@ -190,7 +195,7 @@ def create(
     record = {**record, "version": 1, "write_id": uuid.uuid4().hex}
     writes = [_put(collection, record, f"attribute_not_exists({collection.key})", {})]
     if claim is not None:
-        writes.insert(0, _claim(collection, claim, record))
+        writes.insert(0, claim_entry(collection, claim, record))
     try:
         transactions.write([*writes, *also])
     except ConditionFailed as failed:
@@ -259,7 +264,7 @@ def delete(
             return None
         writes: list[Write] = [delete_entry(collection, current)]
         if claim is not None:
-            writes.append(_release(collection, claim(current), current))
+            writes.append(release_entry(collection, claim(current), current))
         try:
             transactions.write([*writes, *(also(current) if also else ())])
             return current

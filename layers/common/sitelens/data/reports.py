@@ -7,6 +7,11 @@ The project row is a hot item shared by its reports: concurrent transactions on 
 cancelled with `TransactionConflict` and retried with jitter (`transactions.write`), which
 keeps the row exact without a stream or a recomputation, at the price of a retry when two
 reports of one host are written in the same few milliseconds.
+
+A report's share id (`sitelens.sharing.links`) is claimed in the table, in the same
+transaction as the report (`#claim:share:<share id>` names its account and id), so that
+a share view finds it with two strongly consistent reads and no index; the claim goes
+with the report. A report stored before share ids has none until its next update.
 """
 
 from __future__ import annotations
@@ -41,39 +46,58 @@ def get(account: str, report_id: int) -> Item | None:
     return records.get(COLLECTION, account, report_id)
 
 
-def by_id(report_id: int) -> Item | None:
-    """The report with this id, whichever account it belongs to (shared reports are
-    addressed by id alone): its account from the `by_id` index, then the record itself."""
-    answer = client("dynamodb").query(
-        TableName=settings().reports_table,
-        IndexName="by_id",
-        KeyConditionExpression="id = :id",
-        ExpressionAttributeValues={":id": {"N": str(report_id)}},
-        Limit=1,
-    )
-    found = answer["Items"]
-    return get(found[0]["account"]["S"], report_id) if found else None
+def by_share_id(share_id: str) -> Item | None:
+    """The report with this share id, whichever account it belongs to: its account and id
+    from its claim, then the record itself (the one that still has this share id)."""
+    claim = records.get_claim(COLLECTION, _share_claim(share_id), consistent=True)
+    if claim is None:
+        return None
+    found = get(claim["owner"], int(claim["record_id"]))
+    return found if found is not None and found.get("share_id") == share_id else None
+
+
+def _share_claim(share_id: str) -> str:
+    return f"share:{share_id}"
+
+
+def _share_claims(current: Item | None, new: Item) -> tuple[Write, ...]:
+    """The claim of a share id `new` has and `current` (None: a new report) had not."""
+    share_id = new.get("share_id")
+    if not share_id or (current is not None and current.get("share_id") == share_id):
+        return ()
+    return (records.claim_entry(COLLECTION, _share_claim(share_id), new),)
+
+
+def _share_release(current: Item) -> tuple[Write, ...]:
+    share_id = current.get("share_id")
+    return (records.release_entry(COLLECTION, _share_claim(share_id), current),) if share_id else ()
 
 
 def create_with_project(record: Item) -> Item:
-    """Store a new report and count it (and its score) in its project, in one transaction."""
+    """Store a new report with its share id's claim, and count it (and its score) in its
+    project, in one transaction."""
     joining = projects.change(
         record["account"], record["project"], 1, record["score"], record["created_at"]
     )
-    return records.create(COLLECTION, record, also=(joining,))
+    return records.create(COLLECTION, record, also=(*_share_claims(None, record), joining))
 
 
 def update_with_project(account: str, report_id: int, change: records.Change) -> Item | None:
     """Apply `change` to the stored report (again if another write came first) and move its
     score, and for a new host the report, between project rows in the same transaction; a
-    project left empty goes in it too. The report written, or None when there is none."""
+    project left empty goes in it too, and the claim of a share id the change gives. The
+    report written, or None when there is none."""
     for attempt in _attempts():
         try:
-            return records.update(COLLECTION, account, report_id, change, also=_project_moves)
+            return records.update(COLLECTION, account, report_id, change, also=_effects)
         except transactions.ConditionFailed:
             pass  # a project row changed between its read and the write: read all again
         transactions.backoff(attempt, records.VERSION_BACKOFF_CAP_SECONDS)
     raise records.Busy()
+
+
+def _effects(current: Item, new: Item) -> tuple[Write, ...]:
+    return (*_share_claims(current, new), *_project_moves(current, new))
 
 
 def _project_moves(current: Item, new: Item) -> tuple[Write, ...]:
@@ -97,8 +121,9 @@ def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
         if current is None:
             return None
         leaving = projects.leave(account, current["project"], 1, current["score"], now)
+        entry = records.delete_entry(COLLECTION, current)
         try:
-            transactions.write([records.delete_entry(COLLECTION, current), leaving])
+            transactions.write([entry, *_share_release(current), leaving])
             return current
         except transactions.ConditionFailed:
             pass  # the report or its project's row changed since read: read both again
@@ -117,8 +142,9 @@ def _attempts() -> Iterator[int]:
         attempt += 1
 
 
-# A transaction holds at most 100 writes: 99 reports and their project's row.
-PROJECT_CHUNK = 99
+# A transaction holds at most 100 writes: 49 reports, their share ids' claims, and their
+# project's row.
+PROJECT_CHUNK = 49
 
 
 def delete_project_chunk(account: str, project: str, now: str) -> int | None:
@@ -142,6 +168,7 @@ def delete_project_chunk(account: str, project: str, now: str) -> int | None:
     if not chunk:
         return 0
     writes = [records.delete_entry(COLLECTION, record) for record in chunk]
+    writes += [release for record in chunk for release in _share_release(record)]
     score = sum(record["score"] for record in chunk)
     writes.append(projects.leave(account, project, len(chunk), score, now))
     try:

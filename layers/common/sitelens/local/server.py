@@ -36,11 +36,13 @@ MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, whi
 MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
 WAREHOUSE_DIR = Path(".sitelens-warehouse")
-LOCAL_LIMITS = {  # make serve's fair share per site and rate per account, unless the
-    "SITELENS_SITE_HITS_PER_SECOND": "1000",  # environment says
+LOCAL_LIMITS = {  # make serve's fair share per site and rates per account and client
+    "SITELENS_SITE_HITS_PER_SECOND": "1000",  # address, unless the environment says
     "SITELENS_SITE_HITS_BURST": "5000",
     "SITELENS_ACCOUNT_RATE_LIMIT": "1000",  # a developer's scripts and tests are not held
     "SITELENS_ACCOUNT_RATE_BURST": "10000",
+    "SITELENS_SHARE_RATE_LIMIT": "1000",  # every local client is one address, 127.0.0.1
+    "SITELENS_SHARE_RATE_BURST": "10000",
 }  # raw events of `make serve`, git-ignored
 SECRET_FILE = Path(".sitelens-secret")  # make serve's signing secret, git-ignored
 # The emails `make serve` sends (digests) land here as .eml files, git-ignored.
@@ -201,7 +203,8 @@ class LocalStack:
         # One process serves every site here, where Lambda runs many containers: each site
         # gets the whole deployment's target (1,000 hits/s, bursts of 5,000), not one
         # container's share, so a flooding site is held and the others still counted; and
-        # each account a generous rate (the template's is for callers on the internet).
+        # each account and client address a generous rate (the template's is for callers
+        # on the internet).
         for name, default in LOCAL_LIMITS.items():
             os.environ[name] = given[name] or default
 

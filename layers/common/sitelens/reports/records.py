@@ -10,13 +10,16 @@ from sitelens import clock, errors, listing, privacy
 from sitelens.data import reports as stored_reports
 from sitelens.data.transactions import ItemTooLarge
 from sitelens.reports.rules import project_of
+from sitelens.sharing.links import new_share_id, report_url
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.reports.inputs import ReportCreate, ReportListQuery, ReportUpdate
 
 
-def show(record: dict[str, Any]) -> dict[str, Any]:
-    """The record as the API returns it: the password only as whether one is set."""
+def show(record: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The record as the API at `base_url` returns it: the password only as whether one is
+    set; its share page's URL (null for a report from before share ids, until updated)."""
+    share_id = record.get("share_id")
     return {
         "id": record["id"],
         "url": record["url"],
@@ -25,6 +28,7 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
         "score": record["score"],
         "privacy": record["privacy"],
         "password": bool(record.get("password_hash")),
+        "share_url": report_url(base_url, share_id) if share_id else None,
         "results": json.loads(record["results"]),
         "generated_at": record["generated_at"],
         "created_at": record["created_at"],
@@ -59,14 +63,15 @@ def generate(url: str) -> dict[str, Any]:
     }
 
 
-def create(account_id: str, fields: ReportCreate) -> dict[str, Any]:
-    """Generate a report of the URL for the account."""
+def create(account_id: str, fields: ReportCreate, base_url: str) -> dict[str, Any]:
+    """Generate a report of the URL for the account, with a share id of its own."""
     password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
     generated = generate(fields.url)
     now = clock.now_iso()
     record = {
         "account": account_id,
         "id": stored_reports.allocate_id(),
+        "share_id": new_share_id(),
         **generated,
         "privacy": fields.privacy or 0,
         "created_at": now,
@@ -77,7 +82,7 @@ def create(account_id: str, fields: ReportCreate) -> dict[str, Any]:
         record = stored_reports.create_with_project(record)
     except ItemTooLarge:
         raise errors.Invalid.field("url", "The page's report is too large to store.") from None
-    return show(record)
+    return show(record, base_url)
 
 
 def stored(account_id: str, report_id: int) -> dict[str, Any]:
@@ -88,12 +93,13 @@ def stored(account_id: str, report_id: int) -> dict[str, Any]:
     return record
 
 
-def get(account_id: str, report_id: int) -> dict[str, Any]:
-    return show(stored(account_id, report_id))
+def get(account_id: str, report_id: int, base_url: str) -> dict[str, Any]:
+    return show(stored(account_id, report_id), base_url)
 
 
-def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, Any]:
+def update(account_id: str, report_id: int, fields: ReportUpdate, base_url: str) -> dict[str, Any]:
     """Change privacy settings; with `results` = 1, also fetch and analyse the page again.
+    A report from before share ids gets one.
 
     The change is applied to the stored report as it is when written (a concurrent update
     or regeneration never mixes with this one); 404 when the report is not the account's.
@@ -107,6 +113,7 @@ def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, A
         password, removed = rule.changes(current)
         record = {k: v for k, v in current.items() if k not in removed}
         record.update(generated, **password)
+        record.setdefault("share_id", new_share_id())
         if fields.privacy is not None:
             record["privacy"] = fields.privacy
         record["updated_at"] = clock.after(current["updated_at"])
@@ -115,7 +122,7 @@ def update(account_id: str, report_id: int, fields: ReportUpdate) -> dict[str, A
     record = stored_reports.update_with_project(account_id, report_id, change)
     if record is None:
         raise errors.NotFound()
-    return show(record)
+    return show(record, base_url)
 
 
 def delete(account_id: str, report_id: int) -> None:
@@ -124,14 +131,24 @@ def delete(account_id: str, report_id: int) -> None:
         raise errors.NotFound()
 
 
-def list_page(account_id: str, query: ReportListQuery) -> listing.Page:
-    return listing.list_page(stored_reports.COLLECTION, account_id, query, query.sort_by, show)
+def list_page(account_id: str, query: ReportListQuery, base_url: str) -> listing.Page:
+    return listing.list_page(
+        stored_reports.COLLECTION,
+        account_id,
+        query,
+        query.sort_by,
+        lambda record: show(record, base_url),
+    )
 
 
-def every_record(account_id: str, query: ReportListQuery) -> Iterator[dict[str, Any]]:
+def every_record(
+    account_id: str, query: ReportListQuery, base_url: str
+) -> Iterator[dict[str, Any]]:
     """Every report of the list, in its order and with its filters (an export)."""
     return listing.every_record(
         lambda token: list_page(
-            account_id, query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE})
+            account_id,
+            query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE}),
+            base_url,
         )
     )

@@ -1,7 +1,9 @@
 """Share views: reading a website's statistics or a report without an API key, as the
-record's privacy allows, and proving its password. Knows nothing of HTTP: the edge turns
-what is decided here into JSON, pages and cookies."""
+record's privacy allows, and proving its password (`access`); reports' unguessable share
+links (`links`); each client address's limit on share routes (`limits`). Knows nothing of
+HTTP: the edge turns what is decided here into JSON, pages and cookies."""
 
+from sitelens.sharing import limits, links
 from sitelens.sharing.access import (
     ATTEMPT_WINDOW_SECONDS,
     ATTEMPTS_PER_CLIENT,
@@ -25,6 +27,8 @@ __all__ = [
     "Grant",
     "Shared",
     "admit",
+    "limits",
+    "links",
     "report",
     "unlock",
     "website",

@@ -15,18 +15,17 @@ who knows the password out.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sitelens import clock, errors, hosts, metrics, privacy, signing
-from sitelens.cursor import secret
 from sitelens.data import limits
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
+from sitelens.sharing.limits import client_key
+from sitelens.sharing.links import is_share_id
 
 Kind = Literal["website", "report"]
 
@@ -92,9 +91,12 @@ def website(domain: str) -> Shared:
     return _shared("website", stored_websites.by_domain(site))
 
 
-def report(report_id: int) -> Shared:
-    """The report of an id, as a share view may see it; 404 as for `website`."""
-    return _shared("report", stored_reports.by_id(report_id))
+def report(share_id: str) -> Shared:
+    """The report of a share id (`sharing.links`), as a share view may see it; 404 as for
+    `website`, and for anything else, a report's own id included."""
+    if not is_share_id(share_id):
+        raise errors.NotFound()
+    return _shared("report", stored_reports.by_share_id(share_id))
 
 
 def _shared(kind: Kind, record: dict[str, Any] | None) -> Shared:
@@ -125,7 +127,7 @@ def unlock(shared: Shared, password: str, client_address: str) -> Grant:
     if shared.locked:
         # counted before the comparison, so that concurrent guesses cannot pass the limit;
         # a right password is given back: only wrong ones use the allowance up
-        client = f"{_subject(shared)}:{_client_key(client_address)}"
+        client = f"{_subject(shared)}:{client_key(client_address)}"
         counted = _count_attempt(shared, client)
         if not privacy.verify_password(password, shared.record["password_hash"]):
             now = int(time.time())
@@ -172,9 +174,3 @@ def _count_attempt(shared: Shared, client: str) -> list[tuple[str, int]]:
     else:
         metrics.count("PasswordGuesses", reason="many_clients")
     return counted
-
-
-def _client_key(client_address: str) -> str:
-    """A client address as limits store it: keyed with the stack's secret and cut short,
-    so the accounts table never holds an address or anything that leads back to one."""
-    return hmac.new(secret(), client_address.encode(), hashlib.sha256).hexdigest()[:16]
