@@ -33,9 +33,12 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
 
 import boto3  # noqa: E402
 from moto import mock_aws  # noqa: E402
+from moto.core import DEFAULT_ACCOUNT_ID as MOTO_ACCOUNT  # noqa: E402
 from moto.core.custom_responses_mock import reset_responses_mock  # noqa: E402
 from moto.core.model_instances import reset_model_data  # noqa: E402
 from moto.core.models import responses_mock  # noqa: E402
+from moto.dynamodb import models as moto_dynamodb  # noqa: E402
+from moto.sqs import models as moto_sqs  # noqa: E402
 
 from sitelens import accounts, config, initialized, privacy  # noqa: E402
 from sitelens.analytics import fairshare, tracking  # noqa: E402
@@ -52,6 +55,7 @@ initialized()  # tests run with the usual garbage collection, not a cold start's
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
+REGION = os.environ["AWS_DEFAULT_REGION"]
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}
@@ -132,29 +136,20 @@ class MotoBackend:
         reset_model_data()
 
     def empty(self) -> None:
-        """The template's tables and queues, empty: counters too, so ids start at 1 again."""
-        tables = set(self.dynamodb.list_tables()["TableNames"])
-        if not self.queues or not tables >= set(TABLE_KEYS):
+        """The template's tables and queues, empty: counters too, so ids start at 1 again.
+
+        Emptied in moto's own models rather than through its API: a scan and deletes per
+        table and a purge per queue, each a serialised request, were a third of a test."""
+        tables = moto_dynamodb.dynamodb_backends[MOTO_ACCOUNT][REGION].tables
+        if not self.queues or not set(tables) >= set(TABLE_KEYS):
             # The first test, or a test's own `mock_aws()` reset moto: create everything.
             resources.create_tables(TEMPLATE, self.dynamodb)
             self.queues = resources.create_queues(TEMPLATE, self.sqs)
         for table in TABLE_KEYS:
-            self.delete_all_items(table)
+            tables[table].items.clear()
+        queues = moto_sqs.sqs_backends[MOTO_ACCOUNT][REGION]
         for url in self.queues.values():
-            self.sqs.purge_queue(QueueUrl=url)
-
-    def delete_all_items(self, table: str) -> None:
-        names = {f"#k{n}": key for n, key in enumerate(TABLE_KEYS[table])}
-        pages = self.dynamodb.get_paginator("scan").paginate(
-            TableName=table, ProjectionExpression=", ".join(names), ExpressionAttributeNames=names
-        )
-        keys = [item for page in pages for item in page["Items"]]  # all read before any delete
-        for start in range(0, len(keys), 25):
-            batch: Any = {
-                table: [{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]]
-            }
-            while batch:
-                batch = self.dynamodb.batch_write_item(RequestItems=batch)["UnprocessedItems"]
+            queues.purge_queue(url.rsplit("/", 1)[1])
 
 
 @pytest.fixture(scope="session")
@@ -196,6 +191,10 @@ def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
         saved = {k: os.environ.get(k) for k in env}
         os.environ.update(env)
         reset_caches()
+        # The session's clients, rather than new ones each test (50 ms each to build); a test
+        # that needs others (`AWS_MAX_ATTEMPTS`, a stand-in) resets or replaces them.
+        clients.use("dynamodb", moto_backend.dynamodb)
+        clients.use("sqs", moto_backend.sqs)
         # The aggregator's rows go to a list unless a test runs a warehouse engine of its own.
         ROWS.clear()
         warehouse.use(warehouse.LocalEngine("duckdb", lambda sql: [], _keep_rows))
