@@ -130,3 +130,44 @@ def test_an_export_too_large_is_422(seo, account, monkeypatch):
     reply = seo.get("/api/v1/reports", query={"format": "csv"})
     assert reply.status == 422
     assert reply.body["message"] == {"format": [exports.TOO_LARGE]}
+
+
+def test_an_export_reads_a_bounded_number_of_entries(seo, account, monkeypatch):
+    """Past MAX_EXPORT_ENTRIES (5,000; 300 here) an export is refused, whatever its size."""
+    from sitelens import listing
+    from tests.fixtures import lists
+
+    monkeypatch.setattr(listing, "MAX_EXPORT_ENTRIES", 300)
+    lists.stored_reports(account.id, "example.com", 300)
+    rows = parsed(seo.get("/api/v1/reports", query={"format": "csv"}))
+    assert len(rows) == 1 + 300  # exactly the bound: every row
+    lists.stored_reports(account.id, "example.com", 1)
+    reply = seo.get("/api/v1/reports", query={"format": "csv"})
+    assert (reply.status, reply.body) == (
+        422,
+        {"message": {"format": [listing.TOO_MANY]}, "status": 422},
+    )
+    # a filter narrows it below the bound
+    lists.stored_reports(account.id, "small.example", 2)
+    rows = parsed(seo.get("/api/v1/reports", query={"format": "csv", "project": "small.example"}))
+    assert len(rows) == 1 + 2
+
+
+def test_a_searched_export_counts_the_entries_it_looks_through(seo, account, monkeypatch):
+    from sitelens import listing
+    from sitelens.data import pages
+    from tests.fixtures import lists
+
+    monkeypatch.setattr(listing, "MAX_EXPORT_ENTRIES", 300)
+    monkeypatch.setattr(pages, "MAX_FILTERED_READS", 100)  # each page reads 100 entries
+    needles = lists.stored_reports(account.id, "needle.example", 2)
+    lists.stored_reports(account.id, "example.com", 250)
+    counted = lists.count_queries(monkeypatch)
+    rows = parsed(seo.get("/api/v1/reports", query={"format": "csv", "search": "needle"}))
+    assert [int(row[0]) for row in rows[1:]] == sorted(needles, reverse=True)
+    assert sum(counted.scanned) == 252  # three pages cut short, each continued
+    lists.stored_reports(account.id, "example.com", 50)
+    counted.scanned.clear()
+    reply = seo.get("/api/v1/reports", query={"format": "csv", "search": "needle"})
+    assert reply.body == {"message": {"format": [listing.TOO_MANY]}, "status": 422}
+    assert sum(counted.scanned) == 300  # refused at the bound, not after reading the rest

@@ -7,6 +7,8 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from sitelens import cursor
+from sitelens.data import pages
+from tests.fixtures import lists
 
 
 def create(client, domain, **fields):
@@ -228,3 +230,66 @@ def test_empty_parameters_mean_defaults(analytics, sites):
     )
     assert reply.status == 200
     assert ids(reply) == [r["id"] for r in reversed(sites)]
+
+
+@pytest.fixture
+def counted_queries(monkeypatch):
+    return lists.count_queries(monkeypatch)
+
+
+def test_a_search_reads_a_bounded_number_of_entries_and_links_on(
+    analytics, counted_queries, monkeypatch
+):
+    monkeypatch.setattr(pages, "MAX_FILTERED_READS", 12)  # in place of 1,000
+    monkeypatch.setattr(pages, "MAX_FILTERED_QUERIES", 3)
+    made = [create(analytics, f"site{n:02d}.example")["id"] for n in range(40)]
+    needles = [create(analytics, f"needle{n}.example")["id"] for n in range(3)]
+    made += [create(analytics, f"site{n:02d}.example")["id"] for n in range(40, 70)]
+    counted_queries.scanned.clear()
+
+    pages_seen, last = walk(analytics, {"search": "needle", "sort": "asc"})
+    # every request read at most 12 entries; pages cut short carry on where they stopped
+    assert len(pages_seen) > 5
+    assert sum(counted_queries.scanned) <= 12 * len(pages_seen)
+    assert [] in pages_seen
+    assert [i for page in pages_seen for i in page] == needles
+    assert last.body["meta"]["next_cursor"] is None
+    # and back again with links.prev, each once, in order
+    back, reply = [], last
+    while True:
+        back = [r["id"] for r in reply.data] + back
+        if reply.body["links"]["prev"] is None:
+            break
+        reply = analytics.get("/api/v1/websites", query=query_of(reply.body["links"]["prev"]))
+    assert back == needles
+    # a full page is not cut short: its search stops as soon as it has per_page + 1
+    counted_queries.scanned.clear()
+    reply = analytics.get("/api/v1/websites", query={"search": "site", "sort": "asc"})
+    assert ids(reply) == made[:10]
+    assert reply.body["links"]["next"] is not None
+    assert sum(counted_queries.scanned) <= 12
+
+
+@pytest.mark.parametrize("sort_by", ["id", "url"])  # the table, and a slim index
+def test_a_search_over_many_records_is_answered_page_by_page(
+    seo, account, counted_queries, sort_by
+):
+    """At the real bound: 1,000 entries read per request, in at most 10 Queries."""
+    needles = lists.stored_reports(account.id, "a-needle.example", 2)  # last, in either order
+    lists.stored_reports(account.id, "example.com", 1_050)
+    counted_queries.scanned.clear()
+    first = seo.get("/api/v1/reports", query={"search": "needle", "sort_by": sort_by})
+    assert (first.status, first.data) == (200, [])
+    assert len(counted_queries.scanned) <= 10
+    assert sum(counted_queries.scanned) == 1_000
+    assert first.body["links"]["prev"] is None
+    counted_queries.scanned.clear()
+    second = seo.get("/api/v1/reports", query=query_of(first.body["links"]["next"]))
+    assert [r["id"] for r in second.data] == sorted(needles, reverse=True)
+    assert second.body["links"]["next"] is None
+    assert sum(counted_queries.scanned) == 52
+    # back from there: bounded reads again, two empty pages to the list's start
+    back = seo.get("/api/v1/reports", query=query_of(second.body["links"]["prev"]))
+    assert (back.status, back.data) == (200, [])
+    back = seo.get("/api/v1/reports", query=query_of(back.body["links"]["prev"]))
+    assert (back.status, back.data, back.body["links"]["prev"]) == (200, [], None)

@@ -98,8 +98,9 @@ def every_page(
     pages: list[list[int]] = []
     after = None
     while True:
-        found, cost = data_pages.page(collection, ACCOUNT, listing, after, per_page + 1)
-        assert cost["requests"] >= 1
+        read = data_pages.page(collection, ACCOUNT, listing, after, per_page + 1)
+        assert read.cost["requests"] >= 1
+        found = read.records
         pages.append([r["id"] for r in found[:per_page]])
         if len(found) <= per_page:
             return pages

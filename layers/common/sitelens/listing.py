@@ -25,6 +25,7 @@ class Page:
     prev_cursor: str | None
     params: dict[str, Any]
     cost: dict[str, int]
+    entries_read: int = 0  # entries of the list the page went through, matching or not
 
 
 def binding(account_id: str, collection: str, params: dict[str, Any]) -> str:
@@ -53,27 +54,42 @@ def list_page(
         filters=query.filters(),
         search=query.search.lower() if query.search else None,
     )
-    found, cost = pages.page(collection, account_id, listing, after, query.per_page + 1)
-    more = len(found) > query.per_page
-    shown = found[: query.per_page]
+    found = pages.page(collection, account_id, listing, after, query.per_page + 1)
+    # A page whose search reached its read bounds is cut short: there is more to read.
+    more = len(found.records) > query.per_page or found.stopped_at is not None
+    shown = found.records[: query.per_page]
     if not forward:
         shown.reverse()
     first, last = (shown[0], shown[-1]) if shown else (None, None)
     # Going forwards there is a previous page when we came from one; backwards, a next one.
-    has_next = more if forward else after is not None
-    has_prev = (after is not None) if forward else more
+    # (An empty position is the end of the list: the page from it has nothing beyond.)
+    came_from = bool(after)
+    has_next = more if forward else came_from
+    has_prev = came_from if forward else more
+
+    def encoded(position: dict[str, Any], towards_next: bool) -> str:
+        return cursor.encode(position, towards_next, bound_to)
 
     def token(record: dict[str, Any] | None, towards_next: bool) -> str | None:
-        if record is None:
-            return None
-        return cursor.encode(pages.position(collection, listing, record), towards_next, bound_to)
+        if record is not None:
+            return encoded(pages.position(collection, listing, record), towards_next)
+        # An empty page links back from where its reading stopped, or from the list's end.
+        return encoded(found.stopped_at or {}, towards_next)
 
+    next_cursor = token(last, True) if has_next else None
+    prev_cursor = token(first, False) if has_prev else None
+    if found.stopped_at is not None:  # the reading goes on after the last entry it read
+        if forward:
+            next_cursor = encoded(found.stopped_at, True)
+        else:
+            prev_cursor = encoded(found.stopped_at, False)
     return Page(
         records=[show(record) for record in shown],
-        next_cursor=token(last, True) if has_next else None,
-        prev_cursor=token(first, False) if has_prev else None,
+        next_cursor=next_cursor,
+        prev_cursor=prev_cursor,
         params=params,
-        cost=cost,
+        cost=found.cost,
+        entries_read=found.entries_read,
     )
 
 
@@ -127,14 +143,26 @@ def rows_page(
 
 
 EXPORT_PAGE = 100  # records read per page of an export
+# An export reads at most this many entries of its list (its rows, and with a search the
+# entries it looked through), well within the list functions' 10 s; past it, 422.
+MAX_EXPORT_ENTRIES = 5_000
+TOO_MANY = (
+    "The export would read more than 5,000 entries; narrow it with filters or read the list"
+    " by pages."
+)
 
 
 def every_record(page_at: Callable[[str | None], Page]) -> Iterator[dict[str, Any]]:
     """Every record of a list, page after page from the first (`page_at(cursor)`), for
-    exports; the caller stops reading when it has enough."""
+    exports; the caller stops reading when it has enough. 422 on `format` when the list
+    goes on after MAX_EXPORT_ENTRIES entries were read."""
     token: str | None = None
+    read = 0
     while True:
         found = page_at(token)
+        read += found.entries_read
+        if found.next_cursor is not None and read >= MAX_EXPORT_ENTRIES:
+            raise errors.Invalid.field("format", TOO_MANY)
         yield from found.records
         token = found.next_cursor
         if token is None:

@@ -1,12 +1,13 @@
 """List pages of a collection: one Query on the table or the GSI of the order and filter.
 
 The first filter picks the index; other filters and `search` are filter expressions, so
-only then can a page read more items than it returns.
+only then can a page read more items than it returns, and then at most MAX_FILTERED_READS
+entries in at most MAX_FILTERED_QUERIES Queries: a page that reaches either bound stops
+there, with fewer records than asked for, and says where its reading stopped.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,13 @@ from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, to_attr
 from sitelens.data.records import Collection
+
+# A filtered page reads at most this many entries (matching or not), so that searching a
+# list of any size answers in bounded time; the rest is read by the pages after it.
+MAX_FILTERED_READS = 1_000
+# ... in at most this many Queries, each of at most 1 MB (large records count in bytes).
+MAX_FILTERED_QUERIES = 10
+_FILTERED_QUERY_LIMIT = 100  # a filtered Query's Limit, or per_page + 1 when that is more
 
 # -- lists ------------------------------------------------------------------------------
 
@@ -39,17 +47,31 @@ def _index_filter(listing: Listing) -> str | None:
     return next(iter(listing.filters), None)
 
 
+@dataclass(frozen=True)
+class Found:
+    """What a page read: its records, what reading them cost, and, when a filtered page
+    reached its read bounds before it had `count` records, the `position` of the last
+    entry it read (the next page starts after it; None when the list was read to its end
+    or the page is full)."""
+
+    records: list[Item]
+    cost: dict[str, int]
+    stopped_at: dict[str, Any] | None = None
+    entries_read: int = 0  # entries the Queries went through, matching or not
+
+
 def page(
     collection: Collection,
     account: str,
     listing: Listing,
     after: dict[str, Any] | None,
     count: int,
-) -> tuple[list[Item], dict[str, int]]:
-    """Up to `count` records strictly after `after` (a `position`), and what it cost.
+) -> Found:
+    """Up to `count` records strictly after `after` (a `position`; None or empty: from the
+    start, in the listing's direction), and what it cost.
 
     The first filter picks the index; other filters and `search` are filter expressions,
-    so only then can a page read more items than it returns.
+    so only then can a page read more items than it returns, within the read bounds.
     """
     index_filter = _index_filter(listing)
     index, part_attr, sort_attr = collection.index(listing.order, index_filter)
@@ -75,7 +97,7 @@ def page(
         conditions.append("contains(#q, :q)")
     if conditions:
         query["FilterExpression"] = " AND ".join(conditions)
-    if after is not None:
+    if after:  # an empty position reads from the start
         start = collection.record_key(account, after["key"])
         if index:
             start[part_attr] = {"S": part_value}
@@ -83,18 +105,35 @@ def page(
         query["ExclusiveStartKey"] = start
     found: list[Item] = []
     cost = {"requests": 0, "items_read": 0, "index_entries_read": 0}
-    for answer in _query_pages(query, count, filtered=bool(conditions)):
+    filtered = bool(conditions)
+    # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
+    limit = max(count, _FILTERED_QUERY_LIMIT) if filtered else count
+    read, stopped_at = 0, None
+    while True:
+        query["Limit"] = min(limit, MAX_FILTERED_READS - read) if filtered else limit
+        answer = client("dynamodb").query(**query)
         cost["requests"] += 1
-        cost["index_entries_read" if index and collection.slim_indexes else "items_read"] += (
-            answer.get("ScannedCount", 0)
-        )
+        read += answer.get("ScannedCount", 0)
         found.extend(from_item(item) for item in answer.get("Items", []))
-        if len(found) >= count:
+        last = answer.get("LastEvaluatedKey")
+        if len(found) >= count or last is None:
             break
+        if filtered and (read >= MAX_FILTERED_READS or cost["requests"] >= MAX_FILTERED_QUERIES):
+            stopped_at = _position_of_key(collection, listing, from_item(last))
+            break
+        query["ExclusiveStartKey"] = last
+    cost["index_entries_read" if index and collection.slim_indexes else "items_read"] += read
     found = found[:count]
     if index and collection.slim_indexes and found:
         found = _whole_records(collection, account, found, cost)
-    return found, cost
+    return Found(found, cost, stopped_at, read)
+
+
+def _position_of_key(collection: Collection, listing: Listing, key: Item) -> dict[str, Any]:
+    """The `position` of a Query's LastEvaluatedKey: it holds the table's and the index's
+    keys, which is all a position is made of."""
+    _, _, sort_attr = collection.index(listing.order, _index_filter(listing))
+    return {"key": key[collection.key], "sort": key[sort_attr]}
 
 
 def _whole_records(
@@ -123,14 +162,3 @@ def _whole_records(
         else:
             raise transactions.Contended()
     return [records[e[collection.key]] for e in entries if e[collection.key] in records]
-
-
-def _query_pages(query: dict[str, Any], count: int, filtered: bool) -> Iterator[dict[str, Any]]:
-    # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
-    query = {**query, "Limit": max(count, 100) if filtered else count}
-    while True:
-        answer = client("dynamodb").query(**query)
-        yield answer
-        if "LastEvaluatedKey" not in answer:
-            return
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
