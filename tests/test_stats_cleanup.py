@@ -1,6 +1,7 @@
 """Deleting a website removes its statistics in the background: the delete queues one
 cleanup message; the cleanup function deletes every counter (and registry of distinct
-values) of that website and nothing of any other."""
+values) of that website and nothing of any other, in runs of at most ITEMS_PER_RUN items
+that each queue the next, and a run stopped midway is resumed where it stopped."""
 
 from __future__ import annotations
 
@@ -13,7 +14,9 @@ import pytest
 from botocore.exceptions import ClientError
 
 from sitelens import config
-from sitelens.analytics.hit import STAT_NAMES, Hit
+from sitelens.analytics import cleanup
+from sitelens.analytics.hit import SERIES_NAMES, Hit
+from sitelens.data import cleanups
 from sitelens.data import stats as stored_stats
 from tests.fixtures.analytics import failures, hit_record, receive, run
 
@@ -21,10 +24,10 @@ DAY = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 
 
 def items_of(website_id: int) -> int:
-    """How many stats items the website has, over all its series."""
+    """How many stats items the website has, over all its series (days and months)."""
     client = boto3.client("dynamodb")
     total = 0
-    for name in STAT_NAMES:
+    for name in SERIES_NAMES:
         answer = client.query(
             TableName=config.settings().stats_table,
             KeyConditionExpression="series = :s",
@@ -131,7 +134,7 @@ def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch)
         raise ClientError({"Error": {"Code": "InternalServerError"}}, "Query")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(stored_stats, "delete_all", unavailable)
+        patch.setattr(cleanups, "remove", unavailable)
         assert failures(run("StatsCleanupQueue", [message, broken])) == {
             message["messageId"],
             "broken",
@@ -152,3 +155,94 @@ def test_a_failing_cleanup_queue_does_not_fail_the_delete(analytics, monkeypatch
     reply = analytics.delete(f"/api/v1/websites/{website_id}")
     assert reply.status == 200
     assert analytics.get(f"/api/v1/websites/{website_id}").status == 404
+
+
+class CountedCalls:
+    """The DynamoDB client of the cleanup: what its Queries read and its batches deleted,
+    and a kill (the function stopped) at a chosen BatchWriteItem."""
+
+    def __init__(self, kill_at: int | None = None) -> None:
+        self.real = boto3.client("dynamodb")
+        self.read = 0
+        self.deleted = 0
+        self.batches = 0
+        self.kill_at = kill_at
+
+    def query(self, **params: Any) -> Any:
+        answer = self.real.query(**params)
+        self.read += answer["ScannedCount"]
+        return answer
+
+    def batch_write_item(self, RequestItems: Any) -> Any:
+        self.batches += 1
+        if self.batches == self.kill_at:
+            raise RuntimeError("the function was stopped here")
+        answer = self.real.batch_write_item(RequestItems=RequestItems)
+        [requests] = RequestItems.values()
+        self.deleted += len(requests)
+        return answer
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.real, name)
+
+
+def counted(monkeypatch: pytest.MonkeyPatch, kill_at: int | None = None) -> CountedCalls:
+    calls = CountedCalls(kill_at)
+    monkeypatch.setattr(cleanups, "client", lambda service: calls)
+    monkeypatch.setattr(stored_stats, "client", lambda service: calls)
+    return calls
+
+
+def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, monkeypatch):
+    website_id = busy_website(analytics, account.id, "gone.example", pages=120)
+    kept = busy_website(analytics, account.id, "kept.example", pages=5)
+    kept_items = items_of(kept)
+    total = items_of(website_id)
+    assert total > 300
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    [message] = receive("StatsCleanupQueue")
+
+    killed = counted(monkeypatch, kill_at=7)
+    assert failures(run("StatsCleanupQueue", [message])) == {message["messageId"]}
+    # six batches went, each stored as done: the redelivery starts after them
+    stored = cleanups.progress(website_id)
+    assert (stored.deleted, stored.done) == (killed.deleted, False)
+    assert killed.deleted >= 6
+    assert items_of(website_id) == total - killed.deleted
+
+    resumed = counted(monkeypatch)
+    assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
+    # nothing read or deleted twice: the resumed run read and deleted only what was left
+    assert resumed.read == resumed.deleted == total - killed.deleted
+    assert items_of(website_id) == 0
+    assert items_of(kept) == kept_items
+    assert cleanups.progress(website_id) == cleanups.Progress(deleted=total, done=True)
+    assert receive("StatsCleanupQueue") == []  # done in that run: nothing queued
+
+    # a late duplicate reads the finished progress and nothing else
+    late = counted(monkeypatch)
+    assert run("StatsCleanupQueue", [{**message, "messageId": "late"}]) == {"batchItemFailures": []}
+    assert (late.read, late.batches) == (0, 0)
+
+
+def test_a_large_website_is_removed_in_bounded_runs(analytics, account, monkeypatch):
+    monkeypatch.setattr(cleanup, "ITEMS_PER_RUN", 60)  # in place of 10,000
+    website_id = busy_website(analytics, account.id, "gone.example", pages=60)
+    total = items_of(website_id)
+    assert total > 3 * 60
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    messages = receive("StatsCleanupQueue")
+    runs = []
+    while messages:
+        calls = counted(monkeypatch)
+        assert run("StatsCleanupQueue", messages) == {"batchItemFailures": []}
+        runs.append((calls.read, calls.deleted))
+        assert items_of(website_id) == total - sum(deleted for _, deleted in runs)
+        messages = receive("StatsCleanupQueue")  # the next run, queued by this one
+        assert len(messages) <= 1
+    # each run read and deleted at most 60, none twice; every one went
+    assert all(read == deleted <= 60 for read, deleted in runs)
+    assert sum(deleted for _, deleted in runs) == total
+    assert len(runs) == -(-total // 60)
+    assert items_of(website_id) == 0
+    assert cleanups.progress(website_id) == cleanups.Progress(deleted=total, done=True)

@@ -1,21 +1,33 @@
 """Removing a deleted website's statistics, from the cleanup queue (delayed, so that hits
-still in flight are dropped first)."""
+still in flight are dropped first), in bounded runs that resume where the last stopped."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from sitelens.analytics.hit import SERIES_NAMES
-from sitelens.data import queues, stats
+from sitelens.data import cleanups, queues
 from sitelens.log import logger
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
+# One run deletes at most this many of a website's counters and registries: 400
+# BatchWriteItems, well within the function's 60 s timeout. A larger website's removal is
+# finished by the runs after it, each queued by the one before.
+ITEMS_PER_RUN = 10_000
+
 
 def remove(record: SQSRecord) -> int:
-    """Delete every counter of the website a cleanup message names; how many there were."""
+    """Delete up to ITEMS_PER_RUN more counters of the website a cleanup message names, from
+    where the runs before stopped, and queue the next run while some are left; how many
+    items every run has deleted."""
     website_id = queues.cleanup_website(record.raw_event)
-    removed = stats.delete_all(website_id, SERIES_NAMES)
-    logger.info("stats removed", extra={"website_id": website_id, "items": removed})
-    return removed
+    progress = cleanups.remove(website_id, SERIES_NAMES, ITEMS_PER_RUN)
+    if not progress.done:
+        queues.send_cleanup(website_id, delayed=False)  # the hits in flight were dropped
+    logger.info(
+        "stats removed",
+        extra={"website_id": website_id, "items": progress.deleted, "done": progress.done},
+    )
+    return progress.deleted

@@ -29,11 +29,13 @@ def hit_account(record: dict[str, Any]) -> str:
     return str(attribute.get("stringValue") or "")
 
 
-def send_cleanup(website_id: int) -> None:
-    """Queue the removal of a deleted website's statistics (the queue delays it)."""
+def send_cleanup(website_id: int, delayed: bool = True) -> None:
+    """Queue the removal of a deleted website's statistics: delayed by the queue, or at
+    once (`delayed=False`, the rest of a removal already under way)."""
     client("sqs").send_message(
         QueueUrl=settings().cleanup_queue_url,
         MessageBody=json.dumps({"website_id": website_id}),
+        **({} if delayed else {"DelaySeconds": 0}),  # a message's own delay overrides the queue's
     )
 
 

@@ -1,5 +1,4 @@
-"""Statistics counters, the registries of their distinct values, and removing a website's
-counters.
+"""Statistics counters and the registries of their distinct values.
 
 Items of the stats table, by `series` (partition) and `slot` (sort key):
 
@@ -10,8 +9,9 @@ Items of the stats table, by `series` (partition) and `slot` (sort key):
   that have a counter of their own that day (`digests`), and their length in bytes
   (`bytes`). It sorts after every day, so stats Queries never read it.
 
-The same table holds the aggregator's delivery ledger (`ledger`); `add_chunk` writes a
-chunk's commit marker with its counters.
+The same table holds the aggregator's delivery ledger (`ledger`), and the progress of
+removing a deleted website's statistics (`cleanups`); `add_chunk` writes a chunk's commit
+marker with its counters.
 """
 
 from __future__ import annotations
@@ -289,31 +289,7 @@ def _value(item: dict[str, Any], period_length: int) -> str:
     return str(item["slot"]["S"][period_length + 1 :])
 
 
-# -- removing --------------------------------------------------------------------------------
-
-
-def delete_all(website_id: int, names: tuple[str, ...]) -> int:
-    """Delete every counter and registry of a website's series `names`; returns how many
-    items were deleted. Unprocessed deletes are retried with backoff."""
-    deleted = 0
-    for name in names:
-        query: dict[str, Any] = {
-            "TableName": _stats_table(),
-            "KeyConditionExpression": "#series = :series",
-            "ProjectionExpression": "#series, #slot",
-            "ExpressionAttributeNames": {"#series": "series", "#slot": "slot"},
-            "ExpressionAttributeValues": {":series": {"S": f"{website_id}#{name}"}},
-        }
-        while True:
-            answer = client("dynamodb").query(**query)
-            keys = answer["Items"]
-            for start in range(0, len(keys), 25):
-                write_batch([{"DeleteRequest": {"Key": key}} for key in keys[start : start + 25]])
-            deleted += len(keys)
-            if "LastEvaluatedKey" not in answer:
-                break
-            query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
-    return deleted
+# -- writing in batches ----------------------------------------------------------------------
 
 
 def write_batch(requests: list[dict[str, Any]]) -> None:
