@@ -16,6 +16,7 @@ from sitelens.data import reports as stored_reports
 from sitelens.data import transactions
 from sitelens.reports import projects
 from sitelens.sharing import links
+from tests.fixtures import lists
 
 CHUNK = stored_reports.PROJECT_CHUNK
 
@@ -113,6 +114,63 @@ def test_a_large_project_is_finished_by_repeating_the_delete(seo, account, monke
     assert (second.status, second.body["deleted"], second.body["reports"]) == (200, True, 40)
     assert "example.com" not in project_rows(seo)
     assert seo.delete("/api/v1/projects/example.com").status == 404
+
+
+@pytest.fixture
+def transactions_written(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The size of each transaction written from now on."""
+    real_write = transactions.write
+    written: list[int] = []
+
+    def counted(writes: Any) -> None:
+        real_write(writes)
+        written.append(len(writes))
+
+    monkeypatch.setattr(transactions, "write", counted)
+    return written
+
+
+def test_a_delete_is_bounded_and_the_next_one_carries_on(
+    seo, account, monkeypatch, transactions_written
+):
+    """A request deletes MAX_DELETED_REPORTS (500; 60 here) at most, then answers 202;
+    the next one carries on, reading and writing none of the deleted reports again."""
+    monkeypatch.setattr(projects, "MAX_DELETED_REPORTS", 60)
+    lists.stored_reports(account.id, "example.com", 70)
+    lists.stored_reports(account.id, "keep.example", 2)
+    transactions_written.clear()
+    first = seo.delete("/api/v1/projects/example.com")
+    assert first.body == {
+        "id": "example.com",
+        "object": "project",
+        "deleted": False,
+        "reports": 60,
+        "status": 202,
+    }
+    # a whole chunk, then the 11 that reach the bound, each with the project's row
+    assert [size - 1 for size in transactions_written] == [CHUNK, 60 - CHUNK]
+    assert project_rows(seo)["example.com"]["reports"] == report_count(seo, "example.com") == 10
+    transactions_written.clear()
+    second = seo.delete("/api/v1/projects/example.com")
+    assert (second.status, second.body["deleted"], second.body["reports"]) == (200, True, 10)
+    assert [size - 1 for size in transactions_written] == [10]
+    assert report_count(seo, "example.com") == 0
+    assert list(project_rows(seo)) == ["keep.example"]
+    assert seo.delete("/api/v1/projects/example.com").status == 404
+
+
+def test_the_delete_bound_on_dynamodb_local(dynamodb_local_env, transactions_written, monkeypatch):
+    """At the real bound, on real DynamoDB semantics (index lag included)."""
+    monkeypatch.setattr(projects, "DELETE_SECONDS", 600.0)  # a loaded machine is no cut
+    lists.stored_reports("7", "example.com", projects.MAX_DELETED_REPORTS + 5)
+    transactions_written.clear()
+    first = projects.delete("7", "example.com")
+    assert (first.reports, first.finished) == (projects.MAX_DELETED_REPORTS, False)
+    assert sum(size - 1 for size in transactions_written) == projects.MAX_DELETED_REPORTS
+    assert stored_projects.exists("7", "example.com")
+    second = projects.delete("7", "example.com")
+    assert (second.reports, second.finished) == (5, True)
+    assert not stored_projects.exists("7", "example.com")
 
 
 def test_a_delete_stopped_midway_leaves_a_consistent_project(seo, account, monkeypatch):

@@ -147,18 +147,21 @@ def _attempts() -> Iterator[int]:
 PROJECT_CHUNK = 49
 
 
-def delete_project_chunk(account: str, project: str, now: str) -> int | None:
-    """Delete up to PROJECT_CHUNK of the account's reports of `project` and take them out
-    of its row (the row too with the last of them), all in one transaction, each on the
-    condition that it is still the version read (a report regenerated meanwhile is read
-    again next time). How many were deleted; None when the project has no reports left."""
+def delete_project_chunk(
+    account: str, project: str, now: str, most: int = PROJECT_CHUNK
+) -> int | None:
+    """Delete up to `most` (at most PROJECT_CHUNK) of the account's reports of `project`
+    and take them out of its row (the row too with the last of them), all in one
+    transaction, each on the condition that it is still the version read (a report
+    regenerated meanwhile is read again next time). How many were deleted; None when the
+    project has no reports left."""
     answer = client("dynamodb").query(
         TableName=settings().reports_table,
         IndexName="project_by_id",
         KeyConditionExpression="project_key = :key",
         ExpressionAttributeValues={":key": {"S": f"{account}#{project}"}},
         ProjectionExpression="id",
-        Limit=PROJECT_CHUNK,
+        Limit=min(most, PROJECT_CHUNK),
     )
     if not answer["Items"]:
         return None

@@ -39,9 +39,12 @@ def every_row(account_id: str, query: ProjectListQuery) -> Iterator[dict[str, An
     )
 
 
-# A project's reports are deleted for at most this long in one request, well within the
-# function's 30 s timeout (about 10,000 reports); a project with more is finished by
-# sending the DELETE again, which carries on where the last one stopped.
+# One request deletes at most this many of a project's reports (a few seconds, in
+# transactions of up to data.reports.PROJECT_CHUNK); a project with more answers 202 and is
+# finished by sending the DELETE again, which carries on where the last one stopped.
+MAX_DELETED_REPORTS = 500
+# ... and stops sooner after this long, should DynamoDB be slow (throttled, retried): well
+# within the function's 30 s timeout.
 DELETE_SECONDS = 20.0
 MAX_PROJECT_LENGTH = 255  # characters: a host, as the report list's `project` filter takes
 _INDEX_LAG_PAUSE = 0.05  # seconds: the index still lists reports deleted a moment ago
@@ -57,26 +60,27 @@ class Deletion:
 
 
 def delete(account_id: str, project: str) -> Deletion:
-    """Delete every report of the account's `project`, 99 to a transaction with the
+    """Delete the reports of the account's `project`, a chunk to a transaction with the
     project's row (so the row's counts stay true at every step, and a request stopped
-    midway leaves a smaller project), the row with the last of them; 404 for a project
-    the account does not have."""
+    midway leaves a smaller project), the row with the last of them: all of them, or
+    MAX_DELETED_REPORTS (not `finished`); 404 for a project the account does not have."""
     name = rules.project_name(project)
     # a name no project can have (empty, longer than any host) is looked up nowhere
     if not name or len(name) > MAX_PROJECT_LENGTH or not stored_projects.exists(account_id, name):
         raise errors.NotFound()
     deadline = time.monotonic() + DELETE_SECONDS
     deleted = 0
-    while (
-        done := stored_reports.delete_project_chunk(account_id, name, clock.now_iso())
-    ) is not None:
+    while deleted < MAX_DELETED_REPORTS:
+        most = MAX_DELETED_REPORTS - deleted
+        done = stored_reports.delete_project_chunk(account_id, name, clock.now_iso(), most)
+        if done is None:  # no report left
+            if not deleted:  # the last chunk took the row; a row without reports goes here
+                stored_projects.drop_if_empty(account_id, name)
+            return Deletion(name, deleted, finished=True)
         deleted += done
         if time.monotonic() > deadline:
-            # the chunk that took the last reports took the row: then it is done
-            finished = not stored_projects.exists(account_id, name)
-            return Deletion(name, deleted, finished=finished)
+            break
         if done == 0:
             time.sleep(_INDEX_LAG_PAUSE)
-    if not deleted:  # the last chunk took the row; a row without reports goes here
-        stored_projects.drop_if_empty(account_id, name)
-    return Deletion(name, deleted, finished=True)
+    # the chunk that took the last reports took the row: then it is done
+    return Deletion(name, deleted, finished=not stored_projects.exists(account_id, name))
