@@ -456,8 +456,17 @@ def test_a_website_has_a_time_zone(analytics):
     assert berlin["timezone"] == "Europe/Berlin"
     reply = analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": "America/New_York"})
     assert reply.status == 200 and reply.data["timezone"] == "America/New_York"
-    for bad in ("Mars/Olympus", "europe/berlin", "../etc/passwd", "", "x" * 100):
+    for bad in ("Mars/Olympus", "europe/berlin", "../etc/passwd", "x" * 100):
         refused = analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": bad})
         assert refused.status == 422, bad
         assert list(refused.body["message"]) == ["timezone"]
     assert analytics.get(f"/api/v1/websites/{created['id']}").data["timezone"] == "America/New_York"
+
+
+def test_an_empty_time_zone_is_utc(analytics):
+    """An empty `timezone`, which the document allows, is none: the default, UTC."""
+    created = create(analytics, domain="empty-zone.example", timezone="")
+    assert created["timezone"] == "UTC"
+    analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": "Europe/Berlin"})
+    reply = analytics.put(f"/api/v1/websites/{created['id']}", {"timezone": " "})
+    assert reply.status == 200 and reply.data["timezone"] == "UTC"

@@ -74,3 +74,14 @@ def test_other_methods_are_405(analytics, store):
     reply = analytics.get("/api/v1/query")
     assert reply.status == 405
     assert reply.headers["Allow"] == "POST"
+
+
+def test_an_empty_time_zone_is_the_website_s(analytics, store):
+    """`"timezone": ""`, which the document allows, is no time zone: the website's."""
+    website = create_website(analytics)
+    changed = analytics.put(f"/api/v1/websites/{website['id']}", {"timezone": "Europe/Berlin"})
+    assert changed.status == 200, changed.body
+    body = {"site_id": website["id"], "metrics": ["visitors"], "date_range": "7d", "timezone": ""}
+    reply = analytics.post("/api/v1/query", json_body=body)
+    assert reply.status == 200, reply.body
+    assert reply.body["query"]["timezone"] == "Europe/Berlin"

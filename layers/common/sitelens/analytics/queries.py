@@ -32,7 +32,7 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     if any(website is None for website in found):
         raise errors.NotFound()
     zones = {str(website.get("timezone") or DEFAULT_TIMEZONE) for website in found if website}
-    if "timezone" not in body and len(zones) == 1 and zones != {zone}:
+    if not body.get("timezone") and len(zones) == 1 and zones != {zone}:
         parsed = query.parse(body, clock.now(), zones.pop())
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
     return answers.answer(parsed, rows_source(parsed), echo)

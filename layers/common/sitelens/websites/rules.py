@@ -26,7 +26,10 @@ def _timezones() -> frozenset[str]:
 
 
 def check_timezone(value: object) -> str:
-    """An IANA time zone name (`Europe/Berlin`, `UTC`), as the tz database spells it."""
+    """An IANA time zone name (`Europe/Berlin`, `UTC`), as the tz database spells it; an
+    empty one is none, the default (UTC), as a form's empty field."""
+    if isinstance(value, str) and not value.strip():
+        return DEFAULT_TIMEZONE
     if not isinstance(value, str) or value.strip() not in _timezones():
         raise FieldError(INVALID_TIMEZONE)
     return value.strip()

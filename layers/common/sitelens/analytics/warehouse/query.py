@@ -141,7 +141,9 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
         raise errors.Invalid.field("dimensions", f"At most {MAX_DIMENSIONS} dimensions.")
     if sum(d in TIME_DIMENSIONS for d in dimensions) > 1:
         raise errors.Invalid.field("dimensions", "At most one time dimension.")
-    timezone = periods.timezone(body.get("timezone", default_timezone))
+    sent_timezone = body.get("timezone", "")
+    # An empty time zone is none, as in a form: the website's.
+    timezone = periods.timezone(sent_timezone if sent_timezone != "" else default_timezone)
     if "date_range" not in body:
         raise errors.Invalid.field("date_range", "The date range field is required.")
     zone_now = now.astimezone(ZoneInfo(timezone))
