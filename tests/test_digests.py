@@ -23,6 +23,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import boto3
 import pytest
+import yaml
 
 from sitelens import accounts, cli, config, digests
 from sitelens.analytics.hits import Hit
@@ -557,7 +558,20 @@ def test_the_unsubscribe_link_stops_that_website_without_a_key(analytics, accoun
     assert analytics.get(f"/api/v1/websites/{two['id']}").data["email"] == 0
 
 
-@pytest.mark.parametrize("token", ["", "nonsense", "eyJkIjp7fX0.AAAA"])
+def test_unsubscribe_tokens_have_the_documented_shape(account):
+    """Every token a link carries matches the pattern openapi/analytics.yaml states for
+    `token`, for one website or many: the document allows every link we send."""
+    document = yaml.safe_load((gateway.ROOT / "openapi" / "analytics.yaml").read_text())
+    [token] = document["paths"]["/api/v1/unsubscribe"]["parameters"]
+    for website_ids in ([1], list(range(1, 60))):
+        issued = digests.unsubscribe_token(account.id, website_ids)
+        assert re.search(token["schema"]["pattern"], issued), issued
+
+
+@pytest.mark.parametrize(
+    "token",
+    ["", "nonsense", "eyJkIjp7fX0.AAAA", "eyJkIjp7fX0." + "A" * 27],  # the last: documented shape
+)
 def test_a_bad_unsubscribe_link_changes_nothing(analytics, token):
     site = analytics.post("/api/v1/websites", {"domain": "one.example", "email": 1}).data
     page = analytics.get("/api/v1/unsubscribe", query={"token": token}, key=None)

@@ -814,6 +814,36 @@ def test_links_repeat_only_documented_parameters(analytics, account):
         assert following.body["links"]["prev"] is not None
 
 
+def test_cursors_have_the_documented_shape(analytics, account):
+    """The cursors lists hand out match the pattern the documents state, and one of that
+    shape we did not sign is the 422 on `cursor` the lists document."""
+    for number in range(12):
+        analytics.post("/api/v1/websites", {"domain": f"site{number}.example"})
+    pattern = DOCS["AnalyticsApi"]["components"]["parameters"]["Cursor"]["schema"]["pattern"]
+    token = analytics.get("/api/v1/websites").body["meta"]["next_cursor"]
+    assert re.search(pattern, token), token
+    forged = token.split(".")[0] + "." + "A" * 22
+    assert re.search(pattern, forged)
+    reply = analytics.get("/api/v1/websites", query={"cursor": forged})
+    assert reply.body == {"message": {"cursor": ["The cursor is invalid."]}, "status": 422}
+    check("AnalyticsApi", "GET", "/api/v1/websites", reply)
+
+
+def test_a_required_query_parameter_is_never_empty():
+    """The server counts an empty query parameter as absent, so a required one must not
+    allow an empty value: `name=` on the statistics is the 422 of a missing name."""
+    for api, doc in DOCS.items():
+        for (method, path), location in operations(api).items():
+            listed = [
+                *at(doc, pointer("paths", path)).get("parameters", []),
+                *at(doc, location).get("parameters", []),
+            ]
+            for entry in listed:
+                param = entry if "$ref" not in entry else at(doc, entry["$ref"][1:])
+                if param["in"] == "query" and param.get("required"):
+                    assert not param.get("allowEmptyValue"), (api, method, path, param["name"])
+
+
 # -- the prose reference (docs/) -----------------------------------------------------------------
 
 DOCS_DIR = ROOT / "docs"

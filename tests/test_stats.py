@@ -57,6 +57,7 @@ def rows(reply: Any) -> list[tuple[str, int]]:
     ("query", "field", "sentence"),
     [
         ({}, "name", "The name field is required."),
+        ({"name": ""}, "name", "The name field is required."),  # as documented: no statistic
         ({"name": "views"}, "name", NAMES_SENTENCE),
         ({"name": "page", "from": "2026-1-01"}, "from", None),
         ({"name": "page", "from": "21.11.2026"}, "from", None),
