@@ -209,6 +209,7 @@ def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, mo
     assert (stored.deleted, stored.done) == (killed.deleted, False)
     assert killed.deleted >= 6
     assert items_of(website_id) == total - killed.deleted
+    assert cleanups.pending() == [website_id]
 
     resumed = counted(monkeypatch)
     assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
@@ -217,6 +218,7 @@ def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, mo
     assert items_of(website_id) == 0
     assert items_of(kept) == kept_items
     assert cleanups.progress(website_id) == cleanups.Progress(deleted=total, done=True)
+    assert cleanups.pending() == []
     assert receive("StatsCleanupQueue") == []  # done in that run: nothing queued
 
     # a late duplicate reads the finished progress and nothing else
@@ -246,3 +248,25 @@ def test_a_large_website_is_removed_in_bounded_runs(analytics, account, monkeypa
     assert len(runs) == -(-total // 60)
     assert items_of(website_id) == 0
     assert cleanups.progress(website_id) == cleanups.Progress(deleted=total, done=True)
+
+
+def test_make_serve_resumes_the_removals_its_last_run_left(analytics, account, monkeypatch):
+    """make serve's queue is in memory: a server stopped during a removal lost its message,
+    and the next one queues it again at start, to carry on from the stored progress."""
+    from sitelens.local import server
+
+    website_id = busy_website(analytics, account.id, "gone.example", pages=30)
+    total = items_of(website_id)
+    analytics.delete(f"/api/v1/websites/{website_id}")
+    [message] = receive("StatsCleanupQueue")
+    killed = counted(monkeypatch, kill_at=3)
+    assert failures(run("StatsCleanupQueue", [message])) == {message["messageId"]}
+    # the server stopped there: the message is gone with it; the next one starts
+    assert server.resume_cleanups(None) == 1
+    [again] = receive("StatsCleanupQueue")
+    assert json.loads(again["body"]) == {"website_id": website_id}
+    resumed = counted(monkeypatch)
+    assert run("StatsCleanupQueue", [again]) == {"batchItemFailures": []}
+    assert resumed.deleted == total - killed.deleted
+    assert items_of(website_id) == 0
+    assert server.resume_cleanups(None) == 0

@@ -8,6 +8,10 @@ next run, or the retry of a run stopped midway (a timeout, a redelivery), starts
 a finished series is not read again, nor is any item deleted (they are gone), so no
 work is done twice. A finished removal's item stays until its TTL, so a late duplicate
 of its message reads one item and deletes nothing.
+
+While a removal is under way, the partition `cleanup` holds an item for it (`slot`: the
+website id), so the removals left unfinished can be listed with one Query (`pending`):
+`make serve`, whose queue is in memory, queues them again when it starts.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ BATCH = 25  # keys deleted with one BatchWriteItem (its most), then the progress
 # A finished removal is remembered for as long as its message may come back (the dead-letter
 # queue keeps messages 14 days).
 KEPT_SECONDS = 14 * 86_400
+_PENDING = "cleanup"  # the partition listing the removals under way
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,8 @@ def remove(website_id: int, names: tuple[str, ...], most: int) -> Progress:
     now = progress(website_id)
     if now.done:
         return now
+    if now == Progress():  # nothing deleted yet: list it as under way first
+        client("dynamodb").put_item(TableName=settings().stats_table, Item=_pending_key(website_id))
     resumed = now.series in names  # else from the first (none stored, or one renamed since)
     start = names.index(now.series) if resumed else 0
     after = now.after if resumed else None
@@ -79,7 +86,26 @@ def remove(website_id: int, names: tuple[str, ...], most: int) -> Progress:
             if "LastEvaluatedKey" not in answer:
                 break
         after = None
-    return _store(website_id, Progress(deleted=deleted, done=True))
+    finished = _store(website_id, Progress(deleted=deleted, done=True))
+    client("dynamodb").delete_item(TableName=settings().stats_table, Key=_pending_key(website_id))
+    return finished
+
+
+def pending(most: int = 1_000) -> list[int]:
+    """The websites whose removal began and has not finished (up to `most` of them)."""
+    answer = client("dynamodb").query(
+        TableName=settings().stats_table,
+        KeyConditionExpression="#series = :pending",
+        ExpressionAttributeNames={"#series": "series"},
+        ExpressionAttributeValues={":pending": {"S": _PENDING}},
+        ConsistentRead=True,
+        Limit=most,
+    )
+    return [int(item["slot"]["S"]) for item in answer["Items"]]
+
+
+def _pending_key(website_id: int) -> dict[str, Any]:
+    return {"series": {"S": _PENDING}, "slot": {"S": str(website_id)}}
 
 
 def _key(website_id: int) -> dict[str, Any]:
@@ -107,16 +133,16 @@ def _keys(website_id: int, name: str, after: str | None, limit: int) -> dict[str
     )
 
 
-def _store(website_id: int, done: Progress) -> Progress:
+def _store(website_id: int, now: Progress) -> Progress:
     item: dict[str, Any] = {
         **_key(website_id),
-        "deleted": {"N": str(done.deleted)},
-        "done": {"BOOL": done.done},
+        "deleted": {"N": str(now.deleted)},
+        "done": {"BOOL": now.done},
         "expires_at": {"N": str(int(clock.now().timestamp()) + KEPT_SECONDS)},
     }
-    if done.series is not None:
-        item["series_name"] = {"S": done.series}
-    if done.after is not None:
-        item["after"] = {"S": done.after}
+    if now.series is not None:
+        item["series_name"] = {"S": now.series}
+    if now.after is not None:
+        item["after"] = {"S": now.after}
     client("dynamodb").put_item(TableName=settings().stats_table, Item=item)
-    return done
+    return now

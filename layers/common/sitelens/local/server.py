@@ -18,7 +18,7 @@ import signal
 import sys
 import tempfile
 import threading
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, nullcontext
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -341,6 +341,7 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         servers.append(server)
         threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
     workers = _start_workers(stack.spec, stack.lock)
+    resume_cleanups(stack.lock)
 
     print("Sitelens is running.", flush=True)
     print(f"  Analytics API: http://{HOST}:{ports['AnalyticsApi']}", flush=True)
@@ -367,6 +368,19 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         threading.Thread(target=server.shutdown).start()
     for server in servers:
         server.server_close()
+
+
+def resume_cleanups(lock: AbstractContextManager[Any] | None) -> int:
+    """Queue again the statistics removals left unfinished when the server last stopped:
+    their messages went with this process's in-memory queue (SQS would have kept them),
+    their progress is in DynamoDB, so each carries on where it stopped. How many."""
+    from sitelens.data import cleanups, queues
+
+    with lock or nullcontext():
+        unfinished = cleanups.pending()
+    for website_id in unfinished:
+        queues.send_cleanup(website_id, delayed=False)
+    return len(unfinished)
 
 
 def _start_workers(spec: dict[str, Any], lock: AbstractContextManager[Any] | None) -> list[Any]:
