@@ -1,0 +1,97 @@
+"""A check of the contract test's schemathesis runs (tests/test_contract.py loads this file
+with SCHEMATHESIS_HOOKS): a request the document allows may be refused with 422 only on the
+fields whose rules no schema states (a domain another account took, a cursor we did not
+sign, a page that cannot be fetched), each listed below with its reason. A 422 naming any
+other field means the document allows what the server refuses: tighten the document (a
+pattern, a length, an enum) or the server's rule, do not add the field here."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import schemathesis
+from schemathesis.specs.openapi.checks import is_unexpected_http_status_case
+
+PERIOD = "a period longer than 366 days, or ending before it starts"
+CURSOR = "a cursor of the documented shape we did not sign, or signed for another list"
+WEBSITE_FIELDS = {
+    "password": "privacy 2 without a password, sent or stored",
+    "exclude_ips": "a line that is no IP address or CIDR range",
+    "exclude_params": "more than 1,000 lines, or a line with a forbidden character",
+    "timezone": "a name the tz database does not have",
+}
+REPORT_FIELDS = {
+    "url": "a page that cannot be fetched (unreachable, not HTML, too large) or no URL",
+    "password": "privacy 2 without a password, sent or stored",
+}
+
+# operationId -> {field: why a schema cannot refuse it}; None: an HTML page, any field.
+REFUSABLE: dict[str, dict[str, str] | None] = {
+    "listWebsites": {"cursor": CURSOR},
+    "createWebsite": {
+        "domain": "taken by any account, or text that is no host name or address",
+        **WEBSITE_FIELDS,
+    },
+    "updateWebsite": WEBSITE_FIELDS,
+    "patchWebsite": WEBSITE_FIELDS,
+    "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
+    "getSharedStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
+    "getWebsiteSharePage": None,  # the period, on an HTML page
+    "query": {
+        # Plausible's query language: bounds, metrics that need dimensions, filter syntax,
+        # the websites of the account.
+        name: "a rule across fields of the query"
+        for name in (
+            "site_id",
+            "metrics",
+            "date_range",
+            "dimensions",
+            "filters",
+            "order_by",
+            "include",
+            "pagination",
+            "timezone",
+        )
+    },
+    "trackEvent": {"page": "a URL whose host is no host name or address"},
+    "unsubscribeLink": None,  # a token we did not sign, on an HTML page
+    "unsubscribeOneClick": {"token": "a token of the documented shape we did not sign"},
+    "listReports": {"cursor": CURSOR},
+    "listProjects": {"cursor": CURSOR},
+    "createReport": REPORT_FIELDS,
+    "updateReport": REPORT_FIELDS,
+    "patchReport": REPORT_FIELDS,
+}
+
+
+def refused_fields(body: bytes) -> set[str] | None:
+    """The fields a 422's JSON body names; None when the body is not one."""
+    try:
+        message = json.loads(body)["message"]
+    except (ValueError, KeyError, TypeError):
+        return None
+    return set(message) if isinstance(message, dict) else None
+
+
+@schemathesis.check
+def refused_only_where_documented(ctx: Any, response: Any, case: Any) -> bool | None:
+    """A schema-valid request answered 422 names only fields of its operation's REFUSABLE."""
+    meta = case.meta
+    if response.status_code != 422 or meta is None or not meta.generation.mode.is_positive:
+        return None
+    if is_unexpected_http_status_case(case):  # a probe of the server, as the built-in skips
+        return None
+    operation_id = case.operation.definition.raw.get("operationId", case.operation.label)
+    if operation_id not in REFUSABLE:
+        raise AssertionError(f"{operation_id} refused a schema-valid request with 422")
+    allowed = REFUSABLE[operation_id]
+    if allowed is None:
+        return None
+    named = refused_fields(response.content)
+    if named is None or not named <= set(allowed):
+        raise AssertionError(
+            f"{operation_id} refused a schema-valid request on {sorted(named or ['?'])}; "
+            f"only {sorted(allowed)} have rules no schema states"
+        )
+    return None
