@@ -58,8 +58,11 @@ $(MATOMO_COPY): $(STAMP)
 	@touch $@
 
 # Tests without Java, Chromium or npm's packages skip; SITELENS_REQUIRE_ALL=1 (.ci/run) fails them.
+# One pytest worker a core (pytest-xdist); each test file runs whole on one worker, so the
+# fixtures a file shares (a running server, DynamoDB Local) start once per worker at most.
+TEST_WORKERS ?= auto
 test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
 browser:
