@@ -40,8 +40,9 @@ from moto.core.models import responses_mock  # noqa: E402
 from moto.dynamodb import models as moto_dynamodb  # noqa: E402
 from moto.sqs import models as moto_sqs  # noqa: E402
 
-from sitelens import accounts, config, initialized, privacy  # noqa: E402
+from sitelens import accounts, initialized  # noqa: E402
 from sitelens.analytics import fairshare, tracking  # noqa: E402
+from sitelens.core import config  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
@@ -50,6 +51,7 @@ from sitelens.local import (  # noqa: E402
     resources,
     template,
 )
+from sitelens.records import privacy  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,

@@ -16,10 +16,10 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens import config
 from sitelens.analytics import counting
 from sitelens.analytics.counting import OTHER, sum_counts
 from sitelens.analytics.hit import SERIES_NAMES, Hit
+from sitelens.core import config
 from sitelens.data import ledger
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts, clock
+from sitelens import accounts
+from sitelens.core import clock
 from sitelens.local import gateway, template
 from tests.fixtures.analytics import receive
 

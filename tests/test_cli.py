@@ -120,7 +120,7 @@ def test_account_must_exist(aws_env: None, capsys: pytest.CaptureFixture[str]) -
 def test_without_an_accounts_table_it_says_which_setting_is_missing(
     aws_env: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from sitelens import config
+    from sitelens.core import config
 
     monkeypatch.delenv("SITELENS_ACCOUNTS_TABLE")
     config.reset()

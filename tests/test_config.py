@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitelens import config
+from sitelens.core import config
 from sitelens.local import gateway
 
 HANDLERS = [

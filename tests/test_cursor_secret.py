@@ -6,9 +6,10 @@ from __future__ import annotations
 import boto3
 import pytest
 
-from sitelens import config, cursor
+from sitelens.core import config
 from sitelens.data import secrets
 from sitelens.local import gateway, template
+from sitelens.tokens import signing
 
 
 @pytest.fixture
@@ -29,20 +30,22 @@ def test_cursors_are_signed_with_the_stack_s_secret_read_once(stack_secret, anal
     for n in range(3):
         assert analytics.post("/api/v1/websites", {"domain": f"site{n}.example"}).status == 201
     first = analytics.get("/api/v1/websites", query={"per_page": 10, "sort": "asc"})
-    token = cursor.encode({"key": 1}, True, "binding")
+    token = signing.encode_cursor({"key": 1}, True, "binding")
     boto3.client("secretsmanager").put_secret_value(SecretId=stack_secret, SecretString="new")
     # Read once per container: a rotated value is not seen until a new container starts.
-    assert cursor.encode({"key": 1}, True, "binding") == token
+    assert signing.encode_cursor({"key": 1}, True, "binding") == token
     assert analytics.get("/api/v1/websites", query={"per_page": 10, "sort": "asc"}) == first
     secrets.forget()  # a new container
-    assert cursor.encode({"key": 1}, True, "binding") != token
+    assert signing.encode_cursor({"key": 1}, True, "binding") != token
 
 
 def test_a_given_secret_is_used_as_it_is_without_secrets_manager(aws_env, monkeypatch):
     monkeypatch.setenv("SITELENS_CURSOR_SECRET_ARN", "arn:aws:secretsmanager:none")
     config.reset()
-    token = cursor.encode({"key": 1}, True, "binding")  # no request: moto has no such secret
-    assert cursor.decode(token, "binding") == ({"key": 1}, True)
+    token = signing.encode_cursor(
+        {"key": 1}, True, "binding"
+    )  # no request: moto has no such secret
+    assert signing.decode_cursor(token, "binding") == ({"key": 1}, True)
 
 
 def test_either_variable_is_enough_and_neither_fails_the_cold_start(aws_env, monkeypatch):

@@ -25,8 +25,9 @@ import boto3
 import pytest
 import yaml
 
-from sitelens import accounts, cli, config, digests
+from sitelens import accounts, cli, digests
 from sitelens.analytics.hits import Hit
+from sitelens.core import config
 from sitelens.data import clients, mail
 from sitelens.digests import claims, composing, planning
 from sitelens.local import gateway, sqs, template, worker
@@ -152,7 +153,7 @@ def outbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def at(monkeypatch: pytest.MonkeyPatch, moment: datetime) -> None:
-    monkeypatch.setattr("sitelens.clock.now", lambda: moment)
+    monkeypatch.setattr("sitelens.core.clock.now", lambda: moment)
 
 
 def plan(monkeypatch: pytest.MonkeyPatch, day: date, hour: int = 6) -> dict[str, Any]:
@@ -582,7 +583,7 @@ def test_a_bad_unsubscribe_link_changes_nothing(analytics, token):
 
 
 def test_a_link_for_another_purpose_does_not_unsubscribe(analytics, account):
-    from sitelens import signing
+    from sitelens.tokens import signing
 
     site = analytics.post("/api/v1/websites", {"domain": "one.example", "email": 1}).data
     forged = signing.sign({"account": account.id, "websites": [site["id"]]}, "share", 2e9)

@@ -134,7 +134,7 @@ def test_an_export_too_large_is_422(seo, account, monkeypatch):
 
 def test_an_export_reads_a_bounded_number_of_entries(seo, account, monkeypatch):
     """Past MAX_EXPORT_ENTRIES (5,000; 300 here) an export is refused, whatever its size."""
-    from sitelens import listing
+    from sitelens.records import listing
     from tests.fixtures import lists
 
     monkeypatch.setattr(listing, "MAX_EXPORT_ENTRIES", 300)
@@ -154,8 +154,8 @@ def test_an_export_reads_a_bounded_number_of_entries(seo, account, monkeypatch):
 
 
 def test_a_searched_export_counts_the_entries_it_looks_through(seo, account, monkeypatch):
-    from sitelens import listing
     from sitelens.data import pages
+    from sitelens.records import listing
     from tests.fixtures import lists
 
     monkeypatch.setattr(listing, "MAX_EXPORT_ENTRIES", 300)

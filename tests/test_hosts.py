@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import hosts
 from sitelens.analytics.hits import page_host
+from sitelens.core import hosts
 from sitelens.reports.rules import project_of
 from sitelens.seo import fetch
 from tests.fixtures.analytics import CHROME

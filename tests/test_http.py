@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts, errors
+from sitelens import accounts
+from sitelens.core import errors
 from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_depth, parse_form
 from sitelens.local import gateway
 from sitelens.local.gateway import proxy_event

@@ -13,8 +13,8 @@ from types import SimpleNamespace
 import boto3
 import pytest
 
-from sitelens import config, errors, metrics
 from sitelens.accounts import limits
+from sitelens.core import config, errors, metrics
 from sitelens.data import buckets
 from sitelens.local import template
 from tests.fixtures.faults import FaultPlan, injected

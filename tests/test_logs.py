@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import config
-from sitelens.log import logger
+from sitelens.core import config
+from sitelens.core.log import logger
 from tests.conftest import Account, Client
 from tests.fixtures.analytics import receive, run
 from tests.fixtures.site import Site

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from sitelens.errors import MAX_ECHOED, echoed
+from sitelens.core.errors import MAX_ECHOED, echoed
 
 JUNK = "z" * 2_000  # one line, invalid for every field; every field of a body at once fits
 LONG_LINE = "z" * 60_000  # one line nearly as long as a body may be

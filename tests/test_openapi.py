@@ -21,12 +21,12 @@ from openapi_spec_validator import validate as validate_spec
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from sitelens import config, errors
 from sitelens.accounts import limits
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
-from sitelens.inputs import Input
+from sitelens.core import config, errors
 from sitelens.local import template
+from sitelens.records.inputs import Input
 from sitelens.reports.inputs import ProjectListQuery, ReportCreate, ReportListQuery, ReportUpdate
 from sitelens.seo import analysis, checks
 from sitelens.seo.page import Response, Site

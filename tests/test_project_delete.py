@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import clock, errors
+from sitelens.core import clock, errors
 from sitelens.data import projects as stored_projects
 from sitelens.data import reports as stored_reports
 from sitelens.data import transactions

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sitelens import accounts, config
+from sitelens import accounts
+from sitelens.core import config
 from sitelens.local import gateway, template
 from sitelens.seo import fetch
 from tests.fixtures.site import Site

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from sitelens import config
+from sitelens.core import config
 from sitelens.seo import analysis, checks, timebox
 from tests.fixtures.site import GOOD, Site
 

@@ -9,11 +9,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from sitelens import clock
 from sitelens.analytics import counting
 from sitelens.analytics import stats as analytics_stats
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
+from sitelens.core import clock
 from tests.fixtures.analytics import CHROME, FIREFOX, hit_record, receive, run
 
 NAMES_SENTENCE = "The name field must be one of: " + ", ".join(STAT_NAMES) + "."
@@ -311,7 +311,7 @@ def test_a_crowded_month_whose_other_cannot_reach_the_top_is_not_read_again(
 def set_month_pageviews(website_id: int, month: str, count: int | None) -> None:
     """Change (None: remove) a month's `pageviews@month` counter, as if counting by month
     had begun during that month (or after it)."""
-    from sitelens.config import settings
+    from sitelens.core.config import settings
     from sitelens.data.clients import client
 
     key = {"series": {"S": f"{website_id}#pageviews@month"}, "slot": {"S": f"{month}#{month}"}}

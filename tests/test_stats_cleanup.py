@@ -13,9 +13,9 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens import config
 from sitelens.analytics import cleanup
 from sitelens.analytics.hit import SERIES_NAMES, Hit
+from sitelens.core import config
 from sitelens.data import cleanups
 from sitelens.data import stats as stored_stats
 from tests.fixtures.analytics import failures, hit_record, receive, run

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import config
 from sitelens.analytics import fairshare, tracking
+from sitelens.core import config
 from sitelens.data import records
 from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
 

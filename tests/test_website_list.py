@@ -6,8 +6,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from sitelens import cursor
 from sitelens.data import pages
+from sitelens.tokens import signing
 from tests.fixtures import lists
 
 
@@ -193,10 +193,10 @@ def test_tampered_cursor_is_422(analytics):
         create(analytics, f"site{n:02d}.example")
     token = analytics.get("/api/v1/websites").body["meta"]["next_cursor"]
     payload, signature = token.split(".")
-    original = cursor._unb64(payload)
+    original = signing._unb64(payload)
     changed = original.replace(b'"key":3', b'"key":9')
     assert changed != original
-    forged = cursor._b64(changed) + "." + signature
+    forged = signing._b64(changed) + "." + signature
     for bad in (forged, token[:-2], token + "x", "a.b", ""):
         reply = analytics.get("/api/v1/websites", query={"cursor": bad})
         if bad == "":

@@ -9,7 +9,7 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens import config
+from sitelens.core import config
 from sitelens.data import clients, projects, records
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites

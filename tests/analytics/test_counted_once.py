@@ -16,10 +16,10 @@ from typing import Any
 
 import pytest
 
-from sitelens import config
 from sitelens.analytics import counting
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import Hit, new_id
+from sitelens.core import config
 from sitelens.data import warehouse
 from sitelens.local.warehouse import LocalWarehouse
 from tests.conftest import Client, make_account

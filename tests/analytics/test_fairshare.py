@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from sitelens import config
 from sitelens.analytics import fairshare
 from sitelens.analytics.fairshare import SiteShare
+from sitelens.core import config
 
 
 def admitted(share: SiteShare, website_id: int, hits: int, now: float) -> int:

@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from sitelens import clock
 from sitelens.analytics import counting, queries, rollups, stats
 from sitelens.analytics.counting import OTHER
 from sitelens.analytics.hit import Hit, new_id
 from sitelens.analytics.warehouse import answers, query, sql
+from sitelens.core import clock
 from sitelens.data import warehouse
 from tests.fixtures.analytics import hit_record, run
 

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from sitelens import config
 from sitelens.analytics import datacenters, hits, visitors
 from sitelens.analytics.hit import STAT_NAMES, Hit, counts
 from sitelens.analytics.hits import ExcludedHit, InvalidHit, build_hit, page_host
+from sitelens.core import config
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 pytestmark = pytest.mark.usefixtures("fixed_salt")

@@ -14,10 +14,10 @@ import pytest
 from mmdb_writer import MMDBWriter
 from netaddr import IPSet
 
-from sitelens import config
 from sitelens.analytics import visitors
 from sitelens.analytics.hit import counts
 from sitelens.analytics.hits import build_hit
+from sitelens.core import config
 
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "

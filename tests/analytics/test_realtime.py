@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import clock
+from sitelens.core import clock
 from tests.fixtures.analytics import receive, run
 
 CHROME = (

@@ -10,8 +10,8 @@ from datetime import UTC, date, datetime, timedelta
 import boto3
 import pytest
 
-from sitelens import clock, config
 from sitelens.analytics import visitors
+from sitelens.core import clock, config
 from sitelens.data import salts
 from sitelens.local import template
 

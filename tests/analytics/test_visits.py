@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import clock
+from sitelens.core import clock
 from sitelens.data import warehouse
 from tests.fixtures.analytics import receive, run
 

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from sitelens import errors
 from sitelens.analytics.warehouse import answers, filters, query, schema, sql
+from sitelens.core import errors
 
 duckdb = pytest.importorskip("duckdb")
 from sitelens.local.warehouse import LocalWarehouse  # noqa: E402

@@ -12,8 +12,8 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens import config
 from sitelens.analytics.warehouse import compaction, schema
+from sitelens.core import config
 from sitelens.data import warehouse
 from sitelens.local import template
 from sitelens.local.warehouse import LocalWarehouse

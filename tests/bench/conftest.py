@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from sitelens.log import logger
+from sitelens.core.log import logger
 from tests.bench import report, timing
 
 STARTED = time.monotonic()

@@ -25,9 +25,9 @@ from urllib.parse import urlencode
 import boto3
 import pytest
 
-from sitelens import config
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import STAT_NAMES, Hit
+from sitelens.core import config
 from sitelens.data import clients, warehouse
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites

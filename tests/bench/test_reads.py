@@ -12,12 +12,13 @@ import random
 from collections.abc import Callable
 from typing import Any
 
-from sitelens import listing, reports, websites
+from sitelens import reports, websites
 from sitelens.data import projects as stored_projects
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from sitelens.data.clients import client
 from sitelens.data.items import to_item
+from sitelens.records import listing
 from sitelens.reports.inputs import ProjectListQuery, ReportListQuery
 from sitelens.reports.rules import RESULTS, project_of
 from sitelens.seo.analysis import analyse, band

@@ -24,9 +24,10 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts, clock
+from sitelens import accounts
 from sitelens.analytics import queries
 from sitelens.analytics.warehouse import query, sql
+from sitelens.core import clock
 from sitelens.data import warehouse
 from sitelens.data import websites as stored_websites
 from sitelens.local import gateway

@@ -18,7 +18,7 @@ from unittest import mock
 
 import pytest
 
-from sitelens import config
+from sitelens.core import config
 from sitelens.data import clients
 from sitelens.edge import auth
 from sitelens.local import gateway

@@ -33,18 +33,18 @@ from unittest import mock
 import boto3
 import pytest
 
-from sitelens import clock, config
 from sitelens.analytics import counting
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
+from sitelens.core import clock, config
+from sitelens.core.log import logger
 from sitelens.data import clients, stats
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from sitelens.data.items import to_item
 from sitelens.data.transactions import item_size
 from sitelens.local import gateway, template, worker
-from sitelens.log import logger
 from sitelens.reports.rules import project_of
 from sitelens.seo.analysis import analyse, band
 from tests.bench import cost, pages, report, test_ingest, test_writes, timing

@@ -25,8 +25,8 @@ import brotli
 import pytest
 import urllib3.util.connection
 
-from sitelens import errors
-from sitelens.config import ConfigError, settings
+from sitelens.core import errors
+from sitelens.core.config import ConfigError, settings
 from sitelens.reports import records
 from sitelens.seo import addresses, analysis, connections, fetch, timebox
 from sitelens.seo.fetch import FetchError

@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens import clock, config
+from sitelens.core import clock, config
 from sitelens.data import reports as stored_reports
 from sitelens.sharing import links
 from tests.conftest import Client, make_account

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from sitelens import config, metrics
+from sitelens.core import config, metrics
 from sitelens.data import buckets
 from sitelens.local import template
 from sitelens.sharing import limits, links

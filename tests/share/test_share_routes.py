@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from sitelens import clock, sharing
+from sitelens import sharing
 from sitelens.analytics.hit import Hit
+from sitelens.core import clock
 from tests.conftest import Client
 from tests.fixtures.analytics import hit_record, run
 from tests.fixtures.site import Site
@@ -182,7 +183,7 @@ def test_many_addresses_guessing_cannot_lock_out_the_right_password(
     monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_CLIENT", 3)
     monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_RECORD", 5)
     monkeypatch.setattr(
-        "sitelens.privacy.verify_password", lambda password, stored: password == "p"
+        "sitelens.records.privacy.verify_password", lambda password, stored: password == "p"
     )
     website(analytics, "locked.example", privacy=2, password="correct-horse")
     for n in range(10):  # ten addresses use up their own allowance and the record's
@@ -204,7 +205,7 @@ def test_many_addresses_guessing_cannot_lock_out_the_right_password(
 
 def test_one_address_guessing_is_held_longer_and_longer(analytics, public, monkeypatch):
     monkeypatch.setattr(
-        "sitelens.privacy.verify_password", lambda password, stored: password == "p"
+        "sitelens.records.privacy.verify_password", lambda password, stored: password == "p"
     )
     now = [1_800_000_000]
     monkeypatch.setattr("sitelens.sharing.access.time.time", lambda: now[0])
@@ -230,7 +231,7 @@ def test_one_address_guessing_is_held_longer_and_longer(analytics, public, monke
 def test_right_passwords_use_no_attempts(analytics, public, monkeypatch):
     monkeypatch.setattr("sitelens.sharing.access.ATTEMPTS_PER_CLIENT", 3)
     monkeypatch.setattr(
-        "sitelens.privacy.verify_password", lambda password, stored: password == "p"
+        "sitelens.records.privacy.verify_password", lambda password, stored: password == "p"
     )
     website(analytics, "locked.example", privacy=2, password="correct-horse")
     for _ in range(10):  # a reader unlocking again and again is no guesser
@@ -247,7 +248,7 @@ def test_no_client_address_is_stored(analytics, public, moto_backend):
     unlock(public, "locked.example", "wrong", source_ip="203.0.113.77")
     import boto3
 
-    from sitelens import config
+    from sitelens.core import config
 
     items = boto3.client("dynamodb").scan(TableName=config.settings().accounts_table)["Items"]
     assert "203.0.113.77" not in repr(items)
@@ -361,7 +362,7 @@ def site():
 
 @pytest.fixture
 def seo_owner(seo, monkeypatch):
-    from sitelens import config
+    from sitelens.core import config
 
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
     config.reset()

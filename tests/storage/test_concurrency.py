@@ -12,7 +12,7 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens import config
+from sitelens.core import config
 from sitelens.data.items import from_item
 from tests.conftest import Client, make_account
 from tests.fixtures.site import GOOD, POOR, Site

@@ -9,7 +9,7 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import pages as data_pages
 from sitelens.data import records, reports, websites
 from sitelens.data.items import from_item

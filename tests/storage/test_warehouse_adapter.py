@@ -14,8 +14,8 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
-from sitelens import config
 from sitelens.analytics.hit import Hit
+from sitelens.core import config
 from sitelens.data import clients, transactions, warehouse
 from tests.conftest import Account, Client
 from tests.fixtures.analytics import hit_record, run

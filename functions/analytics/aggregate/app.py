@@ -2,9 +2,9 @@
 
 from typing import Any
 
-from sitelens import config
 from sitelens.analytics import aggregation
-from sitelens.log import logger
+from sitelens.core import config
+from sitelens.core.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 

@@ -8,9 +8,10 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 
-from sitelens import config, initialized
+from sitelens import initialized
 from sitelens.analytics import cleanup
-from sitelens.log import logger
+from sitelens.core import config
+from sitelens.core.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 # A batch where every removal failed is reported like any other: those messages retry.

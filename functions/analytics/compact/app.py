@@ -3,9 +3,9 @@ Parquet file per site and day (`sitelens.analytics.warehouse.compaction`)."""
 
 from typing import Any
 
-from sitelens import metrics
 from sitelens.analytics.warehouse import compaction
-from sitelens.log import logger
+from sitelens.core import metrics
+from sitelens.core.log import logger
 
 
 @logger.inject_lambda_context(clear_state=True)

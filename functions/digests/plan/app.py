@@ -4,8 +4,9 @@ for each account whose digest of the last complete week or month is still to be 
 from dataclasses import asdict
 from typing import Any
 
-from sitelens import clock, config, digests, initialized, metrics
-from sitelens.log import logger
+from sitelens import digests, initialized
+from sitelens.core import clock, config, metrics
+from sitelens.core.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 

@@ -3,8 +3,9 @@ one is reported, so that its message is delivered again and then dead-lettered."
 
 from typing import Any
 
-from sitelens import config, digests, initialized, metrics
-from sitelens.log import logger
+from sitelens import digests, initialized
+from sitelens.core import config, metrics
+from sitelens.core.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 

@@ -5,7 +5,8 @@ RFC 8058's one-click from a mail client) and answers JSON, or a page to a browse
 
 from collections.abc import Callable
 
-from sitelens import digests, errors
+from sitelens import digests
+from sitelens.core import errors
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, api_handler, ok, url_with
 

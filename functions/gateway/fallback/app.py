@@ -1,6 +1,6 @@
 """Any route or method no operation answers: 405 with Allow on a known path, else 404."""
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.edge import routes
 from sitelens.edge.http import Request, Response, api_handler
 

@@ -77,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from botocore.exceptions import EndpointConnectionError
 
-    from sitelens.config import ConfigError
+    from sitelens.core.config import ConfigError
 
     try:
         return _run(args)
@@ -144,7 +144,8 @@ def _update_account(args: argparse.Namespace) -> int:
 def _digests(args: argparse.Namespace) -> int:
     from dataclasses import asdict
 
-    from sitelens import clock, digests
+    from sitelens import digests
+    from sitelens.core import clock
 
     if args.command == "outbox":
         return _list_outbox()

@@ -7,7 +7,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens import clock
+from sitelens.core import clock
 from sitelens.data import accounts as stored
 
 KEY_PREFIX = "sl_"

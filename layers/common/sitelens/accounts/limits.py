@@ -24,8 +24,8 @@ import threading
 import time
 from dataclasses import dataclass
 
-from sitelens import errors, metrics
-from sitelens.config import settings
+from sitelens.core import errors, metrics
+from sitelens.core.config import settings
 from sitelens.data import buckets
 
 FIRST_BLOCK = 4  # tokens: what a client that makes one request leaves unspent, at most 3

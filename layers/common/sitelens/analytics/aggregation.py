@@ -16,14 +16,15 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitelens import initialized, metrics
+from sitelens import initialized
 from sitelens.analytics import counting, realtime
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
+from sitelens.core import metrics
+from sitelens.core.log import logger
 from sitelens.data import queues, warehouse
 from sitelens.data import realtime as realtime_store
 from sitelens.data import websites as stored_websites
-from sitelens.log import logger
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord

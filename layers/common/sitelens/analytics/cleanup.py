@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from sitelens.analytics.hit import SERIES_NAMES
+from sitelens.core.log import logger
 from sitelens.data import cleanups, queues
-from sitelens.log import logger
 
 if TYPE_CHECKING:
     from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord

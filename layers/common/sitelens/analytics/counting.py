@@ -44,10 +44,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from sitelens import metrics
 from sitelens.analytics.hit import MONTH_SUFFIX, Hit, counters
+from sitelens.core import metrics
+from sitelens.core.log import logger
 from sitelens.data import ledger, stats
-from sitelens.log import logger
 
 # Per website, stat and period: values with a counter of their own, and their total length.
 MAX_VALUES = 500

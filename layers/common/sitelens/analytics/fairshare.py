@@ -33,7 +33,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 
 # Buckets one container keeps: ~150 bytes each, so at most ~1.5 MB of the 512 MB.
 MAX_SITES = 10_000

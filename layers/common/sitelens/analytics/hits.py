@@ -14,10 +14,10 @@ from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
 
-from sitelens import hosts
 from sitelens.analytics import datacenters, visitors
 from sitelens.analytics.hit import Hit, new_id
-from sitelens.config import settings
+from sitelens.core import hosts
+from sitelens.core.config import settings
 
 # the campaign parameters counted; utm_campaign keeps its historical name, `campaign`
 UTM_NAMES = ("utm_source", "utm_medium", "utm_term", "utm_content")

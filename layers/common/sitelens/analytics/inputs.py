@@ -8,10 +8,10 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 
-from sitelens import clock, errors
 from sitelens.analytics.hit import STAT_NAMES
-from sitelens.errors import FieldError
-from sitelens.inputs import Exportable, Input, ListQuery, choice
+from sitelens.core import clock, errors
+from sitelens.core.errors import FieldError
+from sitelens.records.inputs import Exportable, Input, ListQuery, choice
 
 DEFAULT_DAYS = 30
 MAX_DAYS = 366

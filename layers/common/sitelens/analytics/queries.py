@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens import clock, errors
 from sitelens.analytics import rollups
 from sitelens.analytics.warehouse import answers, query, sql
+from sitelens.core import clock, errors
 from sitelens.data import warehouse
 from sitelens.data import websites as stored_websites
 

@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
-from sitelens import errors
 from sitelens.analytics import sources
 from sitelens.analytics.hit import Hit
+from sitelens.core import errors
 from sitelens.data import realtime as stored_realtime
 from sitelens.data import websites as stored_websites
 

@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import TYPE_CHECKING, Any
 
-from sitelens import errors, listing
 from sitelens.analytics.counting import OTHER
 from sitelens.analytics.hit import MONTH_SUFFIX, MONTHLY_NAMES
+from sitelens.core import errors
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
+from sitelens.records import listing
 
 if TYPE_CHECKING:
     from sitelens.analytics.inputs import StatsQuery

@@ -15,11 +15,11 @@ import time
 from datetime import datetime
 from typing import Any
 
-from sitelens import clock, errors, metrics
 from sitelens.analytics import fairshare, hits
+from sitelens.core import clock, errors, metrics
+from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
-from sitelens.log import logger
 
 # What the cross-origin tracking requests need: any page may send hits.
 CORS_HEADERS = {

@@ -25,7 +25,7 @@ import regex
 
 from sitelens.analytics import devices
 from sitelens.analytics.patterns import AnyPattern
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import salts
 
 if TYPE_CHECKING:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import Item, error_code, from_item, to_item
 

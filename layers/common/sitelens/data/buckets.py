@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import error_code
 

@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens import clock
-from sitelens.config import settings
+from sitelens.core import clock
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.stats import write_batch
 

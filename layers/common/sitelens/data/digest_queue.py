@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
+from sitelens.core.log import logger
 from sitelens.data.clients import client
-from sitelens.log import logger
 
 BATCH = 10  # SendMessageBatch's limit
 TRIES = 3  # a batch's entries SQS failed (throttled, internal errors) are sent again

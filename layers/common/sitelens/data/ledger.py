@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import stats
 from sitelens.data.clients import client
 

@@ -8,8 +8,8 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
-from sitelens import clock
-from sitelens.config import settings
+from sitelens.core import clock
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 
 

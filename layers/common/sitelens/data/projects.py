@@ -3,7 +3,7 @@ kept in the same transaction as every report write (see `data.reports`)."""
 
 from __future__ import annotations
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import Write, is_condition_failure
 from sitelens.data.records import Collection

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 
 # The account a hit belongs to travels beside the hit, so the aggregator can check that

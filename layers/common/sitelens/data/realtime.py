@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 
 KEPT_SECONDS = 600  # a presence outlives the realtime window twice over, then TTL takes it

@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, Write, from_item, to_attr, to_item

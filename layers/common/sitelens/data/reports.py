@@ -19,7 +19,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import projects, records, transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, Write

@@ -16,8 +16,8 @@ from __future__ import annotations
 import secrets
 from datetime import UTC, date, datetime, timedelta
 
-from sitelens import clock
-from sitelens.config import settings
+from sitelens.core import clock
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import is_condition_failure
 

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import cancel_reasons, is_condition_failure

@@ -21,8 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from sitelens import errors
-from sitelens.config import settings
+from sitelens.core import errors
+from sitelens.core.config import settings
 from sitelens.data import transactions
 from sitelens.data.clients import client
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import records
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item

@@ -10,7 +10,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from sitelens import clock
+from sitelens.core import clock
 from sitelens.data import accounts as stored_accounts
 
 # Twice the sender's Timeout (60 s) in template.yaml: a claim this old was made by an

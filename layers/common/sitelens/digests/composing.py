@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from sitelens.config import settings
+from sitelens.core.config import settings
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
 from sitelens.digests.periods import Period

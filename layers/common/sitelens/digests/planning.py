@@ -13,12 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
-from sitelens import metrics
+from sitelens.core import metrics
+from sitelens.core.log import logger
 from sitelens.data import accounts as stored_accounts
 from sitelens.data import digest_queue
 from sitelens.digests import claims, periods
 from sitelens.digests.sending import enabled
-from sitelens.log import logger
 
 # Mailed accounts read per Query: about 80 KB of a 1 MB page; their claims are read 100
 # at a time, BatchGetItem's limit.

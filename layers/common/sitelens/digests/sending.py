@@ -8,13 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitelens import metrics
-from sitelens.config import settings
+from sitelens.core import metrics
+from sitelens.core.config import settings
+from sitelens.core.log import logger
 from sitelens.data import accounts as stored_accounts
 from sitelens.data import digest_queue, mail
 from sitelens.digests import claims, composing
 from sitelens.digests.periods import Period, of_label
-from sitelens.log import logger
 
 ACCOUNTS_PAGE = 1000  # mailed accounts read per Query (`sitelens digests send`)
 

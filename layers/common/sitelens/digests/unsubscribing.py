@@ -6,9 +6,10 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from sitelens import clock, errors, hosts, signing
+from sitelens.core import clock, errors, hosts
 from sitelens.data import websites as stored_websites
 from sitelens.data.records import Busy
+from sitelens.tokens import signing
 
 PURPOSE = "unsubscribe"
 TOKEN_SECONDS = 60 * 24 * 3600

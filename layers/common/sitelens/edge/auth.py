@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 
-from sitelens import accounts, errors
-from sitelens.config import settings
+from sitelens import accounts
+from sitelens.core import errors
+from sitelens.core.config import settings
 
 # Keys are opaque tokens: anything else in the header cannot be one of ours.
 _MAX_KEY_LENGTH = 200

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.edge.http import Request, Response, cacheable
 
 REDOC_VERSION = "2.5.0"

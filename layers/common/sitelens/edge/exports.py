@@ -8,7 +8,7 @@ import io
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.edge.http import Response
 
 CSV_TYPE = "text/csv; charset=utf-8"

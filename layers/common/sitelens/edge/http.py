@@ -11,9 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from sitelens import config, errors, initialized, metrics
-from sitelens.listing import Page
-from sitelens.log import logger
+from sitelens import initialized
+from sitelens.core import config, errors, metrics
+from sitelens.core.log import logger
+from sitelens.records.listing import Page
 
 MAX_BODY_BYTES = 64 * 1024
 # a form is an object of values and lists, two levels; deeper JSON is no form, and the

@@ -14,7 +14,7 @@ from types import ModuleType
 from typing import Any
 from urllib.parse import parse_qsl
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.edge import http
 from sitelens.local import template
 

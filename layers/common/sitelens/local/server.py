@@ -23,7 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from sitelens import errors
+from sitelens.core import errors
 from sitelens.data import clients
 from sitelens.edge import http
 from sitelens.local import dynamodb_local, gateway, resources, sqs, template

@@ -18,9 +18,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sitelens import clock
 from sitelens.analytics.warehouse import compaction, schema
 from sitelens.analytics.warehouse.compaction import DUCKDB_TYPES as _DUCKDB_TYPES
+from sitelens.core import clock
 
 
 class LocalWarehouse:

@@ -16,9 +16,9 @@ import time
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
+from sitelens.core.log import logger
 from sitelens.data import clients
 from sitelens.local import gateway
-from sitelens.log import logger
 
 MAX_WINDOW_SECONDS = 1.0
 SCHEDULE_SECONDS = 3600.0  # a daily schedule runs hourly here: it does nothing twice

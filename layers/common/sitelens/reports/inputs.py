@@ -6,7 +6,7 @@ from typing import Annotated, ClassVar
 
 from pydantic import BeforeValidator
 
-from sitelens.inputs import Exportable, Flag, ListQuery, PrivacyFields, SearchText, choice
+from sitelens.records.inputs import Exportable, Flag, ListQuery, PrivacyFields, SearchText, choice
 from sitelens.reports import rules
 
 Url = Annotated[str, BeforeValidator(rules.check_url)]

@@ -7,9 +7,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitelens import clock, errors, listing
+from sitelens.core import clock, errors
 from sitelens.data import projects as stored_projects
 from sitelens.data import reports as stored_reports
+from sitelens.records import listing
 from sitelens.reports import rules
 
 if TYPE_CHECKING:

@@ -6,9 +6,10 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sitelens import clock, errors, listing, privacy
+from sitelens.core import clock, errors
 from sitelens.data import reports as stored_reports
 from sitelens.data.transactions import ItemTooLarge
+from sitelens.records import listing, privacy
 from sitelens.reports.rules import project_of
 from sitelens.sharing.links import new_share_id, report_url
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from sitelens import hosts
-from sitelens.errors import FieldError
+from sitelens.core import hosts
+from sitelens.core.errors import FieldError
 
 MAX_URL_LENGTH = 2048
 RESULTS = ("good", "decent", "bad")

@@ -46,8 +46,8 @@ from urllib3.connection import HTTPConnection
 from urllib3.exceptions import DecodeError, HTTPError, NewConnectionError
 from urllib3.util import make_headers
 
-from sitelens import hosts
-from sitelens.config import settings
+from sitelens.core import hosts
+from sitelens.core.config import settings
 from sitelens.seo.addresses import is_public, resolve
 from sitelens.seo.connections import OPENING, Session
 from sitelens.seo.page import LINE_HEADERS, Response, Site

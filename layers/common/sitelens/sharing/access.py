@@ -20,12 +20,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sitelens import clock, errors, hosts, metrics, privacy, signing
+from sitelens.core import clock, errors, hosts, metrics
 from sitelens.data import limits
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
+from sitelens.records import privacy
 from sitelens.sharing.limits import client_key
 from sitelens.sharing.links import is_share_id
+from sitelens.tokens import signing
 
 Kind = Literal["website", "report"]
 

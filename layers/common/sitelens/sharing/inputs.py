@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from sitelens.inputs import Input, text
+from sitelens.records.inputs import Input, text
 
 # Longer than any password a record takes (128): a longer one is simply wrong (401), not
 # refused as malformed, so the answer to a guess never depends on its length.

@@ -12,15 +12,13 @@ limit keeps) would mostly lapse unspent.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import ipaddress
 import time
 
-from sitelens import errors, metrics
-from sitelens.config import settings
-from sitelens.cursor import secret
+from sitelens.core import errors, metrics
+from sitelens.core.config import settings
 from sitelens.data import buckets
+from sitelens.tokens import signing
 
 IPV6_CLIENT_PREFIX = 64  # a host is given a /64 and may use any address in it
 
@@ -54,4 +52,4 @@ def client_key(client_address: str) -> str:
         mapped = address.ipv4_mapped
         prefix = f"{address}/{IPV6_CLIENT_PREFIX}"
         client = str(mapped) if mapped else str(ipaddress.ip_network(prefix, strict=False))
-    return hmac.new(secret(), client.encode(), hashlib.sha256).hexdigest()[:16]
+    return signing.digest(client)

@@ -6,8 +6,8 @@ from typing import Annotated, Any, ClassVar
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.errors import FieldError
-from sitelens.inputs import Flag, ListQuery, PrivacyFields, choice, lines
+from sitelens.core.errors import FieldError
+from sitelens.records.inputs import Flag, ListQuery, PrivacyFields, choice, lines
 from sitelens.websites import rules
 
 

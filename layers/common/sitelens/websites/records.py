@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from sitelens import clock, errors, hosts, listing, privacy
+from sitelens.core import clock, errors, hosts
+from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
-from sitelens.log import logger
+from sitelens.records import listing, privacy
 from sitelens.websites.rules import DEFAULT_TIMEZONE, DOMAIN_TAKEN
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need

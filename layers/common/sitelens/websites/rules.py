@@ -6,8 +6,8 @@ import ipaddress
 import zoneinfo
 from functools import cache
 
-from sitelens import hosts
-from sitelens.errors import FieldError, echoed
+from sitelens.core import hosts
+from sitelens.core.errors import FieldError, echoed
 
 MAX_DOMAIN_LENGTH = 255
 MAX_PARAM_LENGTH = 255

@@ -10,8 +10,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
-from sitelens import errors
 from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS, canonical
+from sitelens.core import errors
 
 FILTER_OPERATORS: Final = ("is", "is_not", "contains", "contains_not", "matches", "matches_not")
 

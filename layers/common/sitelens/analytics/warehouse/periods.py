@@ -10,7 +10,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitelens import errors
+from sitelens.core import errors
 
 PRESETS: Final = ("day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all")
 

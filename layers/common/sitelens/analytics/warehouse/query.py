@@ -12,7 +12,6 @@ from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sitelens import errors
 from sitelens.analytics.warehouse import filters, periods
 from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
@@ -22,6 +21,7 @@ from sitelens.analytics.warehouse.dimensions import (
     canonical,
 )
 from sitelens.analytics.warehouse.filters import Filter
+from sitelens.core import errors
 
 METRICS: Final = (
     "visitors",

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from sitelens import errors, sharing
+from sitelens import sharing
+from sitelens.core import errors
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
 from sitelens.sharing.inputs import Unlock

@@ -13,8 +13,8 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
-from sitelens import errors
-from sitelens.errors import FieldError
+from sitelens.core import errors
+from sitelens.core.errors import FieldError
 
 
 def label(field: str) -> str:

@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from sitelens import cursor, errors
+from sitelens.core import errors
 from sitelens.data import pages
 from sitelens.data.records import Collection
+from sitelens.tokens import signing
 
 if TYPE_CHECKING:
-    from sitelens.inputs import ListQuery
+    from sitelens.records.inputs import ListQuery
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def list_page(
     ascending = query.sort == "asc"
     after, forward = (None, True)
     if query.cursor:
-        after, forward = cursor.decode(query.cursor, bound_to)
+        after, forward = signing.decode_cursor(query.cursor, bound_to)
     listing = pages.Listing(
         order=order,
         # A backwards page reads the same index in the opposite direction.
@@ -68,7 +69,7 @@ def list_page(
     has_prev = came_from if forward else more
 
     def encoded(position: dict[str, Any], towards_next: bool) -> str:
-        return cursor.encode(position, towards_next, bound_to)
+        return signing.encode_cursor(position, towards_next, bound_to)
 
     def token(record: dict[str, Any] | None, towards_next: bool) -> str | None:
         if record is not None:
@@ -111,7 +112,7 @@ def rows_page(
     start, end = 0, min(per_page, len(ordered))
     mark: list[Any] | None = None
     if token:
-        position, forward = cursor.decode(token, bound_to)
+        position, forward = signing.decode_cursor(token, bound_to)
         mark = position.get("key")
         if not isinstance(mark, list):
             raise errors.Invalid.field("cursor", "The cursor is invalid.")
@@ -128,7 +129,9 @@ def rows_page(
 
     def link(position: list[Any] | None, towards_next: bool) -> str | None:
         return (
-            None if position is None else cursor.encode({"key": position}, towards_next, bound_to)
+            None
+            if position is None
+            else signing.encode_cursor({"key": position}, towards_next, bound_to)
         )
 
     first = keys[start] if start < end else mark

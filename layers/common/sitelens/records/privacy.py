@@ -10,7 +10,7 @@ import hmac
 import secrets
 from typing import Any
 
-from sitelens import errors
+from sitelens.core import errors
 
 PASSWORD_PROTECTED = 2
 REQUIRED_SENTENCE = "The password field is required when privacy is 2."

@@ -1,0 +1,119 @@
+"""The stack's secret and every token signed with it.
+
+Two token shapes, both `<base64url payload>.<base64url HMAC-SHA256 signature>`:
+
+- list cursors (`encode_cursor`): a 16-byte signature over the payload and a binding (the
+  account, the list and its parameters), so a cursor never continues another list;
+- expiring tokens for links and proofs handed out without an API key (`sign`): a 20-byte
+  signature over a `purpose` (for example "share:website:12:<password version>") and the
+  payload, so a token made for one purpose, record or password never verifies for another.
+
+The payload is readable by whoever holds the token: put in it only what may be shown.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+
+from sitelens.core import errors
+from sitelens.core.config import settings
+from sitelens.data.secrets import secret_string
+
+_CURSOR_SIGNATURE_BYTES = 16
+_TOKEN_SIGNATURE_BYTES = 20
+
+
+class BadToken(Exception):
+    """A token that is malformed, tampered with, made for another purpose or expired."""
+
+
+def secret() -> bytes:
+    """The secret everything here is signed with: the one given, else the stack's, read
+    once."""
+    given = settings().cursor_secret
+    return (given or secret_string(settings().cursor_secret_arn)).encode()
+
+
+def digest(text: str) -> str:
+    """`text` keyed with the secret, cut to 16 hex digits: an identifier that does not lead
+    back to `text` (for example a client address)."""
+    return hmac.new(secret(), text.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def _unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+def _signature(message: bytes, size: int) -> bytes:
+    return hmac.new(secret(), message, hashlib.sha256).digest()[:size]
+
+
+def _sealed(payload: bytes, message: bytes, size: int) -> str:
+    return f"{_b64(payload)}.{_b64(_signature(message, size))}"
+
+
+def _opened(token: str, message: Callable[[bytes], bytes], size: int) -> Any:
+    """The JSON payload of a token whose signature over `message(payload)` is right;
+    ValueError (or KeyError, TypeError) otherwise."""
+    payload_text, signature_text = token.split(".")
+    payload = _unb64(payload_text)
+    if not hmac.compare_digest(_unb64(signature_text), _signature(message(payload), size)):
+        raise ValueError("bad signature")
+    return json.loads(payload)
+
+
+def _cursor_message(binding: str) -> Callable[[bytes], bytes]:
+    return lambda payload: payload + b"\0" + binding.encode()
+
+
+def _token_message(purpose: str) -> Callable[[bytes], bytes]:
+    return lambda payload: purpose.encode() + b"\0" + payload
+
+
+def encode_cursor(position: dict[str, Any], forward: bool, binding: str) -> str:
+    """A cursor for continuing after `position`, forwards (next) or backwards (prev)."""
+    payload = json.dumps({"p": position, "f": forward}, separators=(",", ":")).encode()
+    return _sealed(payload, _cursor_message(binding)(payload), _CURSOR_SIGNATURE_BYTES)
+
+
+def decode_cursor(token: str, binding: str) -> tuple[dict[str, Any], bool]:
+    """(position, forward) of a cursor; 422 on `cursor` when tampered, foreign or
+    mismatched."""
+    try:
+        data = _opened(token, _cursor_message(binding), _CURSOR_SIGNATURE_BYTES)
+        position, forward = data["p"], data["f"]
+        if not isinstance(position, dict) or not isinstance(forward, bool):
+            raise ValueError("bad payload")
+    except (ValueError, KeyError, TypeError):
+        raise errors.Invalid.field("cursor", "The cursor is invalid.") from None
+    return position, forward
+
+
+def sign(data: dict[str, Any], purpose: str, expires_at: float) -> str:
+    """A token carrying `data` for `purpose`, valid until `expires_at` (epoch seconds)."""
+    payload = json.dumps({"d": data, "e": int(expires_at)}, separators=(",", ":")).encode()
+    return _sealed(payload, _token_message(purpose)(payload), _TOKEN_SIGNATURE_BYTES)
+
+
+def verify(token: str, purpose: str, now: float | None = None) -> dict[str, Any]:
+    """The data of a token made for `purpose` and not expired; `BadToken` otherwise."""
+    try:
+        body = _opened(token, _token_message(purpose), _TOKEN_SIGNATURE_BYTES)
+        data, expires = body["d"], body["e"]
+        if not isinstance(data, dict) or not isinstance(expires, int):
+            raise BadToken("bad payload")
+    except (ValueError, KeyError, TypeError) as exc:
+        raise BadToken(str(exc)) from None
+    if (time.time() if now is None else now) >= expires:
+        raise BadToken("expired")
+    return data
