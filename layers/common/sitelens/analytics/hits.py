@@ -11,7 +11,7 @@ import ipaddress
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
-from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
+from urllib.parse import parse_qsl, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
 
 from sitelens.analytics import datacenters, visitors
@@ -88,15 +88,6 @@ def excluded(website: Mapping[str, Any], why: str, now: datetime, weight: int = 
     )
 
 
-def _split(url: str) -> SplitResult | None:
-    try:
-        parts = urlsplit(url.strip())
-        _ = parts.port  # raises ValueError on a malformed port
-    except ValueError:
-        return None
-    return parts
-
-
 def _site(host: str) -> str:
     """The site key of a URL's host (`hosts.site`); "" when it is not a host."""
     try:
@@ -109,7 +100,7 @@ def page_host(page: str) -> str:
     """The page URL's site key (`hosts.site`); InvalidHit if unusable."""
     if not page or not page.strip():
         raise InvalidHit("The page field is required.")
-    parts = _split(page) if len(page) <= MAX_URL_LENGTH else None
+    parts = hosts.split_url(page.strip()) if len(page) <= MAX_URL_LENGTH else None
     host = _site(parts.hostname or "") if parts and parts.hostname else ""
     if not parts or parts.scheme not in ("http", "https") or not host:
         raise InvalidHit("The page must be a valid http or https URL.")
@@ -118,7 +109,8 @@ def page_host(page: str) -> str:
 
 def _referrer_host(referrer: str) -> str:
     # Any scheme with a host counts, so app referrers (android-app://...) are kept.
-    parts = _split(referrer) if referrer and len(referrer) <= MAX_URL_LENGTH else None
+    too_long = not referrer or len(referrer) > MAX_URL_LENGTH
+    parts = None if too_long else hosts.split_url(referrer.strip())
     return _site(parts.hostname) if parts and parts.hostname else ""
 
 

@@ -1,4 +1,4 @@
-"""Hosts: the one normalisation of a host name or IP address.
+"""Hosts: the one normalisation of a host name or IP address, and the one URL split.
 
 Websites (their domain and its claim), tracked hits (the page's host), report projects and
 the report fetcher all read hosts through `parse`, so the same host is the same text
@@ -14,6 +14,7 @@ import functools
 import ipaddress
 import re
 from dataclasses import dataclass
+from urllib.parse import SplitResult, urlsplit
 
 import idna
 
@@ -66,6 +67,17 @@ def parse(text: str) -> Host:
 def site(text: str) -> str:
     """`parse(text).site`: the key of a website, a project or a hit's page."""
     return _parse(text.strip()).site
+
+
+def split_url(url: str) -> SplitResult | None:
+    """The parts of `url`, or None when it cannot be parsed, a malformed or out-of-range
+    port included (`urlsplit` finds those only when `.port` is read)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - raises ValueError on a malformed port
+    except ValueError:
+        return None
+    return parts
 
 
 @functools.lru_cache(maxsize=4096)  # hits repeat a few hosts; parsing IDN is slow-ish

@@ -19,13 +19,8 @@ def check_url(value: Any) -> str:
     url = value.strip()
     if len(url) > MAX_URL_LENGTH:
         raise FieldError(f"The url field must not be greater than {MAX_URL_LENGTH} characters.")
-    try:
-        parts = urlsplit(url)
-        valid = parts.scheme.lower() in ("http", "https") and bool(parts.hostname)
-        parts.port  # noqa: B018 - raises for a port out of range
-    except ValueError:
-        valid = False
-    if not valid:
+    parts = hosts.split_url(url)
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
         raise FieldError("The url must be a valid http or https URL.")
     return url
 

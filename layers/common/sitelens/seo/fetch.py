@@ -39,7 +39,7 @@ import socket
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 from urllib3 import BaseHTTPResponse, Timeout
 from urllib3.connection import HTTPConnection
@@ -216,11 +216,10 @@ def _fetch(
 
 
 def _target(url: str) -> _Target:
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError as exc:
-        raise FetchError(INVALID_URL) from exc
+    parts = hosts.split_url(url)
+    if parts is None:
+        raise FetchError(INVALID_URL)
+    port = parts.port
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS:
         raise FetchError(UNSUPPORTED_SCHEME)

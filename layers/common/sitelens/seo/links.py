@@ -11,10 +11,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from typing import Final
-from urllib.parse import SplitResult, urljoin, urlsplit
+from urllib.parse import urljoin
 
 import langcodes
 import pycountry
+
+from sitelens.core import hosts
 
 X_DEFAULT: Final = "x-default"
 
@@ -65,15 +67,6 @@ def header_links(lines: list[str]) -> list[LinkTarget]:
     return found
 
 
-def _split(url: str) -> SplitResult | None:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        return None
-    return parts
-
-
 def _joined(base: str, href: str) -> str:
     """`href` made absolute against `base`; "" when either cannot be parsed."""
     try:
@@ -84,7 +77,7 @@ def _joined(base: str, href: str) -> str:
 
 def absolute_http(url: str) -> bool:
     """Whether `url` is an absolute http(s) URL with a host and no whitespace."""
-    parts = _split(url)
+    parts = hosts.split_url(url)
     return (
         parts is not None
         and parts.scheme.lower() in ("http", "https")
@@ -109,7 +102,7 @@ def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | No
     urls: list[str] = []
     for link in canonicals:
         if not absolute_http(link.href):
-            parts = _split(link.href)
+            parts = hosts.split_url(link.href)
             relative = parts is not None and not parts.scheme
             if relative and absolute_http(_joined(page_url, link.href)):
                 errors["relative"] = f"The canonical URL is not absolute: {link.href}"
@@ -122,7 +115,7 @@ def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | No
     if len(urls) > 1:
         errors["multiple"] = "The page declares different canonical URLs: " + ", ".join(urls)
     if len(urls) == 1 and not errors:
-        canonical, page = _split(urls[0]), _split(page_url)
+        canonical, page = hosts.split_url(urls[0]), hosts.split_url(page_url)
         if canonical is None or page is None:
             pass
         elif page_url in alternates and urls[0] in alternates and urls[0] != page_url:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
+from sitelens.core import hosts
 from sitelens.seo import text
-from sitelens.seo.checks.context import Context, _attr, _distinct, _meta_key, _shown, _split, _text
+from sitelens.seo.checks.context import Context, _attr, _distinct, _meta_key, _shown, _text
 from sitelens.seo.checks.outcome import Errors, Outcome, verdict
 
 MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
@@ -82,7 +83,7 @@ def _site_names(ctx: Context) -> list[str]:
     names = [
         _attr(node, "content") for node in ctx.tags("meta") if _meta_key(node) == "og:site_name"
     ]
-    parts = _split(ctx.url)
+    parts = hosts.split_url(ctx.url)
     host = (parts.hostname if parts else "") or ""
     labels = [label for label in host.split(".") if label not in ("www", "m")]
     if len(labels) >= 2:

@@ -9,10 +9,11 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from functools import cached_property, lru_cache
 from typing import NamedTuple
-from urllib.parse import SplitResult, urljoin, urlsplit
+from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
+from sitelens.core import hosts
 from sitelens.seo import encoding, links
 from sitelens.seo.encoding import charset_in
 from sitelens.seo.page import Site
@@ -99,15 +100,6 @@ def _has_token(node: LexborNode, attribute: str, token: str) -> bool:
     return token in node.attrs.sget(attribute).lower().split()
 
 
-def _split(url: str) -> SplitResult | None:
-    try:
-        parts = urlsplit(url)
-        parts.port  # noqa: B018 - raises ValueError on a malformed port
-    except ValueError:
-        return None
-    return parts
-
-
 def _authority(url: str) -> str:
     """The host[:port] part of an absolute or `//host` URL, by string splitting only."""
     rest = url.split("//", 1)[1] if "//" in url else ""
@@ -122,7 +114,7 @@ def _origin(url: str) -> tuple[str, str, int] | None:
 
 @lru_cache(maxsize=1024)  # pages link to the same few hosts over and over
 def _origin_of(scheme: str, authority: str) -> tuple[str, str, int] | None:
-    parts = _split(f"{scheme}://{authority}/")
+    parts = hosts.split_url(f"{scheme}://{authority}/")
     if parts is None:
         return None
     return scheme, (parts.hostname or ""), parts.port or (443 if scheme == "https" else 80)
@@ -256,17 +248,17 @@ class Context:
             url = urljoin(self.url, href)
         except ValueError:
             return None
-        return url if _split(url) is not None else None
+        return url if hosts.split_url(url) is not None else None
 
     @cached_property
     def _root(self) -> str | None:
-        parts = _split(self.url)
+        parts = hosts.split_url(self.url)
         return f"{parts.scheme}://{parts.netloc}" if parts and parts.netloc else None
 
     @cached_property
     def scheme(self) -> str:
         """The page URL's scheme, lower-cased ("" when the URL cannot be parsed)."""
-        parts = _split(self.url)
+        parts = hosts.split_url(self.url)
         return parts.scheme.lower() if parts else ""
 
     @cached_property

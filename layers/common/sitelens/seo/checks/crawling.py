@@ -7,8 +7,9 @@ from __future__ import annotations
 import re
 from urllib.parse import unquote
 
+from sitelens.core import hosts
 from sitelens.seo import indexing, links, robots
-from sitelens.seo.checks.context import Context, _attr, _distinct, _split
+from sitelens.seo.checks.context import Context, _attr, _distinct
 from sitelens.seo.checks.outcome import Errors, Outcome, verdict
 
 MAX_URL_LENGTH = 100  # characters of path and query
@@ -34,7 +35,7 @@ def seo_friendly_url(ctx: Context) -> Outcome:
     trailing slash); at most two query parameters; path and query at most 100
     characters together.
     """
-    parts = _split(ctx.url)
+    parts = hosts.split_url(ctx.url)
     if parts is None:
         return verdict(ctx.url, {"invalid": "The URL cannot be parsed."})
     path = unquote(parts.path)
