@@ -20,7 +20,7 @@ UA_COLLECTIONS := .ua-collections
 UA_STAMP := $(UA_COLLECTIONS)/.installed-1
 UA_PACKAGES := crawler-user-agents@1.60.0 user-agents@2.1.198
 
-.PHONY: serve test lint format build deploy bench routes openapi browser clean
+.PHONY: serve test test-fast test-kind lint format build deploy bench routes openapi browser clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -54,7 +54,7 @@ $(UA_STAMP):
 MATOMO_COPY := $(UA_COLLECTIONS)/.matomo-copied-1
 $(MATOMO_COPY): $(STAMP)
 	@mkdir -p $(UA_COLLECTIONS)
-	$(BIN)/python -m tests.analytics.matomo
+	$(BIN)/python -m tests.fixtures.matomo
 	@touch $@
 
 # Tests without Java, Chromium or npm's packages skip; SITELENS_REQUIRE_ALL=1 (.ci/run) fails them.
@@ -63,6 +63,14 @@ $(MATOMO_COPY): $(STAMP)
 TEST_WORKERS ?= auto
 test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The tests of code alone (tests/unit), in one process: about 15 s.
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -m unit tests/unit
+
+# One kind of test: make test-kind KIND=integration (or unit, e2e).
+test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m $(KIND) tests/$(KIND)
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
 browser:

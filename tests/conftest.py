@@ -10,6 +10,7 @@ import socket
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -21,7 +22,7 @@ os.environ.update(
     AWS_SESSION_TOKEN="testing",
     AWS_DEFAULT_REGION="us-east-1",
     SITELENS_CURSOR_SECRET="test-cursor-secret",
-    SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; tests/test_limits.py sets one
+    SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; test_limits.py sets one
     SITELENS_FETCH_PORTS="1-65535",  # test sites listen on free ports; test_fetch checks 80/443
     POWERTOOLS_LOG_LEVEL="WARNING",
     # Real SQS allows one PurgeQueue a minute (and so does moto by default); the tests
@@ -58,6 +59,8 @@ initialized()  # tests run with the usual garbage collection, not a cold start's
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
 REGION = os.environ["AWS_DEFAULT_REGION"]
+TESTS = Path(__file__).resolve().parent
+KINDS = ("unit", "integration", "e2e")
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}
@@ -98,6 +101,20 @@ def cheap_scrypt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     A test marked `full_scrypt` hashes at full strength."""
     if "full_scrypt" not in request.keywords:
         monkeypatch.setattr(privacy, "_N", 2**10)
+
+
+@pytest.fixture
+def fixed_salt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hits built without a table to keep the visitors' daily salts in get a fixed one."""
+    monkeypatch.setattr(salts, "for_day", lambda day: b"s" * 32)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test is marked with its kind, the folder it is in (`pytest -m unit`)."""
+    for item in items:
+        kind = item.path.relative_to(TESTS).parts[0]
+        if kind in KINDS:
+            item.add_marker(kind)
 
 
 def reset_caches() -> None:

@@ -1,4 +1,4 @@
-"""A check of the contract test's schemathesis runs (tests/test_contract.py loads this file
+"""A check of the contract test's schemathesis runs (tests/e2e/test_contract.py loads this file
 with SCHEMATHESIS_HOOKS): a request the document allows may be refused with 422 only on the
 fields whose rules no schema states (a domain another account took, a cursor we did not
 sign, a page that cannot be fetched), each listed below with its reason. A 422 naming any

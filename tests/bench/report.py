@@ -420,7 +420,7 @@ Athena bytes those queries would scan, and a month's cost of each deployment opt
 Run it with `make bench` (about 10 minutes on 2 cores; `BENCH_RUNS=9` takes more runs).
 It writes every figure to `build/bench.json` and the section below; nothing between the
 markers is written by hand. `make test` runs each measure once at small sizes
-(`tests/test_bench_quick.py`, `BENCH_QUICK=1`), so the bench cannot rot.
+(`tests/integration/test_bench_quick.py`, `BENCH_QUICK=1`), so the bench cannot rot.
 
 """
 

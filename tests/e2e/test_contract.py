@@ -1,0 +1,167 @@
+"""The running service against its published contract: schemathesis, with every check
+(server errors, status codes and content types, response schemas, positive data accepted and
+negative data refused, authentication, use after delete, stateful links) and ours
+(tests/contract_checks.py: a 422 to a schema-valid request names only fields whose rules no
+schema states), against `make serve`'s program with two accounts, a fixed number of examples
+per operation in deterministic mode, so that a run is repeatable. Report creation fetches a
+local fixture site."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import subprocess
+import sys
+import tomllib
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests import contract_checks
+from tests.e2e.test_local_server import ROOT, Server, start_server
+from tests.fixtures.site import Site
+
+CONFIG = ROOT / "openapi" / "schemathesis.toml"
+CHECKS = ROOT / "tests" / "contract_checks.py"
+# Examples per operation of the fuzzing and stateful phases; the examples and coverage phases
+# send what the documents define (about 1,700 and 800 requests, most of the time). With 5,
+# both documents take about 30 s on 2 shared cores (10: about 35 s).
+MAX_EXAMPLES = 5
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[Site]:
+    served = Site()
+    yield served
+    served.close()
+
+
+@pytest.fixture(scope="module")
+def service(site: Site) -> Iterator[tuple[Server, list[str]]]:
+    keys = [f"sl_contract_{n}_{uuid.uuid4().hex}" for n in (1, 2)]
+    server = start_server(
+        SITELENS_DEV_API_KEY=",".join(keys),
+        SITELENS_ALLOW_PRIVATE_URLS="1",  # reports of the fixture site on 127.0.0.1
+        SITELENS_FETCH_PORTS=f"80,443,{site.port}",  # ... on its own port
+        SITELENS_ACCOUNT_RATE_LIMIT="0",  # the fuzzer sends hundreds of requests a second
+        SITELENS_LOCAL_DB="memory",
+    )
+    try:
+        yield server, keys
+    finally:
+        server.stop()
+
+
+def document_for_run(api: str, site: Site, tmp: Path) -> Path:
+    """The published document, with report URLs drawn from the fixture site (the fuzzer's
+    own URLs would point at hosts this machine cannot reach) and one it cannot reach (a
+    port we do not fetch: the documented 422, at once)."""
+    document: dict[str, Any] = yaml.safe_load((ROOT / "openapi" / f"{api}.yaml").read_text())
+    if api == "seo":
+        pages = [site.url(path) for path in ("/good", "/poor", "/private/page")]
+        pages.append("http://127.0.0.1:1/unreachable")
+        body = document["paths"]["/api/v1/reports"]["post"]["requestBody"]["content"]
+        for media in body.values():
+            schema = media["schema"]
+            schema = (
+                document["components"]["schemas"][schema["$ref"].rsplit("/", 1)[1]]
+                if "$ref" in schema
+                else schema
+            )
+            schema["properties"]["url"] = {"type": "string", "enum": pages}
+            media.pop("example", None)
+            media.pop("examples", None)
+    path = tmp / f"{api}.json"
+    path.write_text(json.dumps(copy.deepcopy(document)))
+    return path
+
+
+def identities(keys: list[str], tmp: Path) -> Path:
+    """A Web Fuzzing Commons auth file naming both accounts: schemathesis sends requests as
+    the first, and replays a read of one account's record as the other, which must not get
+    it (object_level_authorization)."""
+    path = tmp / "accounts.json"
+    users = [
+        {
+            "name": f"account{n}",
+            "fixedHeaders": [{"name": "Authorization", "value": f"Bearer {key}"}],
+        }
+        for n, key in enumerate(keys, 1)
+    ]
+    path.write_text(json.dumps({"auth": users}))
+    return path
+
+
+def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
+    """Both documents at once, one run each: the server answers both, on two cores."""
+    server, keys = service
+    accounts = identities(keys, tmp_path)
+    runs = {}
+    try:
+        for api, base in (("analytics", server.analytics), ("seo", server.seo)):
+            output = (tmp_path / f"{api}.out").open("w")
+            runs[api] = subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "schemathesis.cli",
+                    "--config-file",
+                    str(CONFIG),
+                    "run",
+                    str(document_for_run(api, site, tmp_path)),
+                    "--url",
+                    base,
+                    "--auth-wfc",
+                    str(accounts),
+                    "--checks",
+                    "all",
+                    "--max-examples",
+                    str(MAX_EXAMPLES),
+                    "--generation-deterministic",  # the same requests each run, no database
+                    "--workers",
+                    "1",  # ... in the same order
+                    "--no-color",
+                ],
+                cwd=ROOT,
+                env={**os.environ, "SCHEMATHESIS_HOOKS": str(CHECKS)},
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
+            output.close()
+        codes = {api: run.wait(timeout=300) for api, run in runs.items()}
+    finally:
+        for run in runs.values():
+            if run.poll() is None:
+                run.kill()
+                run.wait()
+    failed = {api: (tmp_path / f"{api}.out").read_text()[-6000:] for api in runs if codes[api]}
+    assert not failed, "\n".join(f"== {api} ==\n{output}" for api, output in failed.items())
+
+
+def test_a_422_to_valid_data_is_allowed_exactly_where_its_fields_are_listed() -> None:
+    """The operations the configuration lets answer 422 to schema-valid requests are those
+    tests/contract_checks.py lists fields of, and each is an operation of a document."""
+    config = tomllib.loads(CONFIG.read_text())
+    allowed = {
+        operation_id
+        for entry in config["operations"]
+        if "422" in entry["checks"]["positive_data_acceptance"]["expected-statuses"]
+        for operation_id in entry.get("include-operation-id", [])
+    }
+    assert "422" not in config["checks"]["positive_data_acceptance"]["expected-statuses"]
+    assert allowed == set(contract_checks.REFUSABLE)
+    documented = set()
+    for api in ("analytics", "seo"):
+        paths = yaml.safe_load((ROOT / "openapi" / f"{api}.yaml").read_text())["paths"]
+        for item in paths.values():
+            for op in item.values():
+                if isinstance(op, dict) and "operationId" in op:
+                    documented.add(op["operationId"])
+                    if op["operationId"] in allowed:
+                        assert "422" in op["responses"], op["operationId"]
+    assert allowed <= documented

@@ -1,0 +1,316 @@
+"""Every hit counted once, and exactly one warehouse row, by its id: through a kill midway,
+the dead-letter queue and a redrive (new message ids), standard-queue duplicates, replays,
+two batches holding the same hit at once, and a crash at any step of counting, sending
+rows or compacting. On moto and on DynamoDB Local."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import threading
+from collections import Counter
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitelens.analytics import counting
+from sitelens.analytics.counting import sum_counts
+from sitelens.analytics.hit import Hit, new_id
+from sitelens.core import config
+from sitelens.data import warehouse
+from sitelens.local.warehouse import LocalWarehouse
+from tests.conftest import Client, make_account
+from tests.fixtures.analytics import failures, hit_record, run
+from tests.integration.test_aggregator import Crash, RecordingClient, record_calls, stored_counts
+
+START = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
+
+
+@pytest.fixture
+def backend(storage_backend: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """moto or DynamoDB Local, with every setting a handler needs at its cold start."""
+    for name in ("HITS_QUEUE_URL", "CLEANUP_QUEUE_URL"):
+        if not os.environ.get(f"SITELENS_{name}"):
+            monkeypatch.setenv(f"SITELENS_{name}", f"http://127.0.0.1:9/{name.lower()}")
+    config.reset()
+    return storage_backend
+
+
+@pytest.fixture
+def dynamodb(backend: str, monkeypatch: pytest.MonkeyPatch) -> RecordingClient:
+    import boto3
+
+    recording = RecordingClient(boto3.client("dynamodb"))
+    record_calls(monkeypatch, recording)
+    return recording
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Any:
+    """A real warehouse (Parquet on disk, DuckDB) receiving the aggregator's rows."""
+    local = LocalWarehouse(tmp_path / "warehouse")
+    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write, local.compact))
+    yield local
+    warehouse.use(None)
+    local.close()
+
+
+@pytest.fixture
+def site(backend: str) -> tuple[str, int]:
+    account = make_account("Acme")
+    reply = Client("AnalyticsApi", account.key).post("/api/v1/websites", {"domain": "ex.com"})
+    assert reply.status == 201
+    return account.id, int(reply.data["id"])
+
+
+def hits_of(website_id: int, count: int = 40, pages: int = 7) -> list[Hit]:
+    found = []
+    for n in range(count):
+        at = START + timedelta(seconds=n)
+        visit = n % 3 == 0
+        found.append(
+            Hit(
+                website_id=website_id,
+                at=at,
+                page=f"/p{n % pages}",
+                visit=visit,
+                referrer="google.com" if visit else "",
+                country="DE" if n % 2 else "FR",
+                visitor=f"v{n % 5}",
+                id=new_id(at),
+            )
+        )
+    return found
+
+
+def batch_of(hits: list[Hit], account: str, prefix: str = "m") -> list[dict[str, Any]]:
+    """The hits' SQS records under fresh message ids (a first delivery, or a redrive)."""
+    return [
+        {**hit_record(hit, account, n), "messageId": f"{prefix}-{n}"} for n, hit in enumerate(hits)
+    ]
+
+
+def again(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The same messages delivered again after their visibility timeout."""
+    return [
+        {
+            **record,
+            "attributes": {
+                **record["attributes"],
+                "ApproximateReceiveCount": str(
+                    int(record["attributes"]["ApproximateReceiveCount"]) + 1
+                ),
+            },
+        }
+        for record in records
+    ]
+
+
+def until_done(records: list[dict[str, Any]], rounds: int = 6) -> None:
+    for _ in range(rounds):
+        failed = failures(run("HitsQueue", records))
+        if not failed:
+            return
+        records = again([r for r in records if r["messageId"] in failed])
+    raise AssertionError(f"still failing after {rounds} deliveries")
+
+
+def warehouse_pageviews(store: LocalWarehouse, website_id: int) -> Counter[str]:
+    store.compact()
+    found = store.run(
+        "SELECT page, COUNT(*), COUNT(DISTINCT hit_id) FROM events "
+        f"WHERE website_id = {website_id} "
+        "AND name = 'pageview' GROUP BY page"
+    )
+    assert all(total == distinct for _, total, distinct in found)  # one row per hit
+    return Counter({page: total for page, total, _ in found})
+
+
+def counted_pageviews(website_id: int) -> Counter[str]:
+    return Counter(
+        {value: n for (_, name, value, _), n in stored_counts(website_id).items() if name == "page"}
+    )
+
+
+def later_each_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The records' clock from now on: each reading a window later than the last, as each
+    retry comes after the queue's visibility timeout."""
+    step = counting.RUNNING_SECONDS + 1
+    moments = itertools.count(counting._now() + step, step)
+    monkeypatch.setattr(counting, "_now", lambda: next(moments))
+
+
+@pytest.fixture
+def redelivered_later(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SQS delivers a message again only after its visibility timeout (480 s), when the
+    batch that had it has ended: no earlier batch is taken for one still running."""
+    monkeypatch.setattr(counting, "RUNNING_SECONDS", 0)
+
+
+@pytest.mark.usefixtures("redelivered_later")
+def test_a_redrive_after_kills_midway_counts_exactly_once(dynamodb, site, store):
+    account, wid = site
+    hits = hits_of(wid, 150, pages=150)  # 300 page counters and more: several chunks
+    batch = batch_of(hits, account)
+    # Five deliveries, killed after a chunk landed twice, then before any: the message goes
+    # to the dead-letter queue with part of its counters in.
+    for delivery in range(5):
+        dynamodb.kill_after("transact_write_items", 0, landing=delivery < 2)
+        with pytest.raises(Crash):
+            run("HitsQueue", batch)
+        dynamodb.revive()
+        batch = again(batch)
+    assert 0 < len(stored_counts(wid)) < len(sum_counts(hits))
+    # The redrive: the same bodies under new message ids, received for the first time.
+    assert run("HitsQueue", batch_of(hits, account, "redriven")) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+    # Redriving it all once more (an operator's second try) changes nothing.
+    assert run("HitsQueue", batch_of(hits, account, "twice")) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
+@pytest.mark.usefixtures("redelivered_later")
+def test_duplicates_and_replays_change_no_counter(dynamodb, site, store, capsys):
+    account, wid = site
+    hits = hits_of(wid, 12)
+    assert run("HitsQueue", batch_of(hits, account)) == {"batchItemFailures": []}
+    counted = stored_counts(wid)
+    # A standard-queue duplicate (receive count 1), the same hit twice in one batch, and a
+    # replay of every body: nothing more is counted, and each is reported done.
+    duplicate = batch_of(hits[:1], account, "dup")
+    twice = batch_of([hits[1], hits[1]], account, "twice")
+    replay = batch_of(hits, account, "replay")
+    for batch in (duplicate, twice, replay):
+        assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    assert stored_counts(wid) == counted == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
+    assert sum(sum(line.get("HitsDuplicate", [])) for line in lines) == 1 + 2 + 12
+
+
+def test_a_hit_held_by_a_batch_still_running_waits_for_it(dynamodb, site, store, monkeypatch):
+    account, wid = site
+    hits = hits_of(wid, 10)
+    # Batch A recorded the hits and was cut off before its counters; it may still be
+    # running, so a duplicate delivered now must not count them on its own.
+    dynamodb.kill_after("transact_write_items", 0)
+    with pytest.raises(Crash):
+        run("HitsQueue", batch_of(hits, account, "a"))
+    dynamodb.revive()
+    duplicate = batch_of(hits, account, "b")
+    assert failures(run("HitsQueue", duplicate)) == {r["messageId"] for r in duplicate}
+    assert stored_counts(wid) == {}
+    # After the window, A has ended either way: B's retry counts each hit once.
+    later_each_time(monkeypatch)
+    assert run("HitsQueue", again(duplicate)) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
+def test_two_batches_with_the_same_hits_at_once_count_them_once(dynamodb, site, store, monkeypatch):
+    account, wid = site
+    hits = hits_of(wid, 30)
+    batches = [batch_of(hits, account, name) for name in ("a", "b")]
+    results: list[set[str]] = [set(), set()]
+    start = threading.Barrier(2)
+
+    def deliver(n: int) -> None:
+        start.wait()
+        results[n] = failures(run("HitsQueue", batches[n]))
+
+    threads = [threading.Thread(target=deliver, args=(n,)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # Whatever interleaving happened, each batch either counted a hit or left it for later.
+    later_each_time(monkeypatch)
+    for n in range(2):
+        retry = [r for r in batches[n] if r["messageId"] in results[n]]
+        if retry:
+            until_done(again(retry))
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
+STEPS = [
+    ("batch_write_item", 0, False),  # recording the hits the batch takes on
+    ("query", 0, False),  # reading the records of its buckets
+    ("batch_get_item", 0, False),  # the registries of distinct values
+    ("transact_write_items", 0, False),  # the first chunk, not landed
+    ("transact_write_items", 0, True),  # the first chunk landed, its answer lost
+    ("transact_write_items", 2, True),  # the last chunk landed, its answer lost
+]
+
+
+@pytest.mark.usefixtures("redelivered_later")
+@pytest.mark.parametrize(("operation", "after", "landed"), STEPS)
+def test_a_crash_at_any_step_leaves_counters_and_rows_in_agreement(
+    dynamodb, site, store, operation, after, landed
+):
+    account, wid = site
+    hits = hits_of(wid, 60, pages=60)  # three chunks
+    batch = batch_of(hits, account)
+    dynamodb.kill_after(operation, after, landing=landed)
+    with pytest.raises(Crash):
+        run("HitsQueue", batch)
+    dynamodb.revive()
+    until_done(again(batch))
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
+@pytest.mark.usefixtures("redelivered_later")
+def test_rows_refused_or_cut_off_are_sent_again_and_kept_once(dynamodb, site, store, monkeypatch):
+    account, wid = site
+    hits = hits_of(wid, 20)
+    batch = batch_of(hits, account)
+    real_write = store.write
+    calls = Counter[str]()
+
+    def flaky(rows: Any) -> int:
+        calls["put"] += 1
+        if calls["put"] == 1:
+            raise RuntimeError("Firehose refused the records")  # the counters are in
+        written = real_write(rows)
+        if calls["put"] == 2:
+            raise Crash("killed after the put, before SQS heard")
+        return written
+
+    warehouse.use(warehouse.LocalEngine("duckdb", store.run, flaky, store.compact))
+    assert failures(run("HitsQueue", batch)) == {r["messageId"] for r in batch}
+    with pytest.raises(Crash):
+        run("HitsQueue", again(batch))
+    assert run("HitsQueue", again(again(batch))) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(hits)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
+@pytest.mark.usefixtures("redelivered_later")
+def test_a_compaction_cut_off_before_it_removes_landing_loses_and_doubles_nothing(
+    dynamodb, site, store, monkeypatch
+):
+    account, wid = site
+    hits = hits_of(wid, 20)
+    until_done(batch_of(hits, account))
+    landing = sorted((store.root / "landing").glob("hour=*/*.parquet"))
+    assert landing
+
+    def cut_off(self: Path, missing_ok: bool = False) -> None:
+        raise Crash("killed before landing was removed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Path, "unlink", cut_off)
+        with pytest.raises(Crash):
+            store.compact()
+    # Merged files are in place and landing is still there: queries keep one row a hit.
+    assert store.run("SELECT COUNT(*) FROM events WHERE name = 'pageview'") == store.run(
+        "SELECT COUNT(*) FROM landing WHERE name = 'pageview'"
+    )
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+    assert not list((store.root / "landing").glob("hour=*/*.parquet"))

@@ -1,0 +1,39 @@
+"""A skipped test did not run: locally it says why, in CI (SITELENS_REQUIRE_ALL=1, set by
+.ci/run) it fails. tests/fixtures/skipping.py skips in each way the suite does."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OPTIONS = ["-q", "-p", "no:cacheprovider", "--override-ini", "addopts="]
+
+
+def outcomes(require_all: str | None) -> dict[str, int]:
+    """How the tests of tests/fixtures/skipping.py end, by outcome."""
+    env = {k: v for k, v in os.environ.items() if k != "SITELENS_REQUIRE_ALL"}
+    if require_all is not None:
+        env["SITELENS_REQUIRE_ALL"] = require_all
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "tests/fixtures/skipping.py", *OPTIONS],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    summary = done.stdout.strip().splitlines()[-1]
+    return {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", summary)}
+
+
+def test_locally_a_test_without_its_tool_is_skipped() -> None:
+    assert outcomes(None) == {"passed": 1, "skipped": 3, "xfailed": 1}
+
+
+def test_in_ci_a_test_without_its_tool_fails() -> None:
+    # a skip in the test fails it; a skip in its setup (a mark, a fixture) is an error
+    assert outcomes("1") == {"failed": 1, "errors": 2, "passed": 1, "xfailed": 1}
