@@ -8,7 +8,7 @@ connection as fast as the server answers (or, with `--rate`, at that many events
 in all, each client sending on a fixed schedule), for the given time. It prints the events
 accepted per second, the latency percentiles, how long after the last answer every
 accepted event was counted, and how many were lost (accepted but never counted). The test
-suite runs a short one (tests/test_local_server.py): nothing lost, everything counted.
+suite runs a short one (tests/e2e/test_local_server.py): nothing lost, everything counted.
 """
 
 from __future__ import annotations
@@ -162,7 +162,7 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=0, help="events a second in all")
     parser.add_argument("--db", choices=("memory", "disk", "moto"), default="memory")
     args = parser.parse_args()
-    from tests.test_local_server import start_server
+    from tests.e2e.test_local_server import start_server
 
     key = "sl_load_" + uuid.uuid4().hex
     server = start_server(SITELENS_DEV_API_KEY=key, SITELENS_LOCAL_DB=args.db)

@@ -5,7 +5,7 @@
 starts the server (on an in-memory DynamoDB Local), warms it up, sends the requests from
 a few clients on keep-alive connections, waits until every accepted hit is counted, and
 prints the server's resident memory before and after. The test suite runs a short one
-(tests/test_local_server.py).
+(tests/e2e/test_local_server.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ CLIENTS = 8
 
 
 class Running(Protocol):
-    """What a soak needs of a started server (tests.test_local_server.Server)."""
+    """What a soak needs of a started server (tests.e2e.test_local_server.Server)."""
 
     analytics: str
     process: Any
@@ -213,7 +213,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=50_000)
     parser.add_argument("--clients", type=int, default=CLIENTS)
     args = parser.parse_args()
-    from tests.test_local_server import start_server
+    from tests.e2e.test_local_server import start_server
 
     key = "sl_soak_" + uuid.uuid4().hex
     server = start_server(SITELENS_DEV_API_KEY=key)
