@@ -178,3 +178,17 @@ def test_a_website_stored_before_normalisation_can_still_be_deleted(analytics, a
     assert analytics.get(f"/api/v1/websites/{record['id']}").data["domain"] == "2001:db8::5"
     assert analytics.delete(f"/api/v1/websites/{record['id']}").status == 200
     assert analytics.get(f"/api/v1/websites/{record['id']}").status == 404
+
+
+@pytest.mark.parametrize(
+    ("url", "splits"),
+    [
+        ("https://example.com:8443/a", True),
+        ("http://[::1]/", True),
+        ("https://example.com:99999/", False),  # out of range
+        ("https://example.com:port/", False),  # not a number
+        ("http://[::1/", False),  # unclosed bracket
+    ],
+)
+def test_split_url_refuses_what_urlsplit_finds_only_on_reading_the_port(url, splits):
+    assert (hosts.split_url(url) is not None) is splits
