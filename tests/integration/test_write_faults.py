@@ -85,7 +85,7 @@ def test_report_writes_retry_conflicts_on_the_project_row(seo, account, site):
 
 
 def test_endless_contention_answers_409_and_changes_nothing(seo, account, site, monkeypatch):
-    monkeypatch.setattr("sitelens.data.transactions.backoff", lambda attempt: None)
+    monkeypatch.setattr("sitelens.data.transactions.backoff", lambda attempt, cap: None)
     report = seo.post("/api/v1/reports", {"url": site.url("/good")}).data
     always = FaultPlan(
         "TransactWriteItems", {n: cancelled("None", "TransactionConflict") for n in range(50)}

@@ -148,7 +148,7 @@ def _whole_records(
         pending: dict[str, Any] = {
             table: {"Keys": keys[start : start + 100], "ConsistentRead": True}
         }
-        for attempt in range(transactions.MAX_ATTEMPTS):
+        for _ in transactions.attempts():
             answer = client("dynamodb").batch_get_item(RequestItems=pending)
             cost["requests"] += 1
             for raw in answer["Responses"].get(table, []):
@@ -158,7 +158,6 @@ def _whole_records(
             pending = answer.get("UnprocessedKeys") or {}
             if not pending:
                 break
-            transactions.backoff(attempt)
         else:
             raise transactions.Contended()
     return [records[e[collection.key]] for e in entries if e[collection.key] in records]

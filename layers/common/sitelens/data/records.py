@@ -14,7 +14,6 @@ a version, so a write whose answer was lost is recognised as ours when retried.
 
 from __future__ import annotations
 
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -223,7 +222,7 @@ def update(
     conflict, read again and apply again. The record written, or None when there is none;
     Busy when other writes kept coming first."""
     written = None  # the write_id of our last attempt, in case it landed unanswered
-    for attempt in _attempts():
+    for _ in version_attempts():
         current = get(collection, account, record_id)
         if current is None:
             return None
@@ -245,7 +244,6 @@ def update(
                 raise
         except Contended:
             raise Busy() from None
-        transactions.backoff(attempt, VERSION_BACKOFF_CAP_SECONDS)
     raise Busy()
 
 
@@ -258,7 +256,7 @@ def delete(
 ) -> Item | None:
     """Delete the record as read, with its claim and `also(record)`, all or none; if it
     changed in between, read again. The record deleted, or None when there was none."""
-    for attempt in _attempts():
+    for _ in version_attempts():
         current = get(collection, account, record_id)
         if current is None:
             return None
@@ -273,7 +271,6 @@ def delete(
                 raise
         except Contended:
             raise Busy() from None
-        transactions.backoff(attempt, VERSION_BACKOFF_CAP_SECONDS)
     raise Busy()
 
 
@@ -291,10 +288,7 @@ def delete_entry(collection: Collection, current: Item) -> Write:
     return {"Delete": request}
 
 
-def _attempts() -> Iterator[int]:
-    """Attempt numbers, for as long as re-applying a change is worth it."""
-    give_up = time.monotonic() + VERSION_RETRY_SECONDS
-    attempt = 0
-    while attempt == 0 or time.monotonic() < give_up:
-        yield attempt
-        attempt += 1
+def version_attempts() -> Iterator[int]:
+    """`transactions.attempts` for as long as re-applying a change is worth it, backing
+    off as after a version conflict."""
+    return transactions.attempts(seconds=VERSION_RETRY_SECONDS, cap=VERSION_BACKOFF_CAP_SECONDS)

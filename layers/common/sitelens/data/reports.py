@@ -16,9 +16,6 @@ with the report. A report stored before share ids has none until its next update
 
 from __future__ import annotations
 
-import time
-from collections.abc import Iterator
-
 from sitelens.core.config import settings
 from sitelens.data import projects, records, transactions
 from sitelens.data.clients import client
@@ -87,12 +84,11 @@ def update_with_project(account: str, report_id: int, change: records.Change) ->
     score, and for a new host the report, between project rows in the same transaction; a
     project left empty goes in it too, and the claim of a share id the change gives. The
     report written, or None when there is none."""
-    for attempt in _attempts():
+    for _ in records.version_attempts():
         try:
             return records.update(COLLECTION, account, report_id, change, also=_effects)
         except transactions.ConditionFailed:
             pass  # a project row changed between its read and the write: read all again
-        transactions.backoff(attempt, records.VERSION_BACKOFF_CAP_SECONDS)
     raise records.Busy()
 
 
@@ -116,7 +112,7 @@ def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
     report, in one transaction: nothing is left to do after it commits, so an answer
     never reports a failure of a change that was made. The report deleted, or None when
     there was none; Busy when other writes kept coming first."""
-    for attempt in _attempts():
+    for _ in records.version_attempts():
         current = get(account, report_id)
         if current is None:
             return None
@@ -129,17 +125,7 @@ def delete_with_project(account: str, report_id: int, now: str) -> Item | None:
             pass  # the report or its project's row changed since read: read both again
         except transactions.Contended:
             raise records.Busy() from None
-        transactions.backoff(attempt, records.VERSION_BACKOFF_CAP_SECONDS)
     raise records.Busy()
-
-
-def _attempts() -> Iterator[int]:
-    """Attempt numbers, for as long as the records' own writes try again."""
-    give_up = time.monotonic() + records.VERSION_RETRY_SECONDS
-    attempt = 0
-    while attempt == 0 or time.monotonic() < give_up:
-        yield attempt
-        attempt += 1
 
 
 # A transaction holds at most 100 writes: 49 reports, their share ids' claims, and their

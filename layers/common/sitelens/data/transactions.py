@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from sitelens.data.clients import client
@@ -60,7 +60,7 @@ def write(writes: Sequence[Write]) -> None:
         [(_, request)] = entry.items()
         if "Item" in request and item_size(request["Item"]) > ITEM_BUDGET_BYTES:
             raise ItemTooLarge(request["TableName"])
-    for attempt in range(MAX_ATTEMPTS):
+    for _ in attempts():
         try:
             if len(writes) == 1:
                 _write_one(writes[0])
@@ -84,8 +84,28 @@ def write(writes: Sequence[Write]) -> None:
                     raise
             elif code not in _RETRYABLE_ERRORS:
                 raise
-        backoff(attempt)
     raise Contended()
+
+
+def attempts(
+    times: int = MAX_ATTEMPTS,
+    *,
+    seconds: float | None = None,
+    cap: float = BACKOFF_CAP_SECONDS,
+) -> Iterator[int]:
+    """Attempt numbers from 0, with a `backoff` before each one but the first: `times` of
+    them, or, when `seconds` is given, as many as start within it. The caller stops on
+    success (`break`, `return`); a loop that runs out has failed every time."""
+    give_up = None if seconds is None else time.monotonic() + seconds
+    attempt = 0
+    while True:
+        yield attempt
+        attempt += 1
+        if give_up is None and attempt == times:
+            return
+        backoff(attempt - 1, cap)
+        if give_up is not None and time.monotonic() >= give_up:
+            return
 
 
 def backoff(attempt: int, cap: float = BACKOFF_CAP_SECONDS) -> None:

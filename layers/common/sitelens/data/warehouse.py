@@ -72,9 +72,7 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
         for row in rows
     ]
     for batch in _firehose_batches(records):
-        for attempt in range(_FIREHOSE_ATTEMPTS):
-            if attempt:
-                transactions.backoff(attempt - 1)
+        for _ in transactions.attempts(_FIREHOSE_ATTEMPTS):
             answer = client("firehose").put_record_batch(DeliveryStreamName=stream, Records=batch)
             if not answer.get("FailedPutCount"):
                 break
