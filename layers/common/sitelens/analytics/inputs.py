@@ -29,6 +29,15 @@ def _day(field: str) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def check_period(first: date, last: date) -> None:
+    """422 unless the days `first` to `last` are a period the statistics show: in order,
+    and at most MAX_DAYS of them."""
+    if first > last:
+        raise errors.Invalid.field("from", "The from field must be a date before or equal to to.")
+    if (last - first).days + 1 > MAX_DAYS:
+        raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+
+
 class StatsQuery(ListQuery, Exportable):
     """`GET /api/v1/stats/{id}`: one statistic's rows over a period of days (UTC).
 
@@ -44,13 +53,7 @@ class StatsQuery(ListQuery, Exportable):
 
     @model_validator(mode="after")
     def _period_is_valid(self) -> StatsQuery:
-        first, last = self.period()
-        if first > last:
-            raise errors.Invalid.field(
-                "from", "The from field must be a date before or equal to to."
-            )
-        if (last - first).days + 1 > MAX_DAYS:
-            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+        check_period(*self.period())
         return self
 
     def period(self) -> tuple[date, date]:
@@ -90,13 +93,7 @@ class SharePeriod(Input):
 
     @model_validator(mode="after")
     def _days_are_valid(self) -> SharePeriod:
-        first, last = self.days()
-        if first > last:
-            raise errors.Invalid.field(
-                "from", "The from field must be a date before or equal to to."
-            )
-        if (last - first).days + 1 > MAX_DAYS:
-            raise errors.Invalid.field("to", f"The period must not be longer than {MAX_DAYS} days.")
+        check_period(*self.days())
         return self
 
     @property
