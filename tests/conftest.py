@@ -53,6 +53,7 @@ from sitelens.local import (  # noqa: E402
     template,
 )
 from sitelens.records import privacy  # noqa: E402
+from tests.fixtures import site as fixture_site  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
@@ -391,6 +392,15 @@ def other_analytics(other_account: Account) -> Client:
 @pytest.fixture
 def other_seo(other_account: Account) -> Client:
     return Client("SeoApi", other_account.key)
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[fixture_site.Site]:
+    """The fixture site (tests/fixtures/site.py) on a port of its own, one per test module:
+    a module may change its pages, no other sees it."""
+    served = fixture_site.Site()
+    yield served
+    served.close()
 
 
 @pytest.fixture(autouse=True)

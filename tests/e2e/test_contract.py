@@ -35,13 +35,6 @@ MAX_EXAMPLES = 5
 
 
 @pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    served = Site()
-    yield served
-    served.close()
-
-
-@pytest.fixture(scope="module")
 def service(site: Site) -> Iterator[tuple[Server, list[str]]]:
     keys = [f"sl_contract_{n}_{uuid.uuid4().hex}" for n in (1, 2)]
     server = start_server(

@@ -35,12 +35,11 @@ def written(monkeypatch: pytest.MonkeyPatch) -> Iterator[io.StringIO]:
 
 
 @pytest.fixture
-def site(monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+def site(site: Site, monkeypatch: pytest.MonkeyPatch) -> Iterator[Site]:
+    """The fixture site, fetchable by reports (a private address)."""
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
     config.reset()
-    served = Site()
-    yield served
-    served.close()
+    yield site
     config.reset()
 
 

@@ -740,13 +740,6 @@ def test_tracking_and_statistics_answers_match_the_document(analytics, account):
     assert statuses == {200, 202, 204, 304, 403, 404, 405, 415, 422}
 
 
-@pytest.fixture(scope="module")
-def site():
-    served = fixture_site.Site()
-    yield served
-    served.close()
-
-
 @pytest.fixture
 def seo_private(seo, monkeypatch):
     monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")

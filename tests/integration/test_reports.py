@@ -10,7 +10,7 @@ import pytest
 
 from sitelens.core import config
 from sitelens.seo import analysis, checks, timebox
-from tests.fixtures.site import GOOD, Site
+from tests.fixtures.site import GOOD
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$")
 RECORD_FIELDS = {
@@ -27,13 +27,6 @@ RECORD_FIELDS = {
     "created_at",
     "updated_at",
 }
-
-
-@pytest.fixture(scope="module")
-def site():
-    served = Site()
-    yield served
-    served.close()
 
 
 @pytest.fixture

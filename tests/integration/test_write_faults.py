@@ -14,14 +14,6 @@ from sitelens.data import clients, projects, records
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from tests.fixtures.faults import INTERNAL, THROTTLED, FaultPlan, cancelled, injected
-from tests.fixtures.site import Site
-
-
-@pytest.fixture(scope="module")
-def site():
-    served = Site()
-    yield served
-    served.close()
 
 
 @pytest.fixture

@@ -32,13 +32,6 @@ CHROME = (
 
 
 @pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    served = Site()
-    yield served
-    served.close()
-
-
-@pytest.fixture(scope="module")
 def server(site: Site) -> Iterator[Server]:
     running = start_server(SITELENS_DEV_API_KEY=KEY, SITELENS_ALLOW_PRIVATE_URLS="1")
     try:

@@ -34,13 +34,6 @@ def generous_limit(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     config.reset()
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[Site]:
-    served = Site()
-    yield served
-    served.close()
-
-
 @pytest.fixture
 def owner(seo: Client, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]:
     """The account's key on the SEO API, with reports of the local test site allowed."""

@@ -17,7 +17,6 @@ from sitelens.analytics.hit import Hit
 from sitelens.core import clock
 from tests.conftest import Client
 from tests.fixtures.analytics import hit_record, run
-from tests.fixtures.site import Site
 
 NOT_FOUND = {"message": "Resource not found.", "status": 404}
 UNAUTHENTICATED = {"message": "Unauthenticated.", "status": 401}
@@ -351,13 +350,6 @@ def test_assets_are_served_with_validators(public):
 
 
 # -- reports -------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def site():
-    served = Site()
-    yield served
-    served.close()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ import pytest
 from sitelens.core import config
 from sitelens.data.items import from_item
 from tests.conftest import Client, make_account
-from tests.fixtures.site import GOOD, POOR, Site
+from tests.fixtures.site import GOOD, POOR
 
 pytestmark = pytest.mark.usefixtures("dynamodb_local_env", "queue_settings")
 
@@ -31,13 +31,6 @@ def queue_settings(monkeypatch) -> None:
 @pytest.fixture
 def analytics(dynamodb_local_env: None) -> Client:
     return Client("AnalyticsApi", make_account("Acme").key)
-
-
-@pytest.fixture(scope="module")
-def site():
-    served = Site()
-    yield served
-    served.close()
 
 
 @pytest.fixture
