@@ -53,9 +53,11 @@ from sitelens.local import (  # noqa: E402
     template,
 )
 from sitelens.records import privacy  # noqa: E402
+from tests.fixtures import moto_transactions  # noqa: E402
 from tests.fixtures import site as fixture_site  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
+moto_transactions.install()  # its transactions back a table up once, not once an item
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
