@@ -55,7 +55,11 @@ def base_env(**extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if not k.startswith(("AWS_ENDPOINT_URL", "SITELENS_LOCAL_DB"))
+        # make serve's own defaults for the fair share and the share routes' limit, not a
+        # deployment's a test in this process may have left in the environment
+        if not k.startswith(
+            ("AWS_ENDPOINT_URL", "SITELENS_LOCAL_DB", "SITELENS_SITE_HITS_", "SITELENS_SHARE_RATE_")
+        )
         and k != "SITELENS_DEV_API_KEY"
     }
     env.update(PYTHONUNBUFFERED="1", SITELENS_LOCAL_DB="memory")
