@@ -58,11 +58,11 @@ $(MATOMO_COPY): $(STAMP)
 	@touch $@
 
 # Tests without Java, Chromium or npm's packages skip; SITELENS_REQUIRE_ALL=1 (.ci/run) fails them.
-# One pytest worker a core (pytest-xdist); each test file runs whole on one worker, so the
-# fixtures a file shares (a running server, DynamoDB Local) start once per worker at most.
+# One pytest worker a core (pytest-xdist); an idle worker takes tests from a busy one's queue
+# (worksteal: 242 s on 2 cores, against 319 s with whole files per worker and 650 s in one).
 TEST_WORKERS ?= auto
 test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The tests of code alone (tests/unit), in one process: about 15 s.
 test-fast: $(STAMP)
@@ -70,7 +70,7 @@ test-fast: $(STAMP)
 
 # One kind of test: make test-kind KIND=integration (or unit, e2e).
 test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m $(KIND) tests/$(KIND)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m $(KIND) tests/$(KIND)
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
 browser:
