@@ -74,7 +74,7 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
                 "unsubscribe_url": _unsubscribe_url(base, account_id, [int(website["id"])]),
             }
         )
-    everything = _unsubscribe_url(base, account_id, [int(w["id"]) for w in websites])
+    everything = _unsubscribe_url(base, account_id, None)  # every website: a short link
     context = {
         "period": period,
         "title": _title(period),
@@ -97,7 +97,7 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
     return message
 
 
-def _unsubscribe_url(base: str, account_id: str, website_ids: list[int]) -> str:
+def _unsubscribe_url(base: str, account_id: str, website_ids: list[int] | None) -> str:
     token = unsubscribe_token(account_id, website_ids)
     return f"{base}/api/v1/unsubscribe?{urlencode({'token': token})}"
 

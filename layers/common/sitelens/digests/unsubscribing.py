@@ -1,5 +1,7 @@
 """The links that stop a website's digests without a key: signed tokens naming the account
-and its websites, valid for 60 days (a digest is read late, but not forever)."""
+and its websites (or all of them, for the digest's one-click link, so that a token stays
+short however many websites the account has), valid for 60 days (a digest is read late,
+but not forever)."""
 
 from __future__ import annotations
 
@@ -14,11 +16,14 @@ from sitelens.tokens import signing
 PURPOSE = "unsubscribe"
 TOKEN_SECONDS = 60 * 24 * 3600
 INVALID = "The link is invalid or has expired."
+EVERY_WEBSITE = "all"  # every website the account has when the link is used
 
 
-def unsubscribe_token(account_id: str, website_ids: list[int]) -> str:
+def unsubscribe_token(account_id: str, website_ids: list[int] | None) -> str:
+    """A token for these websites, or (None) for every website of the account."""
+    websites = EVERY_WEBSITE if website_ids is None else website_ids
     return signing.sign(
-        {"account": account_id, "websites": website_ids}, PURPOSE, time.time() + TOKEN_SECONDS
+        {"account": account_id, "websites": websites}, PURPOSE, time.time() + TOKEN_SECONDS
     )
 
 
@@ -40,6 +45,9 @@ def unsubscribe(token: str) -> list[str]:
         current = stored_websites.get(account, website_id)
         if current is None:
             continue  # deleted since: nothing to stop
+        if int(current["email"]) == 0:
+            stopped.append(str(current["domain"]))  # stopped already: no write
+            continue
         try:
             record = stored_websites.update(
                 account, website_id, _digests_off, hosts.site(str(current["domain"]))
@@ -55,9 +63,12 @@ def _read(token: str) -> tuple[str, list[int]]:
     """The account and website ids a valid token names; 422 on `token` otherwise."""
     try:
         data = signing.verify(token, PURPOSE)
-        return str(data["account"]), [int(i) for i in data["websites"]]
+        account, websites = str(data["account"]), data["websites"]
+        if websites != EVERY_WEBSITE:
+            return account, [int(i) for i in websites]
     except (signing.BadToken, KeyError, TypeError, ValueError):
         raise errors.Invalid.field("token", INVALID) from None
+    return account, [int(website["id"]) for website in stored_websites.of_account(account)]
 
 
 def _digests_off(record: dict[str, Any]) -> dict[str, Any]:
