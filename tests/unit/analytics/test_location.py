@@ -246,7 +246,7 @@ def test_location_libraries_are_loaded_on_first_use_only() -> None:
         "names = {'iptocc', 'maxminddb', 'pycountry_convert', 'pycountry'}\n"
         "print(sorted(names & set(sys.modules)))"
     )
-    layer = str(Path(visitors.__file__).parents[3])  # this checkout's sitelens
+    layer = str(Path(visitors.__file__).parents[2])  # this checkout's sitelens
     loaded = subprocess.run(
         [sys.executable, "-c", code],
         capture_output=True,
