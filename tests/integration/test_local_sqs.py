@@ -4,7 +4,6 @@ HTTP (botocore checks the MD5 digests) and in process."""
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -71,21 +70,23 @@ def test_messages_come_back_in_order_with_their_attributes_and_are_gone_once_del
 
 
 def test_a_message_not_deleted_in_time_is_delivered_again_and_a_stale_receipt_deletes_nothing(
-    client,
+    client, local
 ):
+    now = [0.0]  # the broker's clock, moved past each visibility timeout instead of slept
+    local.broker.clock = lambda: now[0]
     url = client.create_queue(QueueName="Hits", Attributes={"VisibilityTimeout": "1"})["QueueUrl"]
     client.send_message(QueueUrl=url, MessageBody="hit")
     [first] = client.receive_message(QueueUrl=url)["Messages"]
     assert client.receive_message(QueueUrl=url).get("Messages", []) == []  # in flight
-    time.sleep(1.1)
+    now[0] += 1.1
     [again] = client.receive_message(QueueUrl=url)["Messages"]
     assert again["MessageId"] == first["MessageId"]
     assert again["Attributes"]["ApproximateReceiveCount"] == "2"
     client.delete_message(QueueUrl=url, ReceiptHandle=first["ReceiptHandle"])  # stale
-    time.sleep(1.1)
+    now[0] += 1.1
     [third] = client.receive_message(QueueUrl=url)["Messages"]
     client.delete_message(QueueUrl=url, ReceiptHandle=third["ReceiptHandle"])
-    time.sleep(1.1)
+    now[0] += 1.1
     assert client.receive_message(QueueUrl=url).get("Messages", []) == []
 
 

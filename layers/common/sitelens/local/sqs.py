@@ -90,6 +90,7 @@ class Broker:
         self.endpoint = endpoint
         self.queues: dict[str, Queue] = {}
         self.changed = threading.Condition()
+        self.clock = time.monotonic  # visibility timeouts and waits (a test may move it)
 
     def call(self, action: str, params: dict[str, Any]) -> dict[str, Any]:
         method = getattr(self, f"_{action}", None)
@@ -168,10 +169,10 @@ class Broker:
         limit = max(1, min(int(params.get("MaxNumberOfMessages", 1)), MAX_BATCH))
         wait = max(0, min(int(params.get("WaitTimeSeconds", 0)), MAX_WAIT))
         visibility = int(params.get("VisibilityTimeout", queue.visibility))
-        deadline = time.monotonic() + wait
+        deadline = self.clock() + wait
         with self.changed:
             while True:
-                now = time.monotonic()
+                now = self.clock()
                 self._expire(queue, now)
                 if queue.ready or now >= deadline:
                     break
@@ -221,7 +222,7 @@ class Broker:
     def _GetQueueAttributes(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
         with self.changed:
-            self._expire(queue, time.monotonic())
+            self._expire(queue, self.clock())
             counts = {
                 "ApproximateNumberOfMessages": str(len(queue.ready)),
                 "ApproximateNumberOfMessagesNotVisible": str(len(queue.in_flight)),
