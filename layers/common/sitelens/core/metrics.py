@@ -15,7 +15,9 @@ PasswordGuesses[reason].
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 import threading
 from collections import Counter
 
@@ -40,15 +42,18 @@ def flush() -> None:
         _pending.clear()
     if not found:
         return
-    from aws_lambda_powertools.metrics import MetricUnit, single_metric
+    from aws_lambda_powertools.metrics import MetricUnit
+    from aws_lambda_powertools.metrics.base import SingleMetric
 
     namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_NAMESPACE
+    lines = []
     for (name, dimensions), value in sorted(found.items()):
-        with single_metric(
-            name=name,
-            unit=MetricUnit.Count,
-            value=value,
-            namespace=namespace,
-            default_dimensions=dict(dimensions),
-        ):
-            pass
+        metric = SingleMetric(namespace=namespace)
+        metric.add_metric(name=name, unit=MetricUnit.Count, value=value)
+        for dimension, label in dimensions:
+            metric.add_dimension(name=dimension, value=label)
+        lines.append(json.dumps(metric.serialize_metric_set(), separators=(",", ":")) + "\n")
+    # One write of whole lines: Powertools' own `print` writes a line and its newline apart,
+    # so a log line from another thread could land between them and make both unreadable
+    # to CloudWatch (it did under make serve, where the workers are threads).
+    sys.stdout.write("".join(lines))
