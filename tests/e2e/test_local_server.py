@@ -24,8 +24,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from sitelens.local import dynamodb_local
-from sitelens.local import server as local_server
+from sitelens.local import dynamodb_local, front
 from tests import load, soak
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -544,7 +543,7 @@ def test_malformed_content_length_400(dev: Dev) -> None:
 
 
 def test_a_hundred_clients_at_once_are_all_served(dev: Dev) -> None:
-    assert local_server.LocalHTTPServer.request_queue_size >= 100
+    assert front.LocalHTTPServer.request_queue_size >= 100
     clients = 100
     ready = threading.Barrier(clients)
     url = f"{dev.server.analytics}/api/v1/account"

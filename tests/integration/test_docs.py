@@ -19,7 +19,7 @@ import yaml
 
 from sitelens.edge import docs
 from sitelens.local import gateway, openapi, template
-from sitelens.local.server import _request_handler
+from sitelens.local.front import request_handler
 from tests.conftest import Client
 from tests.e2e.analytics.test_script_browser import CHROMIUM, open_in_chromium
 
@@ -66,7 +66,7 @@ def served(aws_env) -> Iterator[dict[str, str]]:
     servers, bases = [], {}
     for api in APIS:
         server = ThreadingHTTPServer(
-            ("127.0.0.1", 0), _request_handler(gateway.Gateway(api, routes))
+            ("127.0.0.1", 0), request_handler(gateway.Gateway(api, routes))
         )
         servers.append(server)
         threading.Thread(target=server.serve_forever, daemon=True).start()

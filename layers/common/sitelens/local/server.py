@@ -1,39 +1,30 @@
 """`make serve`: both APIs of the template on this machine, on AWS's DynamoDB Local.
 
 Each HTTP request becomes the proxy event API Gateway would deliver for the template's
-route and goes to the same handler function. Functions with SQS events are fed from the
-same queues in a background worker, as Lambda's event source mapping would. DynamoDB is
-DynamoDB Local (a Java subprocess) with its data on disk; without Java, moto's embedded
-one, with handler calls one at a time. SQS is an in-memory one of our own (`local.sqs`),
-whose calls cost the same however many messages are queued.
+route and goes to the same handler function (`local.front`). Functions with SQS events
+are fed from the same queues in a background worker, as Lambda's event source mapping
+would. DynamoDB is DynamoDB Local (a Java subprocess) with its data on disk; without Java,
+moto's embedded one, with handler calls one at a time. SQS is an in-memory one of our own
+(`local.sqs`), whose calls cost the same however many messages are queued.
 """
 
 from __future__ import annotations
 
-import base64
-import gzip
 import os
 import secrets
 import signal
-import sys
 import tempfile
 import threading
 from contextlib import AbstractContextManager, nullcontext
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from sitelens.core import errors
 from sitelens.data import clients
-from sitelens.edge import http
-from sitelens.local import dynamodb_local, gateway, resources, sqs, template
+from sitelens.local import dynamodb_local, front, gateway, resources, sqs, template
 
 HOST = "127.0.0.1"
 # DynamoDB, where `sitelens keys --local` finds it.
 LOCAL_AWS_PORT = int(os.environ.get("SITELENS_AWS_PORT", "3002"))
-MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, which it reports
-# All header lines together (the stdlib already refuses one line over 64 KiB).
-MAX_HEADER_BYTES = 64 * 1024
 LOCAL_DB_MODES = ("disk", "memory", "moto")
 WAREHOUSE_DIR = Path(".sitelens-warehouse")
 LOCAL_LIMITS = {  # make serve's fair share per site and rates per account and client
@@ -49,113 +40,6 @@ SECRET_FILE = Path(".sitelens-secret")  # make serve's signing secret, git-ignor
 OUTBOX = Path(".outbox")
 ANALYTICS_PORT = int(os.environ.get("SITELENS_ANALYTICS_PORT", "3000"))
 TRIM_MOTO_SECONDS = 10.0
-# The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
-# than 100 of them, a malformed request), in the contract's JSON instead of its HTML page.
-STDLIB_REFUSALS: dict[int, type[errors.ApiError]] = {
-    414: errors.UriTooLong,
-    431: errors.HeaderFieldsTooLarge,
-}
-
-
-def _request_handler(
-    api: gateway.Gateway, min_compression_size: int = -1
-) -> type[BaseHTTPRequestHandler]:
-    """Requests to `api`; bodies of `min_compression_size` bytes or more are gzipped for
-    clients that accept it, as API Gateway does (-1: never)."""
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        server_version = "sitelens-local"
-        # Headers and body go out in two writes; with Nagle's algorithm the body waits for
-        # the client's delayed ACK, 40 ms per request on a keep-alive connection.
-        disable_nagle_algorithm = True
-
-        def __getattr__(self, name: str) -> Any:
-            # Every method goes to the gateway, whose fallback route answers an unknown one
-            # with 405 and Allow, instead of the stdlib's HTML 501.
-            if name.startswith("do_"):
-                return self._serve
-            raise AttributeError(name)
-
-        def _serve(self) -> None:
-            path, _, query = self.path.partition("?")
-            declared = self.headers.get("Content-Length") or "0"
-            if not declared.isdigit():
-                self._refuse(errors.BadRequest())
-                return
-            length = int(declared)
-            if length > MAX_REQUEST_BYTES:
-                self._refuse(errors.PayloadTooLarge())
-                return
-            if sum(len(k) + len(v) for k, v in self.headers.items()) > MAX_HEADER_BYTES:
-                self._refuse(errors.HeaderFieldsTooLarge())
-                return
-            body = self.rfile.read(length) if length else b""
-            headers: dict[str, str] = {}
-            for name, value in self.headers.items():
-                headers[name] = f"{headers[name]},{value}" if name in headers else value
-            # API Gateway tells the handler the scheme; links must point back at plain http.
-            headers.setdefault("X-Forwarded-Proto", "http")
-            event = gateway.proxy_event(
-                self.command,
-                path,
-                "",
-                query=query,
-                headers=headers,
-                body=body,
-                source_ip=self.client_address[0],
-            )
-            answer = api.handle(event)
-            raw = answer.get("body") or ""
-            payload = base64.b64decode(raw) if answer.get("isBase64Encoded") else raw.encode()
-            out = dict(answer.get("headers") or {})
-            for name, values in (answer.get("multiValueHeaders") or {}).items():
-                out[name] = ", ".join(values)
-            self._reply(answer["statusCode"], out, payload)
-
-        def _refuse(self, err: errors.ApiError) -> None:
-            """Answer without reading the request's body, then close the connection."""
-            answer = http.error(err).to_event()
-            self.close_connection = True
-            headers = {**answer["headers"], "Connection": "close"}
-            self._reply(err.status, headers, answer["body"].encode())
-
-        def send_error(
-            self, code: int, message: str | None = None, explain: str | None = None
-        ) -> None:
-            self.log_error("refused with %d: %s", code, message or explain or "")
-            self._refuse(STDLIB_REFUSALS.get(code, errors.BadRequest)())
-
-        def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
-            # As API Gateway's MinimumCompressionSize: gzip what is large enough, when asked
-            sent = getattr(self, "headers", None)  # not there when the stdlib refused the request
-            accepted = sent.get("Accept-Encoding", "") if sent else ""
-            if (
-                len(payload) >= min_compression_size >= 0
-                and "gzip" in accepted.lower()
-                and "Content-Encoding" not in headers
-            ):
-                payload = gzip.compress(payload, compresslevel=6)
-                headers = {**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", str(len(payload)))
-            self.end_headers()
-            if self.command != "HEAD":
-                self.wfile.write(payload)
-
-        def log_message(self, format: str, *args: Any) -> None:
-            sys.stderr.write(f"{self.address_string()} {format % args}\n")
-
-    return Handler
-
-
-class LocalHTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    # The stdlib's backlog of 5 refuses connections when many clients arrive at once; the
-    # kernel caps this at net.core.somaxconn.
-    request_queue_size = 1024
 
 
 class LocalStack:
@@ -336,8 +220,8 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         (stack.spec.get("Globals") or {}).get("Api", {}).get("MinimumCompressionSize", -1)
     )
     for api, port in ports.items():
-        handler = _request_handler(gateway.Gateway(api, routes, stack.lock), compression)
-        server = LocalHTTPServer((HOST, port), handler)
+        handler = front.request_handler(gateway.Gateway(api, routes, stack.lock), compression)
+        server = front.LocalHTTPServer((HOST, port), handler)
         servers.append(server)
         threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
     workers = _start_workers(stack.spec, stack.lock)
