@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sitelens.analytics import sources
-from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse import schema, summaries
 
 EVENTS = 10_000_000  # the large site's rows over the period
 SMALL_SITES = 100
@@ -220,6 +220,17 @@ def _visits(rows: float) -> int:
     return max(1, round(rows / ROWS_PER_VISIT))
 
 
+def _summarise(connection: Any, root: Path) -> None:
+    """Each written site-day's summaries, as compaction writes them beside its file."""
+    for found in sorted((root / "events").glob("website_id=*/day=*/data.parquet")):
+        website_id = int(found.parent.parent.name.split("=", 1)[1])
+        day = found.parent.name.split("=", 1)[1]
+        out = {name: root / summaries.file(name, website_id, day) for name in summaries.COLUMNS}
+        for path in out.values():
+            path.parent.mkdir(parents=True, exist_ok=True)
+        summaries.write(connection, found, website_id, out)
+
+
 def generate(
     root: Path,
     events: int = EVENTS,
@@ -283,6 +294,9 @@ def generate(
                 names = [d[0] for d in cursor.description]
                 landing += [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     summary.seconds["generate"] = round(time.perf_counter() - started, 1)
+    began = time.perf_counter()
+    _summarise(connection, root)
+    summary.seconds["summaries"] = round(time.perf_counter() - began, 1)
     if can_compact:
         again = landing[:: round(1 / DUPLICATE_SHARE)]  # redelivered: the same hit_id
         began = time.perf_counter()

@@ -145,18 +145,16 @@ def test_query_paths(dynamodb_local_env, tmp_path: Path) -> None:
 
         fast, slow = parse(FAST), parse(WAREHOUSE)
         assert queries.rows_source(fast).__module__ == "sitelens.analytics.rollups"
-        assert queries.rows_source(slow).__module__ == "sitelens.analytics.queries"
+        assert queries.rows_source(slow) is sql.rows
         medians = timing.interleaved(
             {
                 "counters": _wall_ms(lambda: queries.rows_source(fast)(fast)),
                 "warehouse": _wall_ms(lambda: queries.rows_source(slow)(slow)),
-                "warehouse_same_question": _wall_ms(
-                    lambda: warehouse.run(sql.statement(fast, "duckdb"))
-                ),
+                "warehouse_same_question": _wall_ms(lambda: sql.rows(fast)),
             }
         )
         columns = _column_bytes(store)
-        statement = sql.statement(slow, "athena")
+        statement = sql.statement(slow, "athena", ())
         read = _read_columns(statement, columns)
         per_row = sum(columns[name] for name in read)
         events = sum(1 for hit in hits)

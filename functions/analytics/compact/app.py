@@ -1,5 +1,6 @@
 """Scheduled hourly: merge the warehouse's landed rows into one sorted, deduplicated
-Parquet file per site and day (`sitelens.analytics.warehouse.compaction`)."""
+Parquet file per site and day, with its summaries (`sitelens.analytics.warehouse.compaction`).
+Invoked with `{"backfill": true}`: summaries for site-days compacted before they existed."""
 
 from typing import Any
 
@@ -10,6 +11,10 @@ from sitelens.core.log import logger
 
 @logger.inject_lambda_context(clear_state=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, int]:
+    if isinstance(event, dict) and event.get("backfill") is True:
+        summarised = compaction.backfill_bucket()
+        logger.info("summaries backfilled", extra=summarised)
+        return summarised
     done = compaction.run()
     logger.info("compacted", extra=done)
     metrics.count("RowsCompacted", max(done["rows"], 0))

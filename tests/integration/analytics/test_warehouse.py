@@ -73,7 +73,7 @@ def ask(warehouse: LocalWarehouse, **body: Any) -> dict[str, Any]:
     body.setdefault("site_id", 1)
     body.setdefault("date_range", [DAY, DAY])
     parsed = query.parse(body, NOW)
-    return answers.answer(parsed, lambda q: warehouse.run(sql.statement(q, "duckdb")), body)
+    return answers.answer(parsed, sql.rows_from(warehouse.run, "duckdb"), body)
 
 
 def test_totals_of_known_visits(warehouse):
@@ -363,7 +363,7 @@ def test_the_same_model_renders_for_athena():
         },
         NOW,
     )
-    athena = sql.statement(parsed, "athena")
+    athena = sql.statement(parsed, "athena", ())
     assert "MIN_BY(" in athena and "REGEXP_LIKE(" in athena and "ARG_MIN" not in athena
     assert "day BETWEEN '2026-10-26' AND '2026-11-25'" in athena  # partitions pruned
 

@@ -12,10 +12,10 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens.analytics.warehouse import compaction, schema
+from sitelens.analytics.warehouse import compaction, schema, summaries
 from sitelens.core import config
 from sitelens.data import warehouse
-from sitelens.local import template
+from sitelens.local import gateway, template
 from sitelens.local.warehouse import LocalWarehouse
 
 duckdb = pytest.importorskip("duckdb")
@@ -31,6 +31,8 @@ def glue_columns(table: str) -> list[tuple[str, str]]:
 def test_the_tables_have_the_schema_s_columns():
     assert glue_columns("EventsTable") == list(schema.COLUMNS)
     assert glue_columns("LandingTable") == compaction.landing_columns()
+    assert glue_columns("DailyVisitsTable") == list(summaries.COLUMNS[summaries.VISITS])
+    assert glue_columns("DailyPagesTable") == list(summaries.COLUMNS[summaries.PAGES])
 
 
 def test_landing_is_by_hour_of_arrival_whatever_the_site():
@@ -101,9 +103,14 @@ def test_the_deployed_compaction_merges_dedupes_and_sorts(bucket, tmp_path):
     done = compaction.run()
     assert done == {"landing_files": 2, "partitions": 2, "rows": 35}
     keys = {item["Key"] for item in bucket.list_objects_v2(Bucket=BUCKET)["Contents"]}
+    # each site-day's file, and its summaries beside it
     assert keys == {
-        compaction.compacted_file(7, "2026-11-21"),
-        compaction.compacted_file(8, "2026-11-21"),
+        *(compaction.compacted_file(site, "2026-11-21") for site in (7, 8)),
+        *(
+            summaries.file(name, site, "2026-11-21")
+            for name in summaries.COLUMNS
+            for site in (7, 8)
+        ),
     }
     stored = read(bucket, compaction.compacted_file(7, "2026-11-21"))
     assert sorted(hit for hit, _ in stored) == sorted(row["hit_id"] for row in first)
@@ -130,3 +137,31 @@ def test_a_compaction_that_fails_to_put_removes_no_landing(bucket, tmp_path, mon
     monkeypatch.setenv("SITELENS_EVENTS_BUCKET", BUCKET)
     config.reset()
     assert compaction.run()["rows"] == 4
+
+
+def test_site_days_compacted_before_summaries_get_them_by_a_backfill(bucket, tmp_path):
+    land(bucket, tmp_path, rows(7, 12, datetime(2026, 11, 21, 10, tzinfo=UTC)), "a")
+    compaction.run()
+    visits_key = summaries.file(summaries.VISITS, 7, "2026-11-21")
+    before = bucket.get_object(Bucket=BUCKET, Key=visits_key)["Body"].read()
+    for name in summaries.COLUMNS:  # as a deployment from before summaries has it
+        bucket.delete_object(Bucket=BUCKET, Key=summaries.file(name, 7, "2026-11-21"))
+    app = gateway.load_module(gateway.ROOT / "functions/analytics/compact/app.py")
+    done = app.handler({"backfill": True}, gateway.LambdaContext("CompactionFunction"))
+    assert done == {"summarised": 1, "left": 0}
+    assert bucket.get_object(Bucket=BUCKET, Key=visits_key)["Body"].read() == before
+    assert app.handler({"backfill": True}, gateway.LambdaContext("CompactionFunction")) == {
+        "summarised": 0,
+        "left": 0,
+    }
+
+
+def test_make_serve_s_compaction_backfills_its_folder(tmp_path):
+    store = LocalWarehouse(tmp_path)
+    store.write(rows(7, 5, datetime(2026, 11, 21, 10, tzinfo=UTC)))
+    store.compact()
+    summary = tmp_path / summaries.file(summaries.PAGES, 7, "2026-11-21")
+    summary.unlink()
+    store.compact()  # nothing landed since: the missing summary is written all the same
+    assert summary.exists()
+    store.close()

@@ -6,7 +6,8 @@ website unless the query names one. What the statistics counters answer exactly 
 days and pages of pageviews and events over up to 31 whole UTC days, without filters) is
 read from DynamoDB (`rollups`), which hands a breakdown by page back to the warehouse once
 a page of its range was counted under "(other)"; everything else runs as SQL on the
-warehouse engine.
+warehouse engine, reading compaction's summaries where they answer exactly
+(`warehouse.summaries`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from typing import Any
 from sitelens.analytics import rollups
 from sitelens.analytics.warehouse import answers, query, sql
 from sitelens.core import clock, errors
-from sitelens.data import warehouse
 from sitelens.data import websites as stored_websites
 
 DEFAULT_TIMEZONE = "UTC"
@@ -43,5 +43,4 @@ def rows_source(parsed: query.Query) -> answers.Rows:
     step aside for a range they do not hold every page of), else the warehouse."""
     if rollups.answers(parsed):
         return rollups.rows
-    dialect = warehouse.dialect()
-    return lambda q: warehouse.run(sql.statement(q, dialect))
+    return sql.rows

@@ -23,7 +23,7 @@ from typing import Any
 from sitelens.analytics.counting import OTHER
 from sitelens.analytics.warehouse import sql
 from sitelens.analytics.warehouse.query import Query
-from sitelens.data import stats, warehouse
+from sitelens.data import stats
 
 METRICS = frozenset({"pageviews", "events"})
 MAX_DAYS = 31  # a month of days: at most 31 Queries of one series per website and metric
@@ -59,7 +59,7 @@ def rows(query: Query) -> Sequence[Sequence[Any]]:
     for was counted under "(other)"."""
     groups = _groups(query)
     if groups is None:
-        return warehouse.run(sql.statement(query, warehouse.dialect()))
+        return sql.rows(query)
     ordered = _ordered(query, [(list(k), [c[m] for m in query.metrics]) for k, c in groups.items()])
     total = len(ordered)
     page = ordered[query.offset : query.offset + query.limit]

@@ -5,7 +5,7 @@ Deployed, `put` sends rows as JSON lines to the Firehose stream, which converts 
 Parquet with the landing table's schema and writes them to S3 under
 `landing/hour=<YYYY-MM-DD-HH>/`, whatever their site; the compaction
 (`analytics.warehouse.compaction`) lists, fetches, puts and deletes files of the bucket
-through `landing_keys`, `download`, `upload` and `delete`; `run` executes a statement in
+through `object_keys`, `download`, `upload` and `delete`; `run` executes a statement in
 the Athena workgroup and reads its rows. `make serve` replaces them with its local
 warehouse (`use`): the same layout on disk, the same compaction, queried by DuckDB. The
 SQL dialect goes with the engine (`dialect`).
@@ -102,7 +102,7 @@ def _firehose_batches(records: Sequence[bytes]) -> Iterator[list[dict[str, bytes
         yield batch
 
 
-def landing_keys(prefix: str, limit: int) -> list[str]:
+def object_keys(prefix: str, limit: int) -> list[str]:
     """The keys of up to `limit` objects under `prefix` of the events bucket."""
     keys: list[str] = []
     request = {"Bucket": settings().events_bucket, "Prefix": prefix}

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import compaction, schema
+from sitelens.analytics.warehouse import compaction, schema, summaries
 from sitelens.analytics.warehouse.compaction import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
 
@@ -35,6 +35,9 @@ class LocalWarehouse:
         self.lock = threading.Lock()
         self.connection = duckdb.connect(":memory:")
         self.connection.execute("SET TimeZone = 'UTC'")
+        # the relations are defined again only after this object changed the files (it is
+        # their only writer): listing thousands of files costs more than most queries
+        self.defined = False
 
     def write(self, rows: Iterable[Mapping[str, Any]]) -> int:
         """Land rows (dicts with every column and partition key) in this hour's landing
@@ -61,11 +64,13 @@ class LocalWarehouse:
             name = f"part-{uuid.uuid4().hex}.parquet"
             self.connection.execute(f"COPY batch TO '{folder / ('.' + name)}' (FORMAT parquet)")
             os.replace(folder / ("." + name), folder / name)
+            self.defined = False
         return len(lines)
 
     def compact(self) -> dict[str, int]:
         """Merge every landing file into the compacted layout (`warehouse.compaction`)."""
         with self.lock:
+            self.defined = False
             return compaction.compact_folder(self.connection, self.root)
 
     def close(self) -> None:
@@ -76,36 +81,51 @@ class LocalWarehouse:
     def run(self, sql: str) -> list[tuple[Any, ...]]:
         """The rows of a statement over the relation `events` (every file under `root`)."""
         with self.lock:
-            self._define_events()
+            if not self.defined:
+                self._define_events()
+                self.defined = True
             return self.connection.execute(sql).fetchall()
 
     def _define_events(self) -> None:
-        """The relations the SQL reads: `events` (compacted, partitioned by site and day)
-        and `landing` (rows not compacted yet, with their partition keys as columns)."""
-        self._define(
-            compaction.COMPACTED,
-            "website_id=*/day=*/*.parquet",
-            "hive_partitioning = true, hive_types = {'website_id': BIGINT, 'day': VARCHAR}",
+        """The relations the SQL reads: `events` (compacted, partitioned by site and day),
+        the summaries compaction writes beside it (`summaries`), and `landing` (rows not
+        compacted yet, with their partition keys as columns)."""
+        by_site_day = (
+            "hive_partitioning = true, hive_types = {'website_id': BIGINT, 'day': VARCHAR}"
         )
-        self._define(
+        for name, columns in (
+            (compaction.COMPACTED, schema.COLUMNS),
+            *summaries.COLUMNS.items(),
+        ):
+            self._define(name, columns, "website_id=*/day=*/*.parquet", by_site_day)
+        self._define(  # files of any age: columns matched by name
             compaction.LANDING,
+            schema.COLUMNS,
             "hour=*/part-*.parquet",
-            "hive_partitioning = true, hive_types = {'hour': VARCHAR}",
+            "union_by_name = true, hive_partitioning = true, hive_types = {'hour': VARCHAR}",
             ", CAST(NULL AS VARCHAR) AS hour",
         )
 
-    def _define(self, name: str, pattern: str, options: str, more: str = "") -> None:
-        folder = self.root / name
-        if any(folder.glob(pattern)):
-            self.connection.execute(  # the path is ours, not a request's
+    def _define(
+        self,
+        name: str,
+        columns: tuple[tuple[str, schema.ColumnType], ...],
+        pattern: str,
+        options: str,
+        more: str = "",
+    ) -> None:
+        files = sorted((self.root / name).glob(pattern))
+        if files:
+            listed = ", ".join(f"'{path}'" for path in files)
+            self.connection.execute(  # the paths are ours, not a request's
                 f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM read_parquet("  # noqa: S608
-                f"'{folder / pattern}', union_by_name = true, {options})"
+                f"[{listed}], {options})"
             )
         else:  # no file yet: the same columns, no rows
-            columns = ", ".join(
+            nothing = ", ".join(
                 f"CAST(NULL AS {_DUCKDB_TYPES[kind]}) AS {column}"
-                for column, kind in (*schema.COLUMNS, *schema.PARTITIONS)
+                for column, kind in (*columns, *schema.PARTITIONS)
             )
             self.connection.execute(
-                f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {columns}{more} WHERE FALSE"
+                f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT {nothing}{more} WHERE FALSE"
             )

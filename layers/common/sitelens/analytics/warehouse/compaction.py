@@ -6,7 +6,8 @@ deployed, `LocalWarehouse.write` locally) writes whatever arrives into
 `landing/hour=<YYYY-MM-DD-HH>/`, the hour of arrival. Compaction takes every landing file
 present, removes duplicate rows (the same `hit_id`: a message delivered again sends its
 row again, and Firehose may retry a record), merges them with the site-days they touch,
-and writes `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` sorted by time. The
+and writes `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` sorted by time, with
+the day's summaries beside it (`summaries`: its visits and its pages). The
 landing files are removed only after every merged file is in place, so a crash at any
 point leaves each row in landing, in events, or in both, never in neither: queries read
 both and keep one row per hit id (`sql`), and the next run redoes the merge.
@@ -25,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse import schema, summaries
 from sitelens.data import warehouse
 
 LANDING = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
@@ -39,6 +40,8 @@ DUCKDB_TYPES = {
     "boolean": "BOOLEAN",
 }
 MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
+# site-days a backfill summarises a run (a busy site's day file takes about a second)
+MAX_BACKFILL = 500
 ROW_GROUP_ROWS = 122_880  # DuckDB's default row group: min/max per group prune by time
 
 
@@ -77,9 +80,10 @@ def merge(
     landing_files: Sequence[Path],
     existing: dict[tuple[int, str], Path],
     output: Path,
-) -> dict[tuple[int, str], Path]:
+) -> dict[str, Path]:
     """Merge landing files and the existing compacted files of the partitions they touch
-    into one new file per partition under `output`; returns each partition's new file.
+    into one new file per partition under `output`, and its summaries; returns each new
+    file by where it belongs (`compacted_file`, `summaries.file`).
 
     One row per hit id (the copies are equal), sorted by time within each file."""
     columns = ", ".join(name for name, _ in schema.COLUMNS)
@@ -102,20 +106,28 @@ def merge(
         f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'data', "
         f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
     )
-    written: dict[tuple[int, str], Path] = {}
+    written: dict[str, Path] = {}
     for folder in staging.glob("website_id=*/day=*"):
         website_id = int(folder.parent.name.split("=", 1)[1])
         day = folder.name.split("=", 1)[1]
         files = sorted(folder.glob("*.parquet"))
         if len(files) != 1:
             raise RuntimeError(f"compaction wrote {len(files)} files for one partition")
-        written[(website_id, day)] = files[0]
+        written[compacted_file(website_id, day)] = files[0]
+        beside = {name: folder / f"{name}.summary" for name in summaries.COLUMNS}
+        summaries.write(connection, files[0], website_id, beside)
+        written.update({summaries.file(name, website_id, day): beside[name] for name in beside})
     return written
+
+
+def _events_files(written: dict[str, Path]) -> list[Path]:
+    return [path for target, path in written.items() if target.startswith(COMPACTED + "/")]
 
 
 def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     """Compact a warehouse on disk (`make serve`'s): every landing file present under
     `root`, merged into `root/events`, then removed. What it did, counted."""
+    _backfill_folder(connection, root)
     landing_files = sorted((root / LANDING).glob("hour=*/*.parquet"))
     if not landing_files:
         return {"landing_files": 0, "partitions": 0, "rows": 0}
@@ -128,15 +140,66 @@ def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     work = root / "compaction"
     work.mkdir(exist_ok=True)
     written = merge(connection, landing_files, existing, work)
-    rows = _rows(connection, list(written.values()))
-    for (website_id, day), path in written.items():
-        target = root / compacted_file(website_id, day)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, target)  # atomic: a reader sees the old file or the new one
+    merged = _events_files(written)
+    rows = _rows(connection, merged)
+    for target, path in written.items():
+        (root / target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, root / target)  # atomic: a reader sees the old file or the new one
     for path in landing_files:  # only once every merged file is in place
         path.unlink(missing_ok=True)
     shutil.rmtree(work, ignore_errors=True)
-    return {"landing_files": len(landing_files), "partitions": len(written), "rows": rows}
+    return {"landing_files": len(landing_files), "partitions": len(merged), "rows": rows}
+
+
+def _site_day(key: str) -> tuple[int, str]:
+    """The partition of a key or path `<relation>/website_id=<id>/day=<day>/<file>`."""
+    _, site, day = str(key).split("/")[-4:-1]
+    return int(site.split("=", 1)[1]), day.split("=", 1)[1]
+
+
+def _backfill_folder(connection: Any, root: Path) -> None:
+    """Summaries for the compacted site-days of a folder that have none (compacted
+    before summaries existed), written before any query could miss them."""
+    for path in sorted((root / COMPACTED).glob("website_id=*/day=*/" + FILE_NAME)):
+        partition = _site_day(str(path.relative_to(root)))
+        out = {name: root / summaries.file(name, *partition) for name in summaries.COLUMNS}
+        if not all(target.exists() for target in out.values()):
+            for target in out.values():
+                target.parent.mkdir(parents=True, exist_ok=True)
+            summaries.write(connection, path, partition[0], out)
+
+
+def backfill_bucket() -> dict[str, int]:
+    """Summaries for compacted site-days of the bucket that have none (compacted before
+    summaries existed), up to MAX_BACKFILL a run: CompactionFunction invoked with
+    `{"backfill": true}`, again until `left` is 0 (docs/operations.md)."""
+    import duckdb
+
+    have = {
+        name: {_site_day(key) for key in warehouse.object_keys(name + "/", 10**7)}
+        for name in summaries.COLUMNS
+    }
+    missing = [
+        partition
+        for key in warehouse.object_keys(COMPACTED + "/", 10**7)
+        if any((partition := _site_day(key)) not in found for found in have.values())
+    ]
+    with tempfile.TemporaryDirectory(prefix="backfill-") as scratch:
+        connection = duckdb.connect(":memory:")
+        try:
+            for website_id, day in missing[:MAX_BACKFILL]:
+                source = Path(scratch) / f"{website_id}-{day}.parquet"
+                if not warehouse.download(compacted_file(website_id, day), source):
+                    continue
+                out = {name: Path(scratch) / f"{name}.parquet" for name in summaries.COLUMNS}
+                summaries.write(connection, source, website_id, out)
+                for name, path in out.items():
+                    warehouse.upload(path, summaries.file(name, website_id, day))
+                source.unlink()
+        finally:
+            connection.close()
+    done = min(len(missing), MAX_BACKFILL)
+    return {"summarised": done, "left": len(missing) - done}
 
 
 def run() -> dict[str, int]:
@@ -154,7 +217,7 @@ def _compact_bucket() -> dict[str, int]:
     landing to be merged again."""
     import duckdb
 
-    keys = warehouse.landing_keys(LANDING + "/", MAX_LANDING_FILES)
+    keys = warehouse.object_keys(LANDING + "/", MAX_LANDING_FILES)
     if not keys:
         return {"landing_files": 0, "partitions": 0, "rows": 0}
     with tempfile.TemporaryDirectory(prefix="compaction-") as scratch:
@@ -172,13 +235,14 @@ def _compact_bucket() -> dict[str, int]:
                 )
             }
             written = merge(connection, files, existing, root / "merged")
-            rows = _rows(connection, list(written.values()))
-            for partition, path in written.items():
-                warehouse.upload(path, compacted_file(*partition))
+            merged = _events_files(written)
+            rows = _rows(connection, merged)
+            for target, path in written.items():
+                warehouse.upload(path, target)
         finally:
             connection.close()
     warehouse.delete(keys)  # only once every merged file is in place
-    return {"landing_files": len(keys), "partitions": len(written), "rows": rows}
+    return {"landing_files": len(keys), "partitions": len(merged), "rows": rows}
 
 
 def _rows(connection: Any, files: list[Path]) -> int:

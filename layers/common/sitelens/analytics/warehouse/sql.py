@@ -5,28 +5,27 @@ The statement is composed in DuckDB's dialect from names out of the fixed lists 
 the engine ("duckdb" locally, "athena" deployed), so the two engines never run different
 logic.
 
-Visits are found at query time: a visitor's rows are ordered by time, and a pageview or
-custom event more than `VISIT_GAP_MINUTES` after the previous row starts a new visit
-(engagement rows only extend one). A visit's dimensions come from its first pageview, its
-duration runs from its first row to its last (an engagement row ends when the page was
-left), and it bounces when it has one pageview and no custom event. A visitor hash lives
-one day, so no visit crosses midnight UTC; rows continuing the previous day's visit (an
-engagement after midnight) count in no visit.
+Visits are found by the rule of `visits`, at query time over raw rows, or read from the
+visits compaction found for each whole UTC day (`summaries`), whichever `summaries.plan`
+says answers the query exactly.
 """
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import sqlglot
 from sqlglot import exp
 
-from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse import schema, summaries, visits
 from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
+from sitelens.data import warehouse
 
-VISIT_GAP_MINUTES: Final = 30
+# `visits.VISITOR_KEY` in Athena's words (Trino has no `hash`)
+ATHENA_VISITOR_KEY: Final = "FROM_BIG_ENDIAN_64(XXHASH64(TO_UTF8({visitor})))"
 # The engine's relations: compacted rows, partitioned by site and day, and rows still in
 # landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
 COMPACTED: Final = "events"
@@ -40,10 +39,6 @@ _TIME_UNITS: Final = {
 # A closed set of words whose case means nothing: shown capitalised as Plausible shows them
 # (Desktop, Mobile, Tablet, Other), matched in any case (`mobile`, as the stats API has it).
 CASELESS_DIMENSIONS: Final = frozenset({"visit:device"})
-# visit columns taken from the visit's first pageview
-_VISIT_COLUMNS: Final = tuple(
-    column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
-)
 
 
 def _text(value: str) -> str:
@@ -64,11 +59,16 @@ def _local_time(query: Query) -> str:
     return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {_text(query.timezone)})"
 
 
-def _dimension_sql(query: Query, dimension: str) -> str:
+def _dimension_sql(query: Query, dimension: str, summary: bool = False) -> str:
+    """A dimension's value of a row; of a summary's row (`summary`: the zone's wall clock is
+    UTC all range long, and time buckets hold whole UTC days), read from its UTC day."""
     unit = _TIME_UNITS.get(dimension)
     if unit is None:
         return f"COALESCE({_column(dimension)}, '')"
-    truncated = f"DATE_TRUNC('{unit}', {_local_time(query)})"
+    if summary and unit == "day":
+        return "e.day"
+    moment = "CAST(e.day AS DATE)" if summary else _local_time(query)
+    truncated = f"DATE_TRUNC('{unit}', {moment})"
     pattern = "%Y-%m-%d %H:00:00" if unit == "hour" else "%Y-%m-%d"
     label = f"STRFTIME({truncated}, '{pattern}')"
     if unit == "week":  # a week begun before the range is named by the range's first day
@@ -112,106 +112,83 @@ def _where(filters: tuple[Filter, ...]) -> str:
     return " AND ".join(_filter(item) for item in filters) or "TRUE"
 
 
-def _raw_sql(query: Query) -> str:
-    """`raw`: every row of the range once, compacted or still in landing (a landing row
-    whose hit was compacted since, or that came twice, is kept once)."""
+SiteDays = tuple[tuple[int, str], ...]  # (website id, UTC day) partitions
+
+
+def _site_days(pairs: SiteDays, prefix: str = "") -> str:
+    """A predicate true on rows of these partitions: constant, so engines prune by it."""
+    tests = [
+        f"({prefix}website_id = {int(site)} AND {prefix}day = {_text(day)})" for site, day in pairs
+    ]
+    return "(" + " OR ".join(tests) + ")" if tests else "FALSE"
+
+
+def _in_range(query: Query) -> str:
     sites = ", ".join(str(site) for site in query.site_ids)
     # a UTC day partition can hold the site's first and last local day: read one more each side
     first_day = (query.start.date()).isoformat()
     last_day = (query.end.date()).isoformat()
     start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
     end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
-    columns = ", ".join(schema.COLUMN_NAMES)
     # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
-    in_range = (
+    return (
         f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
         f" AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
     )
+
+
+def _landing_sql(query: Query) -> str:
     # a row lands in the hour it arrives, never before its hit: older hours hold none
     first_hour = query.start.strftime("%Y-%m-%d-%H")
+    return f"FROM {LANDING} WHERE {_in_range(query)} AND hour >= '{first_hour}'"
+
+
+def stale_statement(query: Query, dialect: str) -> str:
+    """The partitions of the query's range that have rows still in landing (`statement`'s
+    `stale`): their compacted files and summaries may lack rows."""
+    text = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
+    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+
+
+def _raw_sql(query: Query, stale: SiteDays, days: str = "TRUE") -> str:
+    """`raw`: every row of the range (of the partitions `days` selects) once, compacted or
+    still in landing (a landing row whose hit was compacted since, or that came twice, is
+    kept once: such copies can only be in the `stale` partitions)."""
+    columns = ", ".join(schema.COLUMN_NAMES)
     return f"""
 fresh AS (
   SELECT website_id, day, {columns},
     ROW_NUMBER() OVER (PARTITION BY hit_id ORDER BY ts) AS copy_no
-  FROM {LANDING}
-  WHERE {in_range} AND hour >= '{first_hour}'
+  {_landing_sql(query)}
 ),
 compacted_copies AS (
-  -- landing rows compacted since: joined with the few landing rows on the right, the side
-  -- both engines build from, so compacted files are only probed (and pruned by the keys)
   SELECT c.hit_id FROM {COMPACTED} AS c
   JOIN fresh AS f ON c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
+  WHERE {_site_days(stale, "c.")}
 ),
 raw AS (
-  SELECT website_id, {columns} FROM {COMPACTED} WHERE {in_range}
+  SELECT website_id, day, {columns} FROM {COMPACTED} WHERE {_in_range(query)} AND ({days})
   UNION ALL
-  SELECT f.website_id, {", ".join("f." + name for name in schema.COLUMN_NAMES)} FROM fresh AS f
+  SELECT f.website_id, f.day, {", ".join("f." + name for name in schema.COLUMN_NAMES)}
+  FROM fresh AS f
   WHERE f.copy_no = 1 AND NOT EXISTS (
     SELECT 1 FROM compacted_copies AS d WHERE d.hit_id = f.hit_id
   )
 )"""
 
 
-def _visits_sql(query: Query) -> str:
+def _visits_sql(query: Query, stale: SiteDays) -> str:
     """`hits`: the pageviews and custom events of the range, each with its visit number and
     its visit's dimensions. Engagement rows only give visits their duration: they are no
     event, as in Plausible, so no breakdown, filter or count sees them."""
-    pageview = _text(schema.PAGEVIEW)
-    engagement = _text(schema.ENGAGEMENT)
-    visit_columns = ",\n".join(
-        f"ARG_MIN({name}, ts) FILTER (WHERE name = {pageview}) AS v_{name}"
-        for name in _VISIT_COLUMNS
-    )
-    visit_fields = ", ".join(
-        f"v.v_{name}"
-        for name in (
-            "pageviews",
-            "interactions",
-            "duration",
-            "entry_page",
-            "exit_page",
-            *_VISIT_COLUMNS,
-        )
-    )
-    # rows of one instant in one order on every run: pageviews and events first, then by id
-    visitor_order = f"PARTITION BY website_id, visitor ORDER BY ts, name = {engagement}, hit_id"
-    return f"""{_raw_sql(query)},
-firsts AS (
-  SELECT *, MIN(CASE WHEN name <> {engagement} THEN ts END)
-    OVER (PARTITION BY website_id, visitor) AS first_event
-  FROM raw
-),
-marked AS (
-  SELECT *, CASE WHEN name <> {engagement} AND (
-      LAG(ts) OVER ({visitor_order}) IS NULL
-      OR ts > LAG(ts) OVER ({visitor_order}) + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
-    ) THEN 1 ELSE 0 END AS starts
-  -- engagements before a visitor's first pageview or event of the range end a visit begun
-  -- before it: they belong to no visit, and must not keep that pageview from starting one
-  FROM firsts WHERE name <> {engagement} OR ts >= first_event
-),
-numbered AS (
-  SELECT *, SUM(starts) OVER (
-    {visitor_order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-  ) AS visit_no
-  FROM marked
-),
-visits AS (
-  SELECT website_id, visitor, visit_no,
-    COUNT(*) FILTER (WHERE name = {pageview}) AS v_pageviews,
-    COUNT(*) FILTER (WHERE interactive) AS v_interactions,
-    DATE_DIFF('second', MIN(ts), MAX(ts)) AS v_duration,
-    ARG_MIN(page, ts) FILTER (WHERE name = {pageview}) AS v_entry_page,
-    ARG_MAX(page, ts) FILTER (WHERE name = {pageview}) AS v_exit_page,
-    {visit_columns}
-  FROM numbered WHERE visit_no > 0
-  GROUP BY website_id, visitor, visit_no
-),
+    visit_fields = ", ".join(f"v.{name}" for name in visits.COLUMN_NAMES if name.startswith("v_"))
+    return f"""{_raw_sql(query, stale)},
+{visits.ctes("raw")},
 hits AS (
   SELECT n.*, {visit_fields}
   FROM numbered AS n
-  JOIN visits AS v USING (website_id, visitor, visit_no)
-  WHERE v.v_pageviews + v.v_interactions > 0 AND n.name <> {engagement}
+  JOIN found_visits AS v USING (website_id, visitor, visit_no)
+  WHERE n.name <> {visits.ENGAGEMENT}
 )"""
 
 
@@ -264,10 +241,76 @@ def _of_events_only(query: Query) -> bool:
     )
 
 
-def statement(query: Query, dialect: str) -> str:
+# How a metric is counted from summary rows (a visit or a site-day's page), where it differs
+_SUMMARY_METRIC_SQL: Final = {
+    "visits": {
+        **_METRIC_SQL,
+        "pageviews": "COALESCE(SUM(v_pageviews), 0)",
+        "events": "COALESCE(SUM(v_events), 0)",
+    },
+    "pages": {"visitors": "SUM(visitors)", "pageviews": "SUM(pageviews)", "events": "SUM(events)"},
+}
+
+
+def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays) -> str:
+    """The rows of a query `summaries.plan` says a summary answers: the summaries of the
+    range's whole UTC days with no row still in landing, and the same summary found from
+    raw rows for the other days (the partial first and last, and those with new rows)."""
+    first, last = summaries.whole_days(query)
+    sites = ", ".join(str(site) for site in query.site_ids)
+    relation = summaries.VISITS if plan == "visits" else summaries.PAGES
+    columns = ", ".join(name for name, _ in summaries.COLUMNS[relation])
+    summarised = f"""
+  SELECT website_id, day, {columns} FROM {relation}
+  WHERE website_id IN ({sites}) AND day BETWEEN '{first}' AND '{last}'
+    AND NOT {_site_days(stale)}"""
+    if plan == "visits":
+        found_columns = ", ".join(
+            "VISITOR_KEY(visitor) AS visitor" if name == "visitor" else name
+            for name, _ in summaries.COLUMNS[relation]
+        )
+        found = f"""{visits.ctes("raw")},
+summary AS (
+  SELECT website_id, STRFTIME(ts, '%Y-%m-%d') AS day, {found_columns} FROM found_visits
+  UNION ALL{summarised}
+)"""
+    else:
+        found = f"""summary AS (
+  SELECT website_id, day, page,
+    COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, COUNT(*) AS events,
+    COUNT(DISTINCT visitor) AS visitors
+  FROM raw WHERE name <> {visits.ENGAGEMENT} GROUP BY website_id, day, page
+  UNION ALL{summarised}
+)"""
+    # raw rows of the partitions no summary answers
+    days = f"day < '{first}' OR day > '{last}' OR {_site_days(stale)}"
+    return f"""{_raw_sql(query, stale, days)},
+{found}"""
+
+
+def _rendered(text: str, dialect: str) -> str:
+    """DuckDB-dialect text as `dialect`'s SQL, each `VISITOR_KEY` call (a visitor hash as a
+    number, as compaction stores it: `visits.VISITOR_KEY`) in that engine's words. The two
+    engines' numbers differ, but all the visitors of one day come from one of them."""
+    parsed = sqlglot.parse_one(text, read="duckdb")
+
+    def engine_words(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Anonymous) and node.name.upper() == "VISITOR_KEY":
+            argument = node.expressions[0].sql(dialect=dialect)
+            words = visits.VISITOR_KEY if dialect == "duckdb" else ATHENA_VISITOR_KEY
+            return exp.maybe_parse(words.format(visitor=argument), dialect=dialect)
+        return node
+
+    return parsed.transform(engine_words).sql(dialect=dialect)
+
+
+def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     """The query's SQL for `dialect` ("duckdb" or "athena"): one row per group, the
-    dimensions then the metrics in the query's order, then the total row count."""
-    dimensions = [_dimension_sql(query, d) for d in query.dimensions]
+    dimensions then the metrics in the query's order, then the total row count. `stale`:
+    the range's partitions with rows still in landing (`stale_statement`)."""
+    plan = summaries.plan(query)
+    # a summary answers a breakdown by time only where the zone is UTC all range long
+    dimensions = [_dimension_sql(query, d, plan is not None) for d in query.dimensions]
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
     keys = [f"d{n}" for n in range(len(dimensions))]
     group = ", ".join(keys)
@@ -279,6 +322,19 @@ def statement(query: Query, dialect: str) -> str:
     others = tuple(f for f in query.filters if f not in goals)
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
     order = _order(query, keys)
+    if plan is not None:
+        counted = _SUMMARY_METRIC_SQL[plan]
+        summary_metrics = [f"{counted[m]} AS m{n}" for n, m in enumerate(query.metrics)]
+        text = f"""
+WITH {_summary_sql(query, plan, stale)},
+matched AS (SELECT * FROM summary AS e WHERE {_where(query.filters)})
+SELECT {", ".join([*named, *summary_metrics, "COUNT(*) OVER () AS total_rows"])}
+FROM matched AS e
+{f"GROUP BY {', '.join(dimensions)}" if dimensions else ""}
+{f"ORDER BY {order}" if order else ""}
+LIMIT {query.limit} OFFSET {query.offset}
+"""
+        return _rendered(text, dialect)
     if _of_events_only(query):
         # Each pageview and custom event is in exactly one visit that counts, so without
         # a visit metric, dimension or filter the visits need not be found at all.
@@ -287,7 +343,7 @@ def statement(query: Query, dialect: str) -> str:
             for n, m in enumerate(query.metrics)
         ]
         text = f"""
-WITH {_raw_sql(query)},
+WITH {_raw_sql(query, stale)},
 hits AS (SELECT * FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)})
@@ -307,7 +363,7 @@ LIMIT {query.limit} OFFSET {query.offset}
 """
         return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
     text = f"""
-WITH {_visits_sql(query)},
+WITH {_visits_sql(query, stale)},
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)}),
 per_visit AS (
@@ -341,3 +397,21 @@ def _order(query: Query, keys: list[str]) -> str:
         if all(key != chosen for chosen, _ in order):
             order.append((key, direction))
     return ", ".join(f"{key} {direction.upper()}" for key, direction in order)
+
+
+def rows_from(run: Callable[[str], warehouse.Rows], dialect: str) -> Callable[[Query], Any]:
+    """A query's rows from an engine (`run` a statement in `dialect`). The partitions with
+    rows still in landing are found first (one small query on landing alone), so that the
+    statement names every partition it reads by constants, which both engines prune by."""
+
+    def rows(query: Query) -> warehouse.Rows:
+        found = run(stale_statement(query, dialect))
+        stale = tuple((int(site), str(day)) for site, day in found)
+        return run(statement(query, dialect, stale))
+
+    return rows
+
+
+def rows(query: Query) -> warehouse.Rows:
+    """A query's rows from the engine in use (`rows_from`)."""
+    return rows_from(warehouse.run, warehouse.dialect())(query)

@@ -1,0 +1,99 @@
+"""What a visit is, in SQL: one home for the rule, used by queries over raw rows and by
+compaction when it writes each site-day's visits (`summaries`).
+
+A visitor's rows are ordered by time, and a pageview or custom event more than
+`VISIT_GAP_MINUTES` after the previous row starts a new visit (engagement rows only extend
+one). A visit's dimensions come from its first pageview, its duration runs from its first
+row to its last (an engagement row ends when the page was left), and it bounces when it
+has one pageview and no custom event. A visitor hash lives one day, so no visit crosses
+midnight UTC; rows continuing the previous day's visit (an engagement after midnight)
+count in no visit. That is why a whole UTC day's visits, found once at compaction, are the
+visits a query over that day would find.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from sqlglot import exp
+
+from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse.dimensions import VISIT_DIMENSIONS
+
+VISIT_GAP_MINUTES: Final = 30
+# visit columns taken from the visit's first pageview
+FIRST_PAGEVIEW_COLUMNS: Final = tuple(
+    column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
+)
+# A visit as compaction stores it (`summaries`): `ts` is when it started; `v_events` counts
+# its pageviews and custom events, `v_interactions` its custom events.
+COLUMNS: Final[tuple[tuple[str, schema.ColumnType], ...]] = (
+    ("visitor", "bigint"),  # VISITOR_KEY of the visitor hash
+    ("ts", "timestamp"),
+    ("v_pageviews", "bigint"),
+    ("v_interactions", "bigint"),
+    ("v_events", "bigint"),
+    ("v_duration", "bigint"),
+    ("v_entry_page", "string"),
+    ("v_exit_page", "string"),
+    *((f"v_{name}", "string") for name in FIRST_PAGEVIEW_COLUMNS),
+)
+COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)
+# A visitor hash as a 63-bit number, in DuckDB's words: eight bytes where the hash has 32
+# characters, so that counting a month's distinct visitors reads a quarter as much. Two
+# visitors of one day share a number about once in 5 million days of 2M visitors each.
+VISITOR_KEY: Final = "CAST(HASH({visitor}) >> 1 AS BIGINT)"
+
+
+def _text(value: str) -> str:
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+PAGEVIEW: Final = _text(schema.PAGEVIEW)
+ENGAGEMENT: Final = _text(schema.ENGAGEMENT)
+
+
+def ctes(source: str) -> str:
+    """CTEs over the relation `source` (raw rows with `website_id`): `numbered`, each row
+    with its visit number (0: in no visit), and `found_visits`, one row per visit that counts
+    (it has a pageview or a custom event) with the columns of `COLUMNS`."""
+    first_pageview = ",\n".join(
+        f"ARG_MIN({name}, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_{name}"
+        for name in FIRST_PAGEVIEW_COLUMNS
+    )
+    # rows of one instant in one order on every run: pageviews and events first, then by id
+    visitor_order = f"PARTITION BY website_id, visitor ORDER BY ts, name = {ENGAGEMENT}, hit_id"
+    return f"""firsts AS (
+  SELECT *, MIN(CASE WHEN name <> {ENGAGEMENT} THEN ts END)
+    OVER (PARTITION BY website_id, visitor) AS first_event
+  FROM {source}
+),
+marked AS (
+  SELECT *, CASE WHEN name <> {ENGAGEMENT} AND (
+      LAG(ts) OVER ({visitor_order}) IS NULL
+      OR ts > LAG(ts) OVER ({visitor_order}) + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
+    ) THEN 1 ELSE 0 END AS starts
+  -- engagements before a visitor's first pageview or event of the range end a visit begun
+  -- before it: they belong to no visit, and must not keep that pageview from starting one
+  FROM firsts WHERE name <> {ENGAGEMENT} OR ts >= first_event
+),
+numbered AS (
+  SELECT *, SUM(starts) OVER (
+    {visitor_order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+  ) AS visit_no
+  FROM marked
+),
+found_visits AS (
+  SELECT * FROM (
+    SELECT website_id, visitor, visit_no, MIN(ts) AS ts,
+      COUNT(*) FILTER (WHERE name = {PAGEVIEW}) AS v_pageviews,
+      COUNT(*) FILTER (WHERE interactive) AS v_interactions,
+      COUNT(*) FILTER (WHERE name <> {ENGAGEMENT}) AS v_events,
+      DATE_DIFF('second', MIN(ts), MAX(ts)) AS v_duration,
+      ARG_MIN(page, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_entry_page,
+      ARG_MAX(page, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_exit_page,
+      {first_pageview}
+    FROM numbered WHERE visit_no > 0
+    GROUP BY website_id, visitor, visit_no
+  ) WHERE v_pageviews + v_interactions > 0
+)"""

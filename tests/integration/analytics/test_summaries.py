@@ -1,0 +1,148 @@
+"""Compaction's summaries (visits and pages of each site-day) answer exactly what the raw
+rows answer: for whole and partial UTC days, for days with rows still in landing, in any
+time zone, and for every question `summaries.plan` sends to them."""
+
+from __future__ import annotations
+
+import random
+import uuid
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import pytest
+
+from sitelens.analytics.warehouse import answers, query, schema, sql, summaries
+
+pytest.importorskip("duckdb")
+from sitelens.local.warehouse import LocalWarehouse
+
+NOW = datetime(2026, 11, 24, 12, 0, tzinfo=UTC)
+DAYS = [f"2026-11-{day}" for day in range(18, 24)]
+PAGES = ["/", "/pricing", "/blog/one", "/blog/two", "/docs"]
+SOURCES = ["", "Google", "Twitter"]
+COUNTRIES = ["DE", "FR", "US"]
+
+
+def rows_of_day(day: str, rng: random.Random) -> list[dict[str, Any]]:
+    """Visits of one UTC day, by visitors whose hash lives that day (as the salt does)."""
+    rows = []
+    for n in range(25):
+        visitor = f"{day}-{n}"  # a daily salt: tomorrow the same person is another hash
+        at = datetime.fromisoformat(f"{day}T00:00:00") + timedelta(minutes=rng.randint(0, 1439))
+        source, country = rng.choice(SOURCES), rng.choice(COUNTRIES)
+        device = rng.choice(["desktop", "mobile"])
+        for _ in range(rng.randint(1, 4)):
+            name = rng.choice(["pageview"] * 5 + ["signup", "engagement"])
+            values: dict[str, Any] = {column: "" for column in schema.COLUMN_NAMES}
+            values.update(
+                website_id=1,
+                hit_id=str(uuid.uuid4()),
+                day=at.date().isoformat(),
+                ts=at,
+                visitor=visitor,
+                name=name,
+                page=rng.choice(PAGES),
+                source=source,
+                country=country,
+                device=device,
+                engagement_ms=30_000 if name == schema.ENGAGEMENT else 0,
+                interactive=name not in (schema.PAGEVIEW, schema.ENGAGEMENT),
+            )
+            rows.append(values)
+            at += timedelta(minutes=rng.choice([1, 5, 45]))  # 45: a new visit begins
+            if at.date().isoformat() != day:
+                break
+    return rows
+
+
+QUESTIONS: list[dict[str, Any]] = [
+    {"metrics": ["visitors", "visits", "pageviews", "events", "bounce_rate", "visit_duration"]},
+    {"metrics": ["visitors", "views_per_visit", "percentage"], "dimensions": ["visit:country"]},
+    {
+        "metrics": ["visitors", "visits", "bounce_rate"],
+        "dimensions": ["visit:source"],
+        "filters": [["is", "visit:country", ["DE"]]],
+    },
+    {"metrics": ["visits"], "dimensions": ["visit:entry_page", "visit:exit_page"]},
+    {"metrics": ["visitors", "pageviews", "events"], "dimensions": ["event:page"]},
+    {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["event:page"],
+        "filters": [["contains", "event:page", ["blog"]]],
+    },
+    {"metrics": ["visitors", "pageviews"], "dimensions": ["time:day"]},
+    {"metrics": ["visits", "bounce_rate"], "dimensions": ["time:week", "visit:device"]},
+    {"metrics": ["visitors", "events"], "dimensions": ["time:month", "event:page"]},
+]
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LocalWarehouse]:
+    """The same six days compacted, and compacted but for rows of two days still in
+    landing (one a partial first day's, one a whole day's)."""
+    rng = random.Random(20)
+    by_day = {day: rows_of_day(day, rng) for day in DAYS}
+    made = {}
+    for state in ("compacted", "landing"):
+        store = LocalWarehouse(tmp_path_factory.mktemp(state))
+        held = []
+        for day, rows in by_day.items():
+            if state == "landing" and day in ("2026-11-18", "2026-11-21"):
+                store.write(rows[: len(rows) // 2])
+                held += rows[len(rows) // 2 :]
+            else:
+                store.write(rows)
+        store.compact()
+        store.write(held)
+        made[state] = store
+    return made
+
+
+def answered(store: LocalWarehouse, body: dict[str, Any], summarised: bool) -> dict[str, Any]:
+    parsed = query.parse(body, NOW)
+    assert (summaries.plan(parsed) is not None) == summarised
+    return answers.answer(parsed, sql.rows_from(store.run, "duckdb"), body)
+
+
+@pytest.mark.parametrize("state", ["compacted", "landing"])
+@pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/Los_Angeles"])
+@pytest.mark.parametrize("question", range(len(QUESTIONS)))
+def test_summaries_answer_what_raw_rows_answer(stores, monkeypatch, state, zone, question):
+    body = {"site_id": 1, "date_range": ["2026-11-18", "2026-11-23"], "timezone": zone}
+    body.update(QUESTIONS[question])
+    timed = any(name.startswith("time:") for name in body.get("dimensions", []))
+    summarised = answered(stores[state], body, summarised=zone == "UTC" or not timed)
+    monkeypatch.setattr(summaries, "plan", lambda parsed: None)
+    raw = answered(stores[state], body, summarised=False)
+    assert summarised == raw
+    assert raw["results"]
+
+
+def test_a_summary_reads_only_whole_days_without_landing_rows():
+    parsed = query.parse(
+        {"site_id": 1, "date_range": ["2026-11-18", "2026-11-23"], "metrics": ["visits"]},
+        NOW,
+        "Europe/Berlin",
+    )
+    # Berlin's 18 November begins at 23:00 UTC on the 17th and ends at 23:00 on the 23rd
+    assert summaries.whole_days(parsed) == (
+        datetime(2026, 11, 18).date(),
+        datetime(2026, 11, 22).date(),
+    )
+    statement = sql.statement(parsed, "duckdb", ((1, "2026-11-20"),))
+    assert "day BETWEEN '2026-11-18' AND '2026-11-22'" in statement
+    assert "website_id = 1 AND day = '2026-11-20'" in statement
+
+
+def test_questions_a_summary_cannot_answer_exactly_read_raw_rows():
+    def plan(**body: Any) -> str | None:
+        parsed = query.parse({"site_id": 1, "date_range": "7d", **body}, NOW, "UTC")
+        return summaries.plan(parsed)
+
+    assert plan(metrics=["visitors"], dimensions=["time:hour"]) is None  # a visit spans hours
+    assert plan(metrics=["bounce_rate"], dimensions=["event:page"]) is None
+    assert plan(metrics=["visitors"], filters=[["is", "event:page", ["/"]]]) is None
+    assert plan(metrics=["visitors"], filters=[["is", "event:goal", ["signup"]]]) is None
+    assert plan(metrics=["visitors"], dimensions=["event:page", "visit:country"]) is None
+    assert plan(metrics=["visitors"], dimensions=["visit:country"]) == "visits"
+    assert plan(metrics=["pageviews"], dimensions=["event:page"]) == "pages"
