@@ -222,13 +222,15 @@ def _visits(rows: float) -> int:
 
 def _summarise(connection: Any, root: Path) -> None:
     """Each written site-day's summaries, as compaction writes them beside its file."""
-    for found in sorted((root / "events").glob("website_id=*/day=*/data.parquet")):
-        website_id = int(found.parent.parent.name.split("=", 1)[1])
-        day = found.parent.name.split("=", 1)[1]
-        out = {name: root / summaries.file(name, website_id, day) for name in summaries.COLUMNS}
-        for path in out.values():
-            path.parent.mkdir(parents=True, exist_ok=True)
-        summaries.write(connection, found, website_id, out)
+    files = sorted((root / "events").glob("website_id=*/day=*/data.parquet"))
+    for day in sorted({path.parent.name for path in files}):  # a day at a time: memory stays flat
+        written = summaries.write(
+            connection, [path for path in files if path.parent.name == day], root / "summaries"
+        )
+        for target, path in written.items():
+            (root / target).parent.mkdir(parents=True, exist_ok=True)
+            path.rename(root / target)
+    shutil.rmtree(root / "summaries", ignore_errors=True)
 
 
 def generate(

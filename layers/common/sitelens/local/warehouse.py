@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sitelens.analytics.warehouse import compaction, schema, summaries
-from sitelens.analytics.warehouse.compaction import DUCKDB_TYPES as _DUCKDB_TYPES
+from sitelens.analytics.warehouse.schema import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
 
 

@@ -32,13 +32,6 @@ from sitelens.data import warehouse
 LANDING = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
 COMPACTED = "events"  # compaction's folder: events/website_id=<id>/day=<day>/data.parquet
 FILE_NAME = "data.parquet"
-# DuckDB's types of the schema's columns
-DUCKDB_TYPES = {
-    "timestamp": "TIMESTAMP",
-    "string": "VARCHAR",
-    "bigint": "BIGINT",
-    "boolean": "BOOLEAN",
-}
 MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
 # site-days a backfill summarises a run (a busy site's day file takes about a second)
 MAX_BACKFILL = 500
@@ -108,16 +101,14 @@ def merge(
     )
     written: dict[str, Path] = {}
     for folder in staging.glob("website_id=*/day=*"):
-        website_id = int(folder.parent.name.split("=", 1)[1])
-        day = folder.name.split("=", 1)[1]
         files = sorted(folder.glob("*.parquet"))
         if len(files) != 1:
             raise RuntimeError(f"compaction wrote {len(files)} files for one partition")
-        written[compacted_file(website_id, day)] = files[0]
-        beside = {name: folder / f"{name}.summary" for name in summaries.COLUMNS}
-        summaries.write(connection, files[0], website_id, beside)
-        written.update({summaries.file(name, website_id, day): beside[name] for name in beside})
-    return written
+        written[compacted_file(*schema.site_day(str(files[0])))] = files[0]
+    beside = summaries.write(
+        connection, list(written.values()), output / f"summaries-{uuid.uuid4().hex}"
+    )
+    return {**written, **beside}
 
 
 def _events_files(written: dict[str, Path]) -> list[Path]:
@@ -151,22 +142,22 @@ def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     return {"landing_files": len(landing_files), "partitions": len(merged), "rows": rows}
 
 
-def _site_day(key: str) -> tuple[int, str]:
-    """The partition of a key or path `<relation>/website_id=<id>/day=<day>/<file>`."""
-    _, site, day = str(key).split("/")[-4:-1]
-    return int(site.split("=", 1)[1]), day.split("=", 1)[1]
-
-
 def _backfill_folder(connection: Any, root: Path) -> None:
     """Summaries for the compacted site-days of a folder that have none (compacted
     before summaries existed), written before any query could miss them."""
-    for path in sorted((root / COMPACTED).glob("website_id=*/day=*/" + FILE_NAME)):
-        partition = _site_day(str(path.relative_to(root)))
-        out = {name: root / summaries.file(name, *partition) for name in summaries.COLUMNS}
-        if not all(target.exists() for target in out.values()):
-            for target in out.values():
-                target.parent.mkdir(parents=True, exist_ok=True)
-            summaries.write(connection, path, partition[0], out)
+    lacking = [
+        path
+        for path in sorted((root / COMPACTED).glob("website_id=*/day=*/" + FILE_NAME))
+        if not all(
+            (root / summaries.file(name, *schema.site_day(str(path)))).exists()
+            for name in summaries.COLUMNS
+        )
+    ]
+    work = root / f"backfill-{uuid.uuid4().hex}"
+    for target, path in summaries.write(connection, lacking, work).items():
+        (root / target).parent.mkdir(parents=True, exist_ok=True)
+        os.replace(path, root / target)
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def backfill_bucket() -> dict[str, int]:
@@ -176,26 +167,27 @@ def backfill_bucket() -> dict[str, int]:
     import duckdb
 
     have = {
-        name: {_site_day(key) for key in warehouse.object_keys(name + "/", 10**7)}
+        name: {schema.site_day(key) for key in warehouse.object_keys(name + "/", 10**7)}
         for name in summaries.COLUMNS
     }
     missing = [
         partition
         for key in warehouse.object_keys(COMPACTED + "/", 10**7)
-        if any((partition := _site_day(key)) not in found for found in have.values())
+        if any((partition := schema.site_day(key)) not in found for found in have.values())
     ]
     with tempfile.TemporaryDirectory(prefix="backfill-") as scratch:
+        root = Path(scratch)
+        files = [
+            path
+            for partition in missing[:MAX_BACKFILL]
+            if warehouse.download(
+                compacted_file(*partition), path := root / compacted_file(*partition)
+            )
+        ]
         connection = duckdb.connect(":memory:")
         try:
-            for website_id, day in missing[:MAX_BACKFILL]:
-                source = Path(scratch) / f"{website_id}-{day}.parquet"
-                if not warehouse.download(compacted_file(website_id, day), source):
-                    continue
-                out = {name: Path(scratch) / f"{name}.parquet" for name in summaries.COLUMNS}
-                summaries.write(connection, source, website_id, out)
-                for name, path in out.items():
-                    warehouse.upload(path, summaries.file(name, website_id, day))
-                source.unlink()
+            for target, path in summaries.write(connection, files, root / "summaries").items():
+                warehouse.upload(path, target)
         finally:
             connection.close()
     done = min(len(missing), MAX_BACKFILL)

@@ -45,3 +45,18 @@ PARTITIONS: Final[tuple[tuple[str, ColumnType], ...]] = (
     ("day", "string"),  # UTC day, YYYY-MM-DD
 )
 COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)
+
+
+def site_day(path: str) -> tuple[int, str]:
+    """The partition of a key or path `.../website_id=<id>/day=<day>/<file>`."""
+    _, site, day = str(path).split("/")[-4:-1]
+    return int(site.split("=", 1)[1]), day.split("=", 1)[1]
+
+
+# DuckDB's names of the column types
+DUCKDB_TYPES: Final[dict[ColumnType, str]] = {
+    "timestamp": "TIMESTAMP",
+    "string": "VARCHAR",
+    "bigint": "BIGINT",
+    "boolean": "BOOLEAN",
+}

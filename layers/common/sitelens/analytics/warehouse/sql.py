@@ -187,7 +187,7 @@ def _visits_sql(query: Query, stale: SiteDays) -> str:
 hits AS (
   SELECT n.*, {visit_fields}
   FROM numbered AS n
-  JOIN found_visits AS v USING (website_id, visitor, visit_no)
+  JOIN found_visits AS v USING (website_id, day, visitor, visit_no)
   WHERE n.name <> {visits.ENGAGEMENT}
 )"""
 
@@ -271,7 +271,7 @@ def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays) -> str:
         )
         found = f"""{visits.ctes("raw")},
 summary AS (
-  SELECT website_id, STRFTIME(ts, '%Y-%m-%d') AS day, {found_columns} FROM found_visits
+  SELECT website_id, day, {found_columns} FROM found_visits
   UNION ALL{summarised}
 )"""
     else:
@@ -367,13 +367,13 @@ WITH {_visits_sql(query, stale)},
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)}),
 per_visit AS (
-  SELECT {", ".join([*named, "website_id", "visitor", "visit_no"])},
+  SELECT {", ".join([*named, "website_id", "day", "visitor", "visit_no"])},
     COUNT(*) FILTER (WHERE name = {pageview}) AS pageviews,
     COUNT(*) AS events,
     MAX(v_pageviews) AS v_pageviews, MAX(v_interactions) AS v_interactions,
     MAX(v_duration) AS v_duration
   FROM matched AS e
-  GROUP BY {", ".join([*(dimensions), "website_id", "visitor", "visit_no"])}
+  GROUP BY {", ".join([*(dimensions), "website_id", "day", "visitor", "visit_no"])}
 )
 SELECT {", ".join([*keys, *metrics, "COUNT(*) OVER () AS total_rows"])}
 FROM per_visit

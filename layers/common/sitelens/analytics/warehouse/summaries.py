@@ -19,6 +19,7 @@ from raw rows, by the same rule (`sql`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Final, Literal
@@ -28,6 +29,7 @@ from sitelens.analytics.warehouse import schema, visits
 from sitelens.analytics.warehouse.dimensions import VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
+from sitelens.analytics.warehouse.schema import DUCKDB_TYPES
 
 Plan = Literal["visits", "pages"]
 VISITS: Final = "daily_visits"  # daily_visits/website_id=<id>/day=<day>/data.parquet
@@ -61,24 +63,56 @@ def file(relation: str, website_id: int, day: str) -> str:
     return f"{relation}/website_id={website_id}/day={day}/data.parquet"
 
 
-def write(connection: Any, events_file: Path, website_id: int, out: dict[str, Path]) -> None:
-    """Write the summaries of one compacted site-day file to `out[relation]`."""
-    source = f"read_parquet('{events_file}')"
+def write(connection: Any, events_files: Sequence[Path], out: Path) -> dict[str, Path]:
+    """Write the summaries of compacted site-day files (each in its own
+    `website_id=<id>/day=<day>/` folder) under `out`, in one pass for all of them; returns
+    each written file by where it belongs (`file`). A site-day with nothing to summarise
+    (engagement rows only) gets empty summaries, so that none is ever missing."""
+    if not events_files:
+        return {}
+    out.mkdir(parents=True, exist_ok=True)
+    listed = ", ".join(f"'{path}'" for path in events_files)
+    source = (
+        f"read_parquet([{listed}], hive_partitioning = true, "
+        "hive_types = {'website_id': BIGINT, 'day': VARCHAR})"
+    )
     visit_columns = ", ".join(
         visits.VISITOR_KEY.format(visitor="visitor") + " AS visitor" if name == "visitor" else name
         for name in visits.COLUMN_NAMES
     )
-    connection.execute(  # paths and names are ours, not a request's
-        f"COPY (WITH day_rows AS (SELECT CAST({int(website_id)} AS BIGINT) AS website_id, * "  # noqa: S608
-        f"FROM {source}), {visits.ctes('day_rows')} "
-        f"SELECT {visit_columns} FROM found_visits ORDER BY ts) TO '{out[VISITS]}' (FORMAT parquet)"
+    by_site_day = "FORMAT parquet, PARTITION_BY (website_id, day), FILENAME_PATTERN 'data'"
+    # paths and names are ours, not a request's
+    connection.execute(
+        f"COPY (WITH day_rows AS (SELECT * FROM {source}), {visits.ctes('day_rows')} "  # noqa: S608
+        f"SELECT website_id, day, {visit_columns} FROM found_visits ORDER BY website_id, day, ts)"
+        f" TO '{out / VISITS}' ({by_site_day})"
     )
     connection.execute(
-        f"COPY (SELECT page, COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, "  # noqa: S608
-        f"COUNT(*) AS events, COUNT(DISTINCT visitor) AS visitors FROM {source} "
-        f"WHERE name <> {visits.ENGAGEMENT} GROUP BY page ORDER BY page) "
-        f"TO '{out[PAGES]}' (FORMAT parquet)"
+        f"COPY (SELECT website_id, day, page, "  # noqa: S608
+        f"COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, COUNT(*) AS events, "
+        f"COUNT(DISTINCT visitor) AS visitors FROM {source} WHERE name <> {visits.ENGAGEMENT} "
+        f"GROUP BY website_id, day, page ORDER BY website_id, day, page) "
+        f"TO '{out / PAGES}' ({by_site_day})"
     )
+    written: dict[str, Path] = {}
+    partitions = {schema.site_day(str(path)) for path in events_files}
+    for relation, columns in COLUMNS.items():
+        for website_id, day in sorted(partitions):
+            folder = out / relation / f"website_id={website_id}" / f"day={day}"
+            found = sorted(folder.glob("*.parquet"))
+            if not found:  # nothing to summarise that day: an empty file says so
+                folder.mkdir(parents=True, exist_ok=True)
+                found = [folder / "data.parquet"]
+                typed = ", ".join(
+                    f"CAST(NULL AS {DUCKDB_TYPES[kind]}) AS {name}" for name, kind in columns
+                )
+                connection.execute(
+                    f"COPY (SELECT {typed} WHERE FALSE) TO '{found[0]}' (FORMAT parquet)"
+                )
+            if len(found) != 1:
+                raise RuntimeError(f"{len(found)} {relation} files for one partition")
+            written[file(relation, website_id, day)] = found[0]
+    return written
 
 
 def whole_days(query: Query) -> tuple[date, date]:

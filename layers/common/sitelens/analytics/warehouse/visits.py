@@ -50,11 +50,13 @@ def _text(value: str) -> str:
 
 
 PAGEVIEW: Final = _text(schema.PAGEVIEW)
+# whose rows a visit is made of: a visitor hash of one site, on one UTC day
+VISITOR: Final = "website_id, day, visitor"
 ENGAGEMENT: Final = _text(schema.ENGAGEMENT)
 
 
 def ctes(source: str) -> str:
-    """CTEs over the relation `source` (raw rows with `website_id`): `numbered`, each row
+    """CTEs over the relation `source` (raw rows with `website_id` and `day`): `numbered`, each row
     with its visit number (0: in no visit), and `found_visits`, one row per visit that counts
     (it has a pageview or a custom event) with the columns of `COLUMNS`."""
     first_pageview = ",\n".join(
@@ -62,10 +64,10 @@ def ctes(source: str) -> str:
         for name in FIRST_PAGEVIEW_COLUMNS
     )
     # rows of one instant in one order on every run: pageviews and events first, then by id
-    visitor_order = f"PARTITION BY website_id, visitor ORDER BY ts, name = {ENGAGEMENT}, hit_id"
+    visitor_order = f"PARTITION BY {VISITOR} ORDER BY ts, name = {ENGAGEMENT}, hit_id"
     return f"""firsts AS (
   SELECT *, MIN(CASE WHEN name <> {ENGAGEMENT} THEN ts END)
-    OVER (PARTITION BY website_id, visitor) AS first_event
+    OVER (PARTITION BY {VISITOR}) AS first_event
   FROM {source}
 ),
 marked AS (
@@ -85,7 +87,7 @@ numbered AS (
 ),
 found_visits AS (
   SELECT * FROM (
-    SELECT website_id, visitor, visit_no, MIN(ts) AS ts,
+    SELECT {VISITOR}, visit_no, MIN(ts) AS ts,
       COUNT(*) FILTER (WHERE name = {PAGEVIEW}) AS v_pageviews,
       COUNT(*) FILTER (WHERE interactive) AS v_interactions,
       COUNT(*) FILTER (WHERE name <> {ENGAGEMENT}) AS v_events,
@@ -94,6 +96,6 @@ found_visits AS (
       ARG_MAX(page, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_exit_page,
       {first_pageview}
     FROM numbered WHERE visit_no > 0
-    GROUP BY website_id, visitor, visit_no
+    GROUP BY {VISITOR}, visit_no
   ) WHERE v_pageviews + v_interactions > 0
 )"""
