@@ -453,16 +453,18 @@ def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any])
             f"{found['files']:,} compacted files, {found['bytes_on_disk'] / 1e6:,.0f} MB)",
             "",
             "Medians of the real handler on DuckDB. Athena's bytes are derived, not measured: "
-            "the compressed column chunks (`parquet_metadata()`) of the compacted files of "
-            "the site's days in range, for every column the rendered Athena SQL names (an "
-            "upper bound).",
+            "the compressed column chunks (`parquet_metadata()`) of the files of the relation "
+            "the query reads (compaction's summaries where `summaries.plan` sends it, else the "
+            "compacted events) of the site's days in range, for every column the rendered "
+            "Athena SQL names (an upper bound).",
             "",
             *_md_table(
-                ("question", "median", "Athena scan", "of it hit_id", "cost a query"),
+                ("question", "median", "reads", "Athena scan", "of it hit_id", "cost a query"),
                 [
                     (
                         name.replace("_", " "),
                         f"{ms:,.0f} ms",
+                        found["athena_scanned"][name].get("relation", "events"),
                         f"{found['athena_scanned'][name]['bytes'] / 1e6:,.1f} MB",
                         f"{found['athena_scanned'][name]['hit_id_bytes'] / 1e6:,.1f} MB",
                         f"${found['athena_scanned'][name]['usd']:.4f}",

@@ -26,7 +26,7 @@ import pytest
 
 from sitelens import accounts
 from sitelens.analytics import queries
-from sitelens.analytics.warehouse import query, sql
+from sitelens.analytics.warehouse import query, sql, summaries
 from sitelens.core import clock
 from sitelens.data import warehouse
 from sitelens.data import websites as stored_websites
@@ -135,7 +135,10 @@ def columns_named(statement: str, known: set[str]) -> list[str]:
 
 
 def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
-    """What Athena would read for a query after compaction (see the module's docstring)."""
+    """What Athena would read for a query after compaction (see the module's docstring):
+    the files of the relation the query reads (a summary, or the compacted events)."""
+    plan = summaries.plan(parsed)
+    relation = {"visits": summaries.VISITS, "pages": summaries.PAGES}.get(plan or "", "events")
     days = []
     day = parsed.start.date()
     while day <= parsed.end.date():
@@ -146,7 +149,7 @@ def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
         for site in parsed.site_ids
         for day in days
         if (
-            path := store.root / "events" / f"website_id={site}" / f"day={day}" / "data.parquet"
+            path := store.root / relation / f"website_id={site}" / f"day={day}" / "data.parquet"
         ).exists()
     ]
     chunks = column_chunks(store, files)
@@ -154,6 +157,7 @@ def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
     read = columns_named(statement, set(chunks))
     scanned = sum(chunks[name] for name in read)
     return {
+        "relation": relation,
         "bytes": scanned,
         "usd": round(scanned / 1e12 * ATHENA_USD_PER_TB, 6),
         "files": len(files),
