@@ -138,7 +138,11 @@ def athena_scan(store: LocalWarehouse, parsed: query.Query) -> dict[str, Any]:
     """What Athena would read for a query after compaction (see the module's docstring):
     the files of the relation the query reads (a summary, or the compacted events)."""
     plan = summaries.plan(parsed)
-    relation = {"visits": summaries.VISITS, "pages": summaries.PAGES}.get(plan or "", "events")
+    relation = {
+        "totals": summaries.TOTALS,
+        "visits": summaries.VISITS,
+        "pages": summaries.PAGES,
+    }.get(plan or "", "events")
     days = []
     day = parsed.start.date()
     while day <= parsed.end.date():

@@ -1,4 +1,4 @@
-"""Compaction's summaries (visits and pages of each site-day) answer exactly what the raw
+"""Compaction's summaries (totals, visits and pages of each site-day) answer exactly what the raw
 rows answer: for whole and partial UTC days, for days with rows still in landing, in any
 time zone, and for every question `summaries.plan` sends to them."""
 
@@ -144,5 +144,8 @@ def test_questions_a_summary_cannot_answer_exactly_read_raw_rows():
     assert plan(metrics=["visitors"], filters=[["is", "event:page", ["/"]]]) is None
     assert plan(metrics=["visitors"], filters=[["is", "event:goal", ["signup"]]]) is None
     assert plan(metrics=["visitors"], dimensions=["event:page", "visit:country"]) is None
+    assert plan(metrics=["visitors", "bounce_rate"]) == "totals"
+    assert plan(metrics=["visitors", "pageviews"], dimensions=["time:day"]) == "totals"
+    assert plan(metrics=["visitors"], filters=[["is", "visit:country", ["DE"]]]) == "visits"
     assert plan(metrics=["visitors"], dimensions=["visit:country"]) == "visits"
     assert plan(metrics=["pageviews"], dimensions=["event:page"]) == "pages"

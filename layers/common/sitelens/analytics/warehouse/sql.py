@@ -18,18 +18,15 @@ from typing import Any, Final
 import sqlglot
 from sqlglot import exp
 
-from sitelens.analytics.warehouse import schema, summaries, visits
+from sitelens.analytics.warehouse import raw, schema, summaries, visits
 from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
+from sitelens.analytics.warehouse.raw import SiteDays, stale_statement
 from sitelens.data import warehouse
 
 # `visits.VISITOR_KEY` in Athena's words (Trino has no `hash`)
 ATHENA_VISITOR_KEY: Final = "FROM_BIG_ENDIAN_64(XXHASH64(TO_UTF8({visitor})))"
-# The engine's relations: compacted rows, partitioned by site and day, and rows still in
-# landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
-COMPACTED: Final = "events"
-LANDING: Final = "landing"
 _TIME_UNITS: Final = {
     "time:hour": "hour",
     "time:day": "day",
@@ -112,77 +109,12 @@ def _where(filters: tuple[Filter, ...]) -> str:
     return " AND ".join(_filter(item) for item in filters) or "TRUE"
 
 
-SiteDays = tuple[tuple[int, str], ...]  # (website id, UTC day) partitions
-
-
-def _site_days(pairs: SiteDays, prefix: str = "") -> str:
-    """A predicate true on rows of these partitions: constant, so engines prune by it."""
-    tests = [
-        f"({prefix}website_id = {int(site)} AND {prefix}day = {_text(day)})" for site, day in pairs
-    ]
-    return "(" + " OR ".join(tests) + ")" if tests else "FALSE"
-
-
-def _in_range(query: Query) -> str:
-    sites = ", ".join(str(site) for site in query.site_ids)
-    # a UTC day partition can hold the site's first and last local day: read one more each side
-    first_day = (query.start.date()).isoformat()
-    last_day = (query.end.date()).isoformat()
-    start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
-    end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
-    # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
-    return (
-        f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
-        f" AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
-    )
-
-
-def _landing_sql(query: Query) -> str:
-    # a row lands in the hour it arrives, never before its hit: older hours hold none
-    first_hour = query.start.strftime("%Y-%m-%d-%H")
-    return f"FROM {LANDING} WHERE {_in_range(query)} AND hour >= '{first_hour}'"
-
-
-def stale_statement(query: Query, dialect: str) -> str:
-    """The partitions of the query's range that have rows still in landing (`statement`'s
-    `stale`): their compacted files and summaries may lack rows."""
-    text = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
-    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
-
-
-def _raw_sql(query: Query, stale: SiteDays, days: str = "TRUE") -> str:
-    """`raw`: every row of the range (of the partitions `days` selects) once, compacted or
-    still in landing (a landing row whose hit was compacted since, or that came twice, is
-    kept once: such copies can only be in the `stale` partitions)."""
-    columns = ", ".join(schema.COLUMN_NAMES)
-    return f"""
-fresh AS (
-  SELECT website_id, day, {columns},
-    ROW_NUMBER() OVER (PARTITION BY hit_id ORDER BY ts) AS copy_no
-  {_landing_sql(query)}
-),
-compacted_copies AS (
-  SELECT c.hit_id FROM {COMPACTED} AS c
-  JOIN fresh AS f ON c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
-  WHERE {_site_days(stale, "c.")}
-),
-raw AS (
-  SELECT website_id, day, {columns} FROM {COMPACTED} WHERE {_in_range(query)} AND ({days})
-  UNION ALL
-  SELECT f.website_id, f.day, {", ".join("f." + name for name in schema.COLUMN_NAMES)}
-  FROM fresh AS f
-  WHERE f.copy_no = 1 AND NOT EXISTS (
-    SELECT 1 FROM compacted_copies AS d WHERE d.hit_id = f.hit_id
-  )
-)"""
-
-
 def _visits_sql(query: Query, stale: SiteDays) -> str:
     """`hits`: the pageviews and custom events of the range, each with its visit number and
     its visit's dimensions. Engagement rows only give visits their duration: they are no
     event, as in Plausible, so no breakdown, filter or count sees them."""
     visit_fields = ", ".join(f"v.{name}" for name in visits.COLUMN_NAMES if name.startswith("v_"))
-    return f"""{_raw_sql(query, stale)},
+    return f"""{raw.raw_sql(query, stale)},
 {visits.ctes("raw")},
 hits AS (
   SELECT n.*, {visit_fields}
@@ -249,6 +181,17 @@ _SUMMARY_METRIC_SQL: Final = {
         "events": "COALESCE(SUM(v_events), 0)",
     },
     "pages": {"visitors": "SUM(visitors)", "pageviews": "SUM(pageviews)", "events": "SUM(events)"},
+    "totals": {
+        **{
+            name: f"COALESCE(SUM({name}), 0)"
+            for name in ("visitors", "visits", "pageviews", "events")
+        },
+        "views_per_visit": ("ROUND(CAST(SUM(pageviews) AS DOUBLE) / NULLIF(SUM(visits), 0), 2)"),
+        "bounce_rate": "ROUND(100.0 * SUM(bounces) / NULLIF(SUM(visits), 0), 1)",
+        "visit_duration": (
+            "CAST(ROUND(CAST(SUM(duration) AS DOUBLE) / NULLIF(SUM(visits), 0), 0) AS BIGINT)"
+        ),
+    },
 }
 
 
@@ -258,13 +201,19 @@ def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays) -> str:
     raw rows for the other days (the partial first and last, and those with new rows)."""
     first, last = summaries.whole_days(query)
     sites = ", ".join(str(site) for site in query.site_ids)
-    relation = summaries.VISITS if plan == "visits" else summaries.PAGES
+    relation = {"totals": summaries.TOTALS, "visits": summaries.VISITS}.get(plan, summaries.PAGES)
     columns = ", ".join(name for name, _ in summaries.COLUMNS[relation])
     summarised = f"""
   SELECT website_id, day, {columns} FROM {relation}
   WHERE website_id IN ({sites}) AND day BETWEEN '{first}' AND '{last}'
-    AND NOT {_site_days(stale)}"""
-    if plan == "visits":
+    AND NOT {raw.site_days(stale)}"""
+    if plan == "totals":
+        found = f"""{visits.ctes("raw")},
+summary AS (
+  SELECT website_id, day, {summaries.FOUND_TOTALS} FROM found_visits GROUP BY website_id, day
+  UNION ALL{summarised}
+)"""
+    elif plan == "visits":
         found_columns = ", ".join(
             "VISITOR_KEY(visitor) AS visitor" if name == "visitor" else name
             for name, _ in summaries.COLUMNS[relation]
@@ -283,8 +232,8 @@ summary AS (
   UNION ALL{summarised}
 )"""
     # raw rows of the partitions no summary answers
-    days = f"day < '{first}' OR day > '{last}' OR {_site_days(stale)}"
-    return f"""{_raw_sql(query, stale, days)},
+    days = f"day < '{first}' OR day > '{last}' OR {raw.site_days(stale)}"
+    return f"""{raw.raw_sql(query, stale, days)},
 {found}"""
 
 
@@ -343,7 +292,7 @@ LIMIT {query.limit} OFFSET {query.offset}
             for n, m in enumerate(query.metrics)
         ]
         text = f"""
-WITH {_raw_sql(query, stale)},
+WITH {raw.raw_sql(query, stale)},
 hits AS (SELECT * FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)})

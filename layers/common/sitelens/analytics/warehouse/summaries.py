@@ -1,6 +1,6 @@
-"""Each compacted site-day summarised twice, so that a dashboard's questions do not read
-every raw row: its visits (`visits.COLUMNS`, one row each) and its pages (one row per
-page: pageviews, events and distinct visitors).
+"""Each compacted site-day summarised three times, so that a dashboard's questions do not
+read every raw row: its totals (one row), its visits (`visits.COLUMNS`, one row each) and
+its pages (one row per page: pageviews, events and distinct visitors).
 
 Compaction writes both beside the day's events file, from it, whenever it writes that
 file (`write`). They are exact for a whole UTC day: no visit crosses midnight UTC, and a
@@ -11,6 +11,10 @@ partial first and last UTC days of another time zone, days with rows not compact
 from raw rows, by the same rule (`sql`).
 
 `plan` says which summary, if any, answers a query exactly:
+- "totals": the day's figures (`daily_totals`, one row a day), for questions without
+  filters or dimensions other than time by day, week or month (where the zone is UTC all
+  range long) of visitors, visits, pageviews, events, views per visit, bounce rate and
+  visit duration;
 - "visits": filters and dimensions on visit properties only (and time by day, week or
   month where the zone is UTC all range long), metrics of visits and their counts;
 - "pages": a breakdown by page (and the same time buckets), filtered by page only, of
@@ -31,16 +35,44 @@ from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES
 
-Plan = Literal["visits", "pages"]
+Plan = Literal["totals", "visits", "pages"]
+TOTALS: Final = "daily_totals"  # daily_totals/website_id=<id>/day=<day>/data.parquet
 VISITS: Final = "daily_visits"  # daily_visits/website_id=<id>/day=<day>/data.parquet
 PAGES: Final = "daily_pages"  # daily_pages/website_id=<id>/day=<day>/data.parquet
+# The day's figures (one row): its visits' counts and sums, and its distinct visitors
+TOTAL_COLUMNS: Final[tuple[tuple[str, schema.ColumnType], ...]] = (
+    ("visitors", "bigint"),
+    ("visits", "bigint"),
+    ("pageviews", "bigint"),
+    ("events", "bigint"),
+    ("bounces", "bigint"),  # visits of one pageview and no custom event
+    ("duration", "bigint"),  # the visits' durations added up, in seconds
+)
 PAGE_COLUMNS: Final[tuple[tuple[str, schema.ColumnType], ...]] = (
     ("page", "string"),
     ("pageviews", "bigint"),
     ("events", "bigint"),  # pageviews and custom events
     ("visitors", "bigint"),  # distinct visitors with a pageview or custom event there
 )
-COLUMNS: Final = {VISITS: visits.COLUMNS, PAGES: PAGE_COLUMNS}
+COLUMNS: Final = {TOTALS: TOTAL_COLUMNS, VISITS: visits.COLUMNS, PAGES: PAGE_COLUMNS}
+# the visits as found, from which the day's totals are added up
+FOUND_TOTALS: Final = (
+    "COUNT(DISTINCT visitor) AS visitors, COUNT(*) AS visits, SUM(v_pageviews) AS pageviews, "
+    "SUM(v_events) AS events, "
+    "COUNT(*) FILTER (WHERE v_pageviews = 1 AND v_interactions = 0) AS bounces, "
+    "SUM(v_duration) AS duration"
+)
+TOTAL_METRICS: Final = frozenset(
+    {
+        "visitors",
+        "visits",
+        "pageviews",
+        "events",
+        "views_per_visit",
+        "bounce_rate",
+        "visit_duration",
+    }
+)
 VISIT_METRICS: Final = frozenset(
     {
         "visitors",
@@ -81,12 +113,20 @@ def write(connection: Any, events_files: Sequence[Path], out: Path) -> dict[str,
         for name in visits.COLUMN_NAMES
     )
     by_site_day = "FORMAT parquet, PARTITION_BY (website_id, day), FILENAME_PATTERN 'data'"
-    # paths and names are ours, not a request's
+    # paths and names are ours, not a request's; the visits are found once, for both files
     connection.execute(
-        f"COPY (WITH day_rows AS (SELECT * FROM {source}), {visits.ctes('day_rows')} "  # noqa: S608
-        f"SELECT website_id, day, {visit_columns} FROM found_visits ORDER BY website_id, day, ts)"
-        f" TO '{out / VISITS}' ({by_site_day})"
+        f"CREATE OR REPLACE TEMP TABLE found_visits AS WITH day_rows AS (SELECT * FROM {source}), "  # noqa: S608
+        f"{visits.ctes('day_rows')} SELECT * FROM found_visits"
     )
+    connection.execute(
+        f"COPY (SELECT website_id, day, {visit_columns} FROM found_visits "  # noqa: S608
+        f"ORDER BY website_id, day, ts) TO '{out / VISITS}' ({by_site_day})"
+    )
+    connection.execute(
+        f"COPY (SELECT website_id, day, {FOUND_TOTALS} FROM found_visits "  # noqa: S608
+        f"GROUP BY website_id, day) TO '{out / TOTALS}' ({by_site_day})"
+    )
+    connection.execute("DROP TABLE found_visits")
     connection.execute(
         f"COPY (SELECT website_id, day, page, "  # noqa: S608
         f"COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, COUNT(*) AS events, "
@@ -149,6 +189,8 @@ def plan(query: Query) -> Plan | None:
     if times and (not times <= DAY_BUCKETS or not _utc_all_along(query)):
         return None
     metrics = set(query.metrics)
+    if not others and not filtered and metrics <= TOTAL_METRICS:
+        return "totals"
     if others | filtered <= set(VISIT_DIMENSIONS) and metrics <= VISIT_METRICS:
         return "visits"
     if others == {"event:page"} and filtered <= {"event:page"} and metrics <= PAGE_METRICS:

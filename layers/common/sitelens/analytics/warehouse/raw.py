@@ -1,0 +1,89 @@
+"""The raw rows of a query's range, in SQL: every row once, whether compacted or still in
+landing (a landing row whose hit was compacted since, or that came twice, is kept once).
+
+Names come from the fixed lists of `schema`, values are quoted by SQLGlot or formatted as
+numbers; `sql` builds the rest of a statement on the relation `raw` this defines.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+import sqlglot
+from sqlglot import exp
+
+from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse.query import Query
+
+# The engine's relations: compacted rows, partitioned by site and day, and rows still in
+# landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
+COMPACTED: Final = "events"
+LANDING: Final = "landing"
+
+SiteDays = tuple[tuple[int, str], ...]  # (website id, UTC day) partitions
+
+
+def _text(value: str) -> str:
+    return exp.Literal.string(value).sql(dialect="duckdb")
+
+
+def site_days(pairs: SiteDays, prefix: str = "") -> str:
+    """A predicate true on rows of these partitions: constant, so engines prune by it."""
+    tests = [
+        f"({prefix}website_id = {int(site)} AND {prefix}day = {_text(day)})" for site, day in pairs
+    ]
+    return "(" + " OR ".join(tests) + ")" if tests else "FALSE"
+
+
+def _in_range(query: Query) -> str:
+    sites = ", ".join(str(site) for site in query.site_ids)
+    # a UTC day partition can hold the site's first and last local day: read one more each side
+    first_day = (query.start.date()).isoformat()
+    last_day = (query.end.date()).isoformat()
+    start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
+    end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
+    # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
+    return (
+        f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
+        f" AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"
+    )
+
+
+def _landing_sql(query: Query) -> str:
+    # a row lands in the hour it arrives, never before its hit: older hours hold none
+    first_hour = query.start.strftime("%Y-%m-%d-%H")
+    return f"FROM {LANDING} WHERE {_in_range(query)} AND hour >= '{first_hour}'"
+
+
+def stale_statement(query: Query, dialect: str) -> str:
+    """The partitions of the query's range that have rows still in landing (`statement`'s
+    `stale`): their compacted files and summaries may lack rows."""
+    text = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
+    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+
+
+def raw_sql(query: Query, stale: SiteDays, days: str = "TRUE") -> str:
+    """`raw`: every row of the range (of the partitions `days` selects) once, compacted or
+    still in landing (a landing row whose hit was compacted since, or that came twice, is
+    kept once: such copies can only be in the `stale` partitions)."""
+    columns = ", ".join(schema.COLUMN_NAMES)
+    return f"""
+fresh AS (
+  SELECT website_id, day, {columns},
+    ROW_NUMBER() OVER (PARTITION BY hit_id ORDER BY ts) AS copy_no
+  {_landing_sql(query)}
+),
+compacted_copies AS (
+  SELECT c.hit_id FROM {COMPACTED} AS c
+  JOIN fresh AS f ON c.website_id = f.website_id AND c.day = f.day AND c.hit_id = f.hit_id
+  WHERE {site_days(stale, "c.")}
+),
+raw AS (
+  SELECT website_id, day, {columns} FROM {COMPACTED} WHERE {_in_range(query)} AND ({days})
+  UNION ALL
+  SELECT f.website_id, f.day, {", ".join("f." + name for name in schema.COLUMN_NAMES)}
+  FROM fresh AS f
+  WHERE f.copy_no = 1 AND NOT EXISTS (
+    SELECT 1 FROM compacted_copies AS d WHERE d.hit_id = f.hit_id
+  )
+)"""
