@@ -1,4 +1,5 @@
-"""Accounts and their API keys: a key is shown once and stored only as its SHA-256 hash."""
+"""Accounts and their API keys: a key is shown once and stored only as its SHA-256 hash.
+Storing, scoping, rotating and revoking keys: `accounts.keyring`."""
 
 from __future__ import annotations
 
@@ -84,27 +85,3 @@ def check_email(text: str) -> str:
         return str(validate_email(text.strip(), check_deliverability=False).normalized)
     except EmailNotValidError as err:
         raise ValueError(f"{text!r} is not an email address: {err}") from None
-
-
-def add_key(account: Account, name: str, key: str | None = None) -> tuple[str, str]:
-    """Store a key for the account; returns (key id, the key, shown only now)."""
-    key = key or new_key()
-    key_id = str(stored.next_id("keys"))
-    stored.put_key(account.id, key_id, key_hash(key), name, clock.now_iso())
-    return key_id, key
-
-
-def list_keys() -> list[dict[str, Any]]:
-    """Every key's id, name, account and dates; never the key or its hash."""
-    return sorted(stored.list_keys(), key=lambda k: int(k["id"]))
-
-
-def revoke_key(key_id: str) -> bool:
-    """Remove the key's lookup item, so it no longer authenticates; False if unknown."""
-    return stored.revoke_key(key_id, clock.now_iso())
-
-
-def account_for_key(key: str) -> Account | None:
-    """The account a key belongs to, or None for an unknown or revoked key."""
-    account_id = stored.account_of_key(key_hash(key))
-    return None if account_id is None else get_account(account_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sitelens.core import scopes
 from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, to_attr
@@ -105,7 +106,10 @@ def page(
         query["ExclusiveStartKey"] = start
     found: list[Item] = []
     cost = {"requests": 0, "items_read": 0, "index_entries_read": 0}
-    filtered = bool(conditions)
+    # A key limited to some websites or projects sees only their entries (`core.scopes`):
+    # a filter like `search`, applied here, within the same read bounds.
+    scope = scopes.current()
+    filtered = bool(conditions) or scope.limited
     # Unfiltered, `Limit` is exact; filtered, it bounds the items read per request.
     limit = max(count, _FILTERED_QUERY_LIMIT) if filtered else count
     read, stopped_at = 0, None
@@ -114,7 +118,8 @@ def page(
         answer = client("dynamodb").query(**query)
         cost["requests"] += 1
         read += answer.get("ScannedCount", 0)
-        found.extend(from_item(item) for item in answer.get("Items", []))
+        entries = (from_item(item) for item in answer.get("Items", []))
+        found.extend(e for e in entries if scope.admits(collection.name, e))
         last = answer.get("LastEvaluatedKey")
         if len(found) >= count or last is None:
             break

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from sitelens.core import errors
+from sitelens.core import errors, scopes
 from sitelens.data import transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, Write, from_item, to_attr, to_item
@@ -110,10 +110,15 @@ def allocate_id(collection: Collection) -> int:
 
 
 def get(collection: Collection, account: str, record_id: int) -> Item | None:
+    """The account's record, or None; None too when the request's key may not see it
+    (`core.scopes`), so reads, updates and deletes answer 404 as for another account's."""
     answer = client("dynamodb").get_item(
         TableName=collection.table(), Key=_key(account, record_id), ConsistentRead=True
     )
-    return from_item(answer["Item"]) if "Item" in answer else None
+    if "Item" not in answer:
+        return None
+    record = from_item(answer["Item"])
+    return record if scopes.current().admits(collection.name, record) else None
 
 
 def claim_key(name: str) -> dict[str, Any]:
@@ -189,8 +194,10 @@ def create(
     """Write a new record (version 1) with its unique-name claim and `also`, all or none.
 
     Raises Conflict when the claim belongs to another record already, Busy when DynamoDB
-    kept refusing.
+    kept refusing; 403 when the request's key is limited to records this is not one of.
     """
+    if not scopes.current().admits(collection.name, record):
+        raise errors.Forbidden()
     record = {**record, "version": 1, "write_id": uuid.uuid4().hex}
     writes = [_put(collection, record, f"attribute_not_exists({collection.key})", {})]
     if claim is not None:

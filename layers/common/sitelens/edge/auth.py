@@ -1,20 +1,33 @@
-"""Bearer-key authorization, with a short cache in the warm container."""
+"""Bearer-key authorization, with a short cache in the warm container, and the one gate of
+key scopes: what a read key may not do, and which routes a key limited to some websites
+and projects may not take. Which records such a key sees is `core.scopes`' rule, applied
+where records are read."""
 
 from __future__ import annotations
 
 import time
+from typing import Any
 
 from sitelens import accounts
-from sitelens.core import errors
+from sitelens.accounts import keyring
+from sitelens.core import errors, hosts, scopes
 from sitelens.core.config import settings
 
 # Keys are opaque tokens: anything else in the header cannot be one of ours.
 _MAX_KEY_LENGTH = 200
-_cache: dict[str, tuple[float, accounts.Account]] = {}
+_cache: dict[str, tuple[float, accounts.Grant]] = {}
+
+READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+READING_POSTS = frozenset({"/api/v1/query"})  # a POST that only reads (its body is a query)
+# Routes that manage what keys reach: only a key over the whole account may use them.
+ACCOUNT_WIDE_ROUTES = ("/api/v1/keys", "/api/v1/webhooks")
+# Routes whose `{id}` is a website id, and anything under them (`/api/v1/websites/{id}/…`).
+WEBSITE_ROUTES = ("/api/v1/websites/{id}", "/api/v1/stats/{id}")
 
 
-def authorize(headers: dict[str, str]) -> accounts.Account:
-    """The account of the request's bearer key; 401 for a missing, unknown or revoked key."""
+def authorize(headers: dict[str, str]) -> accounts.Grant:
+    """The grant of the request's bearer key; 401 for a missing, unknown, revoked or
+    expired key."""
     scheme, _, key = headers.get("authorization", "").strip().partition(" ")
     key = key.strip()
     if scheme.lower() != "bearer" or not key or len(key) > _MAX_KEY_LENGTH or " " in key:
@@ -22,16 +35,53 @@ def authorize(headers: dict[str, str]) -> accounts.Account:
     hashed = accounts.key_hash(key)
     cached = _cache.get(hashed)
     now = time.monotonic()
-    if cached and cached[0] > now:
+    if cached and cached[0] > now and not cached[1].expired(time.time()):
         return cached[1]
-    account = accounts.account_for_key(key)
-    if account is None:
+    grant = accounts.grant_for_key(key)
+    if grant is None:
         _cache.pop(hashed, None)
         raise errors.Unauthenticated()
-    _cache[hashed] = (now + settings().key_cache_seconds, account)
-    return account
+    _cache[hashed] = (now + settings().key_cache_seconds, grant)
+    keyring.touch(grant)
+    return grant
+
+
+def permit(
+    scope: scopes.Scope,
+    method: str,
+    resource: str,
+    path_params: dict[str, str],
+    query: dict[str, str],
+) -> None:
+    """Refuse what the key's scope does not allow on this route, before it runs: a write
+    with a read key (403); for a limited key, the account-wide routes (403) and a website
+    or project named in the path or query that it does not reach (404, as if absent)."""
+    writes = method not in READING_METHODS and resource not in READING_POSTS
+    if writes and not scope.writes:
+        raise errors.Forbidden()
+    if not scope.limited:
+        return
+    if any(resource == r or resource.startswith(r + "/") for r in ACCOUNT_WIDE_ROUTES):
+        raise errors.Forbidden()
+    named: list[Any] = []
+    if any(resource == r or resource.startswith(r + "/") for r in WEBSITE_ROUTES):
+        named.append(path_params.get("id"))
+    named += [query[f] for f in scopes.WEBSITE_FIELDS if query.get(f)]
+    if not all(scope.sees_website(website) for website in named):
+        raise errors.NotFound()
+    project = path_params.get("project")
+    if project is not None and not scope.sees_project(_project(project)):
+        raise errors.NotFound()
+
+
+def _project(text: str) -> str | None:
+    try:
+        return hosts.parse(text).site_name
+    except hosts.InvalidHost:
+        return None  # no project a limited key lists: those are hosts
 
 
 def forget() -> None:
-    """Drop this container's cached keys (tests)."""
+    """Drop this container's cached keys, and when it last noted their use (tests)."""
     _cache.clear()
+    keyring.forget()

@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from sitelens import initialized
-from sitelens.core import config, errors, metrics
+from sitelens.core import config, errors, metrics, scopes
 from sitelens.core.log import logger
 from sitelens.records.listing import Page
 
@@ -269,14 +269,18 @@ Handler = Callable[[Request], Response]
 
 
 def authorize(request: Request) -> None:
-    """Set the account of the request's key (401 without a valid one), and count the request
-    against the account's rate limit (429 over it)."""
+    """Set the account of the request's key (401 without a valid one), count the request
+    against the account's rate limit (429 over it), and hold it to the key's scope (403,
+    404; `edge.auth.permit`, then `core.scopes` wherever records are read)."""
     # Imported here: public operations (tracking, the script) never load accounts.
     from sitelens import accounts
     from sitelens.edge import auth
 
-    request.account = auth.authorize(request.headers)
+    grant = auth.authorize(request.headers)
+    request.account = grant.account
     request.rate_headers = accounts.admit(request.account.id)
+    auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
+    scopes.use(grant.scope)
 
 
 def api_handler(
@@ -308,6 +312,8 @@ def api_handler(
             except Exception:
                 logger.exception("Unhandled error")
                 response = error(errors.ApiError())
+            finally:
+                scopes.use(None)  # the next request, keyed or not, starts unscoped
             if request is not None and request.rate_headers:
                 response.headers = {**request.rate_headers, **response.headers}
             logger.debug(

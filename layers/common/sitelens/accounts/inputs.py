@@ -1,0 +1,93 @@
+"""What a keys request may carry: a new key's name and scopes, a rotation's overlap."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, ValidationInfo
+
+from sitelens.core import hosts, scopes
+from sitelens.core.errors import FieldError
+from sitelens.records.inputs import Input, choice, text
+
+MAX_NAME_LENGTH = 100
+MAX_LIFETIME_DAYS = 3 * 366  # a key that expires expires within three years
+MAX_OVERLAP_SECONDS = 7 * 86_400  # a rotated key's old secret works at most a week longer
+DEFAULT_OVERLAP_SECONDS = 3_600
+
+
+def _items(value: Any, name: str) -> list[Any]:
+    """A list field: repeated `name[]` form fields, a JSON array, or comma-separated text."""
+    if isinstance(value, str):
+        value = [part for part in (p.strip() for p in value.split(",")) if part]
+    if not isinstance(value, list):
+        raise FieldError(f"The {name} field must be a list.")
+    if len(value) > scopes.MAX_LISTED:
+        raise FieldError(f"The {name} field must not have more than {scopes.MAX_LISTED} items.")
+    return value
+
+
+def _website_ids(value: Any, info: ValidationInfo) -> list[int]:
+    ids = []
+    for item in _items(value, "websites"):
+        text_value = str(item).strip() if isinstance(item, str | int) else ""
+        if isinstance(item, bool) or not text_value.isdigit() or len(text_value) > 18:
+            raise FieldError("The websites field must list website ids.")
+        ids.append(int(text_value))
+    return sorted(set(ids))
+
+
+def _projects(value: Any, info: ValidationInfo) -> list[str]:
+    names = []
+    for item in _items(value, "projects"):
+        try:
+            names.append(hosts.parse(str(item)).site_name)
+        except (hosts.InvalidHost, TypeError):
+            raise FieldError("The projects field must list projects (hosts).") from None
+    return sorted(set(names))
+
+
+def _expiry(value: Any, info: ValidationInfo) -> int:
+    """A future moment (ISO-8601, UTC when no offset is given) as Unix seconds."""
+    sentence = "The expires at field must be a date-time in the future, within three years."
+    if not isinstance(value, str):
+        raise FieldError(sentence)
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise FieldError(sentence) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    seconds = moment.timestamp()
+    now = datetime.now(UTC).timestamp()
+    if not now < seconds <= now + MAX_LIFETIME_DAYS * 86_400:
+        raise FieldError(sentence)
+    return int(seconds)
+
+
+def _overlap(value: Any, info: ValidationInfo) -> int:
+    sentence = (
+        f"The overlap field must be a whole number of seconds from 0 to {MAX_OVERLAP_SECONDS}."
+    )
+    text_value = str(value).strip() if isinstance(value, str | int) else ""
+    if isinstance(value, bool) or not text_value.isdigit() or int(text_value) > MAX_OVERLAP_SECONDS:
+        raise FieldError(sentence)
+    return int(text_value)
+
+
+class KeyCreate(Input):
+    """A new key: `access` read or write (default read); `websites` and `projects` limit
+    it to those (absent: all of the account's); `expires_at` ends it (absent: never)."""
+
+    name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]
+    access: Annotated[str, choice(*scopes.ACCESS)] = "read"
+    websites: Annotated[list[int], BeforeValidator(_website_ids)] | None = None
+    projects: Annotated[list[str], BeforeValidator(_projects)] | None = None
+    expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
+
+
+class KeyRotate(Input):
+    """How many seconds the old secret keeps working beside the new one (0: none)."""
+
+    overlap: Annotated[int, BeforeValidator(_overlap)] = DEFAULT_OVERLAP_SECONDS

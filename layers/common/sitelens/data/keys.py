@@ -1,0 +1,254 @@
+"""API keys in the accounts table, only ever as SHA-256 hashes.
+
+Items of a key:
+- `KEY#<hash>`/`KEY`: the lookup of a request's key (`account`, `key_id`, `scope` as JSON,
+  `expires_at` in Unix seconds when it expires, which the table's TTL also removes it by);
+  a rotated key has two for a while, its new secret's and its old one's;
+- `KEYS#<account>`/`<key id>`: what the keys API shows (`name`, `prefix`, `scope`,
+  `created_at`, `expires_at`, `last_used_at`, `rotated_at`) and the hashes of its lookups
+  (`hash`, `previous_hash`), so one Query lists an account's keys;
+- `KEYS`/`<key id>`: the listing of every key for the CLI (`account`, `hash`, `name`,
+  `created_at`, `revoked_at`), kept when a key is revoked.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitelens.core.config import settings
+from sitelens.data import transactions
+from sitelens.data.clients import client
+from sitelens.data.items import Item, Write, error_code, from_item, to_item
+
+
+def _table() -> str:
+    return settings().accounts_table
+
+
+def _lookup_key(key_hash: str) -> dict[str, Any]:
+    return {"pk": {"S": f"KEY#{key_hash}"}, "sk": {"S": "KEY"}}
+
+
+def _account_key(account_id: str, key_id: str) -> dict[str, Any]:
+    return {"pk": {"S": f"KEYS#{account_id}"}, "sk": {"S": key_id}}
+
+
+def _listing_key(key_id: str) -> dict[str, Any]:
+    return {"pk": {"S": "KEYS"}, "sk": {"S": key_id}}
+
+
+def _lookup_put(key_hash: str, account_id: str, key_id: str, details: Item) -> Write:
+    lookup = {"account": account_id, "key_id": key_id, "scope": details["scope"]}
+    if details.get("expires_at") is not None:
+        lookup["expires_at"] = details["expires_at"]
+    return {
+        "Put": {
+            "TableName": _table(),
+            "Item": {**_lookup_key(key_hash), **to_item(lookup)},
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
+
+
+def put(account_id: str, key_id: str, key_hash: str, details: Item) -> None:
+    """Store a new key: its lookup, its entry among the account's keys and the CLI's
+    listing, together. `details`: `name`, `prefix`, `scope`, `created_at`, `expires_at`
+    (Unix seconds or None)."""
+    shown = {k: v for k, v in details.items() if v is not None}
+    transactions.write(
+        [
+            _lookup_put(key_hash, account_id, key_id, details),
+            {
+                "Put": {
+                    "TableName": _table(),
+                    "Item": {
+                        **_account_key(account_id, key_id),
+                        **to_item({**shown, "hash": key_hash}),
+                    },
+                }
+            },
+            {
+                "Put": {
+                    "TableName": _table(),
+                    "Item": {
+                        **_listing_key(key_id),
+                        **to_item(
+                            {
+                                "hash": key_hash,
+                                "name": details["name"],
+                                "account": account_id,
+                                "created_at": details["created_at"],
+                                "revoked_at": None,
+                            }
+                        ),
+                    },
+                }
+            },
+        ]
+    )
+
+
+def lookup(key_hash: str) -> Item | None:
+    """`account`, `key_id`, `scope` (JSON or None for keys made before scopes) and
+    `expires_at` of a key's hash; None for an unknown or revoked key."""
+    answer = client("dynamodb").get_item(TableName=_table(), Key=_lookup_key(key_hash))
+    return from_item(answer["Item"]) if "Item" in answer else None
+
+
+def of_account(account_id: str) -> list[Item]:
+    """The account's keys as the keys API shows them (one Query: an account has at most
+    `accounts.keyring.MAX_KEYS`), in no particular order."""
+    query: dict[str, Any] = {
+        "TableName": _table(),
+        "KeyConditionExpression": "pk = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": f"KEYS#{account_id}"}},
+    }
+    found: list[Item] = []
+    while True:
+        answer = client("dynamodb").query(**query)
+        found.extend(_entry(item) for item in answer["Items"])
+        if "LastEvaluatedKey" not in answer:
+            return found
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def get(account_id: str, key_id: str) -> Item | None:
+    """One of the account's keys, or None."""
+    answer = client("dynamodb").get_item(
+        TableName=_table(), Key=_account_key(account_id, key_id), ConsistentRead=True
+    )
+    return _entry(answer["Item"]) if "Item" in answer else None
+
+
+def _entry(raw: dict[str, Any]) -> Item:
+    item = from_item(raw)
+    item["id"] = item.pop("sk")
+    item.pop("pk", None)
+    return item
+
+
+def listed() -> list[Item]:
+    """Every key's CLI listing: `id`, `name`, `account`, `created_at`, `revoked_at`."""
+    query: dict[str, Any] = {
+        "TableName": _table(),
+        "KeyConditionExpression": "pk = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": "KEYS"}},
+    }
+    keys = []
+    while True:
+        answer = client("dynamodb").query(**query)
+        for raw in answer["Items"]:
+            item = from_item(raw)
+            keys.append(
+                {
+                    "id": item["sk"],
+                    **{k: item.get(k) for k in ("name", "account", "created_at", "revoked_at")},
+                }
+            )
+        if "LastEvaluatedKey" not in answer:
+            return keys
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def revoke(key_id: str, revoked_at: str, account_id: str | None = None) -> bool:
+    """Delete every lookup of the key (its secret and, rotated, its old one) and its entry
+    among its account's keys, and mark the CLI's listing revoked; False when there is no
+    such key (of `account_id`, when given) or it was revoked already."""
+    answer = client("dynamodb").get_item(
+        TableName=_table(), Key=_listing_key(key_id), ConsistentRead=True
+    )
+    if "Item" not in answer:
+        return False
+    listing = from_item(answer["Item"])
+    owner = str(listing["account"])
+    if (account_id is not None and owner != account_id) or listing.get("revoked_at"):
+        return False
+    entry = get(owner, key_id) or {}
+    hashes = {listing["hash"], entry.get("hash"), entry.get("previous_hash")} - {None}
+    writes: list[Write] = [
+        {"Delete": {"TableName": _table(), "Key": _lookup_key(str(h))}} for h in sorted(hashes)
+    ]
+    writes.append({"Delete": {"TableName": _table(), "Key": _account_key(owner, key_id)}})
+    writes.append(
+        {
+            "Update": {
+                "TableName": _table(),
+                "Key": _listing_key(key_id),
+                "UpdateExpression": "SET revoked_at = :now",
+                "ExpressionAttributeValues": {":now": {"S": revoked_at}},
+            }
+        }
+    )
+    transactions.write(writes)
+    return True
+
+
+def rotate(account_id: str, current: Item, new_hash: str, change: Item) -> None:
+    """Give the key `current` (its entry) a new secret: a lookup for `new_hash`; its old
+    secret's lookup expires at `change["previous_expires_at"]` (deleted when that is None:
+    no overlap); a lookup older still goes. `change`: `prefix`, `rotated_at`,
+    `previous_expires_at`. ConditionFailed when the key changed in between."""
+    key_id, old_hash = str(current["id"]), str(current["hash"])
+    writes: list[Write] = [_lookup_put(new_hash, account_id, key_id, current)]
+    overlap_end = change.get("previous_expires_at")
+    if overlap_end is None:
+        writes.append({"Delete": {"TableName": _table(), "Key": _lookup_key(old_hash)}})
+    else:
+        writes.append(
+            {
+                "Update": {
+                    "TableName": _table(),
+                    "Key": _lookup_key(old_hash),
+                    "UpdateExpression": "SET expires_at = :end",
+                    "ConditionExpression": "attribute_exists(pk)",
+                    "ExpressionAttributeValues": {":end": {"N": str(overlap_end)}},
+                }
+            }
+        )
+    if current.get("previous_hash"):
+        key = _lookup_key(str(current["previous_hash"]))
+        writes.append({"Delete": {"TableName": _table(), "Key": key}})
+    values = {":hash": new_hash, ":old": old_hash, **{f":{k}": v for k, v in change.items()}}
+    writes.append(
+        {
+            "Update": {
+                "TableName": _table(),
+                "Key": _account_key(account_id, key_id),
+                "UpdateExpression": (
+                    "SET #hash = :hash, previous_hash = :old, prefix = :prefix, "
+                    "rotated_at = :rotated_at, previous_expires_at = :previous_expires_at"
+                ),
+                "ConditionExpression": "#hash = :old",
+                "ExpressionAttributeNames": {"#hash": "hash"},
+                "ExpressionAttributeValues": to_item(values),
+            }
+        }
+    )
+    writes.append(
+        {
+            "Update": {
+                "TableName": _table(),
+                "Key": _listing_key(key_id),
+                "UpdateExpression": "SET #hash = :hash",
+                "ExpressionAttributeNames": {"#hash": "hash"},
+                "ExpressionAttributeValues": {":hash": {"S": new_hash}},
+            }
+        }
+    )
+    transactions.write(writes)
+
+
+def touch(account_id: str, key_id: str, used_at: str) -> None:
+    """Note when the key was last used (on its entry; nothing for a key made before the
+    keys API, which has none)."""
+    try:
+        client("dynamodb").update_item(
+            TableName=_table(),
+            Key=_account_key(account_id, key_id),
+            UpdateExpression="SET last_used_at = :now",
+            ConditionExpression="attribute_exists(pk)",
+            ExpressionAttributeValues={":now": {"S": used_at}},
+        )
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":
+            raise
