@@ -322,6 +322,7 @@ def test_every_route_is_documented_and_every_operation_routed(api):
 # the attempt): no write can conflict.
 READS = {
     ("POST", "/api/v1/query"),
+    ("POST", "/api/v1/funnels/query"),
     ("POST", "/api/v1/share/websites/{domain}/unlock"),
     ("POST", "/api/v1/share/reports/{share_id}/unlock"),
 }

@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.analytics import rollups
-from sitelens.analytics.warehouse import answers, query, sql
+from sitelens.analytics.warehouse import answers, conversions, goals, query, sql
 from sitelens.core import clock, errors
+from sitelens.data import goals as stored_goals
 from sitelens.data import websites as stored_websites
 
 DEFAULT_TIMEZONE = "UTC"
@@ -25,22 +26,34 @@ DEFAULT_TIMEZONE = "UTC"
 def run(account_id: str, body: Any) -> dict[str, Any]:
     """The answer to a query body; 422 for an invalid or too expensive query, 404 when a
     website is not the account's."""
-    site_ids = body.get("site_id") if isinstance(body, dict) else None
+    parsed = parse(account_id, body)
+    site_ids = body.get("site_id")
+    echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
+    return answers.answer(parsed, rows_source(parsed), echo)
+
+
+def parse(account_id: str, body: Any) -> query.Query:
+    """The query of a body, over the account's websites (404 for another's), in their time
+    zone unless it names one, with their goals; 422 for an invalid query."""
     zone = DEFAULT_TIMEZONE
     parsed = query.parse(body, clock.now(), zone)  # validates site_id before any read
     found = [stored_websites.get(account_id, site) for site in parsed.site_ids]
     if any(website is None for website in found):
         raise errors.NotFound()
     zones = {str(website.get("timezone") or DEFAULT_TIMEZONE) for website in found if website}
-    if not body.get("timezone") and len(zones) == 1 and zones != {zone}:
-        parsed = query.parse(body, clock.now(), zones.pop())
-    echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
-    return answers.answer(parsed, rows_source(parsed), echo)
+    site_goals = goals.of_websites([w for w in found if w], stored_goals.of)
+    in_zone = not body.get("timezone") and len(zones) == 1 and zones != {zone}
+    if in_zone or site_goals or goals.asked(parsed.dimensions, parsed.filters):
+        # again, in the websites' zone, with their goals
+        parsed = query.parse(body, clock.now(), zones.pop() if in_zone else zone, site_goals)
+    return parsed
 
 
 def rows_source(parsed: query.Query) -> answers.Rows:
     """Where a query's rows come from: the counters when they can answer it exactly (they
     step aside for a range they do not hold every page of), else the warehouse."""
+    if conversions.asked(parsed):
+        return conversions.rows
     if rollups.answers(parsed):
         return rollups.rows
     return sql.rows

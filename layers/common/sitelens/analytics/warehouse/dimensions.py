@@ -27,8 +27,10 @@ VISIT_DIMENSIONS: Final = {
     "visit:screen": "screen",
 }
 TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
-# Plausible's names that are another's here: a goal is a custom event, named by its name
-ALIASES: Final = {"event:goal": "event:name"}
+# A website's goals (`goals`): each of its defined goals, by display name, page goals too
+GOAL_DIMENSION: Final = "event:goal"
+# Plausible's names that are another's here (none now: `event:goal` names goals)
+ALIASES: Final[dict[str, str]] = {}
 
 
 def canonical(name: Any) -> Any:

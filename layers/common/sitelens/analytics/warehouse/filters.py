@@ -10,7 +10,12 @@ import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal, TypeAlias
 
-from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS, canonical
+from sitelens.analytics.warehouse.dimensions import (
+    EVENT_DIMENSIONS,
+    GOAL_DIMENSION,
+    VISIT_DIMENSIONS,
+    canonical,
+)
 from sitelens.core import errors
 
 FILTER_OPERATORS: Final = ("is", "is_not", "contains", "contains_not", "matches", "matches_not")
@@ -92,7 +97,8 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
             "filters", "A filter is [operator, dimension, clauses(, modifiers)]."
         )
     dimension, clauses = canonical(value[1]), value[2]
-    if dimension not in EVENT_DIMENSIONS and dimension not in VISIT_DIMENSIONS:
+    known = dimension in EVENT_DIMENSIONS or dimension in VISIT_DIMENSIONS
+    if not known and dimension != GOAL_DIMENSION:
         raise errors.Invalid.field("filters", f"Cannot filter by {dimension!r}.")
     if not isinstance(clauses, list) or not clauses or not all(isinstance(c, str) for c in clauses):
         raise errors.Invalid.field(

@@ -12,15 +12,17 @@ from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse import filters, periods
+from sitelens.analytics.warehouse import filters, goals, periods
 from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
     EVENT_DIMENSIONS,
+    GOAL_DIMENSION,
     TIME_DIMENSIONS,
     VISIT_DIMENSIONS,
     canonical,
 )
 from sitelens.analytics.warehouse.filters import Filter
+from sitelens.analytics.warehouse.goals import Goal
 from sitelens.core import errors
 
 METRICS: Final = (
@@ -66,6 +68,7 @@ class Query:
     include: Include = field(default_factory=Include)
     limit: int = MAX_LIMIT
     offset: int = 0
+    goals: tuple[Goal, ...] = ()  # the websites' goals, for `event:goal`
 
     @property
     def time_dimension(self) -> str | None:
@@ -87,6 +90,7 @@ class Query:
             Include(),
             MAX_LIMIT,
             0,
+            self.goals,
         )
 
 
@@ -104,10 +108,16 @@ def _list_of_strings(value: Any, name: str, allowed: tuple[str, ...] | None = No
     return value
 
 
-def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
+def parse(
+    body: Any,
+    now: datetime,
+    default_timezone: str = "UTC",
+    site_goals: tuple[Goal, ...] | None = None,
+) -> Query:
     """The validated query of a request body; 422 (`errors.Invalid`) naming the first field
     that is wrong. `now` is an aware datetime; site ids are checked against the account by
-    the caller."""
+    the caller, who gives their goals (`site_goals`; None: not read yet, goal names are
+    not checked)."""
     if not isinstance(body, dict):
         raise errors.Invalid.field("query", "The query must be a JSON object.")
     known = {
@@ -132,7 +142,13 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
     metrics = _list_of_strings(body["metrics"], "metrics", METRICS)
     if not metrics:
         raise errors.Invalid.field("metrics", "The metrics field must name at least one metric.")
-    allowed_dimensions = (*EVENT_DIMENSIONS, *ALIASES, *VISIT_DIMENSIONS, *TIME_DIMENSIONS)
+    allowed_dimensions = (
+        *EVENT_DIMENSIONS,
+        GOAL_DIMENSION,
+        *ALIASES,
+        *VISIT_DIMENSIONS,
+        *TIME_DIMENSIONS,
+    )
     sent = _list_of_strings(body.get("dimensions", []), "dimensions", allowed_dimensions)
     dimensions = [canonical(d) for d in sent]
     if len(set(dimensions)) != len(dimensions):
@@ -155,8 +171,11 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
     query_filters = filters.parse(body.get("filters", []))
     if "percentage" in metrics and not dimensions:
         raise errors.Invalid.field("metrics", "The percentage metric needs at least one dimension.")
+    goals.check(metrics, dimensions, query_filters, site_goals)
     if "conversion_rate" in metrics and not (
-        "event:name" in dimensions or any(filters.names_event(f) for f in query_filters)
+        "event:name" in dimensions
+        or any(filters.names_event(f) for f in query_filters)
+        or goals.asked(dimensions, query_filters)
     ):
         raise errors.Invalid.field(
             "metrics",
@@ -179,6 +198,7 @@ def parse(body: Any, now: datetime, default_timezone: str = "UTC") -> Query:
         include,
         limit,
         offset,
+        site_goals or (),
     )
 
 

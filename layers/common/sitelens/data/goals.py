@@ -1,0 +1,44 @@
+"""A website's goals, stored on the website's own item as one JSON attribute (`goals`),
+so that reading the website (as the query API does) reads its goals with it, and deleting
+it deletes them. Goal ids come from the item's `goal_last_id`: never reused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from sitelens.data import websites
+from sitelens.data.items import Item
+
+Goals = list[dict[str, Any]]
+GOALS_ATTRIBUTE = "goals"
+LAST_ID_ATTRIBUTE = "goal_last_id"
+
+
+def of(website: Item) -> Goals:
+    """The goals of a stored website, in id order."""
+    return list(json.loads(website.get(GOALS_ATTRIBUTE) or "[]"))
+
+
+def change(
+    account: str, website_id: int, site: str, apply: Callable[[Goals, int], Goals]
+) -> Goals | None:
+    """Replace the website's goals by `apply(goals, next_id)`, versioned as every website
+    write (`websites.update`: computed again from the stored ones if another write came
+    first); the goals written, or None when there is no such website. An exception from
+    `apply` writes nothing."""
+    written: list[Goals] = []
+
+    def with_goals(current: Item) -> Item:
+        last_id = int(current.get(LAST_ID_ATTRIBUTE) or 0)
+        goals = apply(of(current), last_id + 1)
+        written[:] = [goals]
+        top = max([last_id, *(int(goal["id"]) for goal in goals)])
+        encoded = json.dumps(goals, separators=(",", ":"), ensure_ascii=False)
+        return {**current, GOALS_ATTRIBUTE: encoded, LAST_ID_ATTRIBUTE: top}
+
+    if websites.update(account, website_id, with_goals, site) is None:
+        return None
+    return written[0]

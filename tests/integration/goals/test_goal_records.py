@@ -1,0 +1,115 @@
+"""Goals CRUD at /api/v1/websites/{id}/goals, through API Gateway events on moto: what a
+user sees (status, body) and what is stored, unhappy paths included."""
+
+from __future__ import annotations
+
+import pytest
+
+from sitelens.websites.goals import rules
+
+
+@pytest.fixture
+def website(analytics):
+    reply = analytics.post("/api/v1/websites", {"domain": "goals.example"})
+    assert reply.status == 201
+    return reply.data["id"]
+
+
+def test_goals_are_created_listed_renamed_and_deleted(analytics, website):
+    base = f"/api/v1/websites/{website}/goals"
+    assert analytics.get(base).body == {"data": [], "status": 200}
+    signup = analytics.post(base, {"event_name": "Signup"})
+    assert signup.status == 201
+    assert signup.data["event_name"] == "Signup"
+    assert signup.data["display_name"] == "Signup"
+    assert signup.data["goal_type"] == "event"
+    blog = analytics.post(base, json_body={"page_path": "/blog/**"})
+    assert blog.status == 201
+    assert (blog.data["goal_type"], blog.data["display_name"]) == ("page", "Visit /blog/**")
+    assert blog.data["id"] == signup.data["id"] + 1
+    listed = analytics.get(base)
+    assert [goal["display_name"] for goal in listed.data] == ["Signup", "Visit /blog/**"]
+    one = analytics.get(f"{base}/{blog.data['id']}")
+    assert one.data == blog.data
+    renamed = analytics.put(f"{base}/{blog.data['id']}", {"display_name": "Read the blog"})
+    assert renamed.status == 200
+    assert renamed.data["display_name"] == "Read the blog"
+    assert renamed.data["page_path"] == "/blog/**"
+    gone = analytics.delete(f"{base}/{signup.data['id']}")
+    assert gone.body == {"id": signup.data["id"], "object": "goal", "deleted": True, "status": 200}
+    assert [goal["id"] for goal in analytics.get(base).data] == [blog.data["id"]]
+    # an id is never given again
+    again = analytics.post(base, {"event_name": "Signup"})
+    assert again.data["id"] == blog.data["id"] + 1
+    # the website itself is unchanged by its goals
+    assert analytics.get(f"/api/v1/websites/{website}").data["domain"] == "goals.example"
+
+
+@pytest.mark.parametrize(
+    ("form", "field"),
+    [
+        ({}, "event_name"),
+        ({"event_name": "Signup", "page_path": "/thanks"}, "event_name"),
+        ({"event_name": ""}, "event_name"),
+        ({"event_name": "x" * (rules.MAX_NAME_LENGTH + 1)}, "event_name"),
+        ({"event_name": "pageview"}, "event_name"),
+        ({"page_path": "blog"}, "page_path"),
+        ({"page_path": "/a?b=1"}, "page_path"),
+        ({"page_path": "/" + "a" * rules.MAX_PATH_LENGTH}, "page_path"),
+        ({"page_path": "/a/***"}, "page_path"),
+        ({"event_name": "Signup", "display_name": " "}, "display_name"),
+    ],
+)
+def test_a_bad_goal_is_422_and_changes_nothing(analytics, website, form, field):
+    base = f"/api/v1/websites/{website}/goals"
+    reply = analytics.post(base, json_body=form)
+    assert reply.status == 422
+    assert reply.body["status"] == 422
+    assert field in reply.body["message"] or "body" in reply.body["message"]
+    assert analytics.get(base).data == []
+
+
+def test_a_goal_is_unique_by_what_it_matches_and_by_name(analytics, website):
+    base = f"/api/v1/websites/{website}/goals"
+    analytics.post(base, {"event_name": "Signup"})
+    analytics.post(base, {"page_path": "/thanks", "display_name": "Thanked"})
+    same_event = analytics.post(base, {"event_name": "Signup", "display_name": "Other"})
+    assert same_event.status == 422
+    assert same_event.body["message"] == {"event_name": [rules.SAME_GOAL]}
+    same_name = analytics.post(base, {"event_name": "Buy", "display_name": "Thanked"})
+    assert same_name.body["message"] == {"display_name": [rules.NAME_TAKEN]}
+    first = analytics.get(base).data[0]
+    renamed = analytics.put(f"{base}/{first['id']}", {"display_name": "Thanked"})
+    assert renamed.status == 422
+    assert len(analytics.get(base).data) == 2
+
+
+def test_a_website_has_at_most_max_goals(analytics, website, monkeypatch):
+    monkeypatch.setattr(rules, "MAX_GOALS", 2)
+    base = f"/api/v1/websites/{website}/goals"
+    assert analytics.post(base, {"event_name": "A"}).status == 201
+    assert analytics.post(base, {"event_name": "B"}).status == 201
+    third = analytics.post(base, {"event_name": "C"})
+    assert third.status == 422
+    assert "goals" in third.body["message"]
+
+
+def test_goals_of_another_account_or_missing_are_404(analytics, other_analytics, website):
+    base = f"/api/v1/websites/{website}/goals"
+    goal = analytics.post(base, {"event_name": "Signup"}).data
+    for reply in (
+        other_analytics.get(base),
+        other_analytics.post(base, {"event_name": "Steal"}),
+        other_analytics.get(f"{base}/{goal['id']}"),
+        other_analytics.put(f"{base}/{goal['id']}", {"display_name": "Mine"}),
+        other_analytics.delete(f"{base}/{goal['id']}"),
+        analytics.get(f"{base}/999"),
+        analytics.get(f"{base}/abc"),
+        analytics.put(f"{base}/999", {"display_name": "X"}),
+        analytics.delete(f"{base}/0"),
+        analytics.get("/api/v1/websites/999/goals"),
+    ):
+        assert reply.status == 404, reply.body
+        assert reply.body == {"message": "Resource not found.", "status": 404}
+    assert analytics.get(base).data == [goal]
+    assert analytics.get(base, key=None).status == 401
