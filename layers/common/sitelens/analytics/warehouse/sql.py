@@ -173,20 +173,18 @@ def _of_events_only(query: Query) -> bool:
     )
 
 
-# How a metric is counted from summary rows (a visit or a site-day's page), where it differs
+def _total(column: str) -> str:
+    """A count added up over summary rows, an integer (0 over none)."""
+    return f"CAST(COALESCE(SUM({column}), 0) AS BIGINT)"
+
+
+# How a metric is counted from summary rows (a day, a visit or a day's page), where it differs
 _SUMMARY_METRIC_SQL: Final = {
-    "visits": {
-        **_METRIC_SQL,
-        "pageviews": "COALESCE(SUM(v_pageviews), 0)",
-        "events": "COALESCE(SUM(v_events), 0)",
-    },
-    "pages": {"visitors": "SUM(visitors)", "pageviews": "SUM(pageviews)", "events": "SUM(events)"},
+    "visits": {**_METRIC_SQL, "pageviews": _total("v_pageviews"), "events": _total("v_events")},
+    "pages": {name: _total(name) for name in ("visitors", "pageviews", "events")},
     "totals": {
-        **{
-            name: f"COALESCE(SUM({name}), 0)"
-            for name in ("visitors", "visits", "pageviews", "events")
-        },
-        "views_per_visit": ("ROUND(CAST(SUM(pageviews) AS DOUBLE) / NULLIF(SUM(visits), 0), 2)"),
+        **{name: _total(name) for name in ("visitors", "visits", "pageviews", "events")},
+        "views_per_visit": "ROUND(CAST(SUM(pageviews) AS DOUBLE) / NULLIF(SUM(visits), 0), 2)",
         "bounce_rate": "ROUND(100.0 * SUM(bounces) / NULLIF(SUM(visits), 0), 1)",
         "visit_duration": (
             "CAST(ROUND(CAST(SUM(duration) AS DOUBLE) / NULLIF(SUM(visits), 0), 0) AS BIGINT)"
