@@ -37,6 +37,12 @@ DEFAULT_SITE_HITS_PER_SECOND = 100
 MAX_SITE_HITS_PER_SECOND = 100_000
 DEFAULT_SITE_HITS_BURST = 1_000
 MAX_SITE_HITS_BURST = 1_000_000
+# An audit's crawl: fetches a second on one site at most (a robots.txt crawl-delay spaces
+# them further), and at most this many at once on one host (sitelens.audits.crawler).
+DEFAULT_AUDIT_RATE = 20
+MAX_AUDIT_RATE = 1_000
+DEFAULT_AUDIT_HOST_CONCURRENCY = 4
+MAX_AUDIT_HOST_CONCURRENCY = 64
 # The ports report fetches may reach: the web's own, so that a report cannot probe others.
 DEFAULT_FETCH_PORTS = frozenset({80, 443})
 
@@ -88,6 +94,25 @@ class Settings:
     @property
     def cleanup_queue_url(self) -> str:
         return _value("CLEANUP_QUEUE_URL")
+
+    # Site audits (sitelens.audits): their records, their crawls' frontiers and pages, and
+    # the queue the crawl workers share; only the audit functions are given them.
+    @property
+    def audits_table(self) -> str:
+        return _value("AUDITS_TABLE")
+
+    @property
+    def audit_crawls_table(self) -> str:
+        return _value("AUDIT_CRAWLS_TABLE")
+
+    @property
+    def audit_queue_url(self) -> str:
+        return _value("AUDIT_QUEUE_URL")
+
+    # Only the digest functions use it: it fails by name where it is first used.
+    @property
+    def digest_queue_url(self) -> str:
+        return _value("DIGEST_QUEUE_URL")
 
     # Only the digest functions use it: it fails by name where it is first used.
     @property
@@ -158,6 +183,8 @@ class Settings:
     site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
     site_hits_burst: int = DEFAULT_SITE_HITS_BURST
     fetch_ports: frozenset[int] = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
+    audit_rate: int = DEFAULT_AUDIT_RATE
+    audit_host_concurrency: int = DEFAULT_AUDIT_HOST_CONCURRENCY
 
 
 # One entry per setting; a tuple is a setting given by any one of its variables.
@@ -275,6 +302,11 @@ def settings() -> Settings:
         site_hits_per_second=site_hits_per_second,
         site_hits_burst=site_hits_burst,
         fetch_ports=_ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),
+        audit_rate=_count("AUDIT_RATE", DEFAULT_AUDIT_RATE, MAX_AUDIT_RATE) or DEFAULT_AUDIT_RATE,
+        audit_host_concurrency=_count(
+            "AUDIT_HOST_CONCURRENCY", DEFAULT_AUDIT_HOST_CONCURRENCY, MAX_AUDIT_HOST_CONCURRENCY
+        )
+        or 1,
     )
 
 

@@ -18,8 +18,9 @@ class Session:
     """One fetch's connection pools and open sockets, so that they can all be shut down
     together at its deadline, and never shared with another fetch."""
 
-    def __init__(self) -> None:
+    def __init__(self, user_agent: str = "") -> None:
         self.pools = pools()
+        self.user_agent = user_agent  # "" for the report fetcher's (an audit's crawler has its own)
         self._lock = threading.Lock()
         self._sockets: list[socket.socket] = []
         self._cut = False

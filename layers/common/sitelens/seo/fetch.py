@@ -286,7 +286,7 @@ def _request(session: Session, target: _Target, address: str, deadline: float) -
         target.path,
         headers={
             "Host": target.authority,
-            "User-Agent": USER_AGENT,
+            "User-Agent": session.user_agent or USER_AGENT,
             "Accept": ACCEPT,
             "Accept-Encoding": _accept_encoding(),
         },

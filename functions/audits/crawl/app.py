@@ -1,0 +1,19 @@
+"""AuditQueue's worker: each message one step of an audit's crawl (sitelens.audits.crawler).
+
+A step that raises fails alone (ReportBatchItemFailures) and comes back after the queue's
+visibility timeout; after three deliveries it waits in the dead-letter queue (alarmed).
+"""
+
+from typing import Any
+
+from sitelens.audits import crawler
+from sitelens.core import config
+from sitelens.core.log import logger
+
+config.require_all()  # at cold start: a missing setting fails the init, by name
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    failed = crawler.handle(event.get("Records") or [])
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}

@@ -1,0 +1,32 @@
+"""GET /api/v1/audits/{id}/pages: a run's crawled pages, by issue, status code or depth;
+with `format=csv`, all of them."""
+
+from sitelens.audits import records as audits
+from sitelens.audits.inputs import AuditPagesQuery
+from sitelens.edge.exports import csv_file
+from sitelens.edge.http import Request, Response, api_handler, listed
+
+COLUMNS = (
+    "url",
+    "status_code",
+    "depth",
+    "redirect_to",
+    "title",
+    "canonical",
+    "noindex",
+    "in_sitemap",
+    "external",
+    "blocked",
+    "score",
+    "error",
+)
+
+
+@api_handler
+def handler(request: Request) -> Response:
+    audit_id = request.record_id()
+    query = AuditPagesQuery.parse({k: v for k, v in request.query.items() if v != ""})
+    if query.format == "csv":
+        rows = audits.every_page(request.account.id, audit_id, query)
+        return csv_file(COLUMNS, rows, f"sitelens-audit-{audit_id}-pages.csv")
+    return listed(request, audits.pages_page(request.account.id, audit_id, query))

@@ -1,0 +1,117 @@
+"""A run's last step: the cross-page checks over its stored pages, the per-page checks
+summarised, the score, and the run's summary kept in the audit's record.
+
+It reads the run's pages a Query at a time and keeps only what the checks compare (a few
+hundred bytes a page: at `MAX_PAGES` pages, some tens of MB), the one step of a crawl that
+sees every page; it runs in its own invocation with the memory for it (AuditFunction).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from typing import Any
+
+from sitelens.audits import checks
+from sitelens.audits.urls import Scope
+from sitelens.core import clock
+from sitelens.data import audits as stored
+from sitelens.seo.checks import CHECKS
+
+# Checks of the whole site that a report runs on its page: an audit judges them once, by
+# its own checks (robots.txt, sitemaps, the 404 page), not once a page.
+SITE_CHECKS = frozenset({"404_page", "robots_txt", "sitemap"})
+# What an issue costs the score: its severity's weight times the share of pages it touches.
+WEIGHTS = {"high": 40, "medium": 20, "low": 5}
+RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
+_LISTS = ("links", "external_links", "hreflang", "mixed", "failed_checks")
+
+
+def decoded(item: dict[str, Any]) -> dict[str, Any]:
+    """A stored page with its lists as lists."""
+    page = dict(item)
+    for name in _LISTS:
+        if isinstance(page.get(name), str):
+            page[name] = json.loads(page[name])
+    return page
+
+
+def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One issue per per-page check that some pages fail (each page's report's checks)."""
+    failing: dict[str, list[str]] = defaultdict(list)
+    for page in pages:
+        for key in page.get("failed_checks") or []:
+            if key not in SITE_CHECKS and key in CHECKS:
+                failing[key].append(page["url"])
+    return [
+        {
+            "code": f"page_{key}",
+            "severity": CHECKS[key].importance,
+            "title": f"Pages failing the report check {key}",
+            "fix": "See the check in a report of one of these pages.",
+            "learn_more": "https://developers.google.com/search/docs/fundamentals/seo-starter-guide",
+            "count": len(urls),
+            "pages": [{"url": url, "detail": key} for url in sorted(urls)[: checks.MAX_AFFECTED]],
+        }
+        for key, urls in sorted(failing.items())
+    ]
+
+
+def score(pages: list[dict[str, Any]], issues: list[dict[str, Any]]) -> int:
+    """The pages' mean report score, less each cross-page issue's weight times the share
+    of pages it affects (0 to 100)."""
+    html = [p for p in pages if "score" in p]
+    if not html:
+        return 0
+    mean = sum(p["score"] for p in html) / len(html)
+    penalty = sum(
+        WEIGHTS[i["severity"]] * min(1.0, i["count"] / len(html))
+        for i in issues
+        if not i["code"].startswith("page_")
+    )
+    return max(0, min(100, round(mean - penalty)))
+
+
+def analyse(crawl: str) -> None:
+    """Check the run across its pages and record the outcome (once: the step that moves
+    the run from crawling to analysing does it)."""
+    state = stored.state(crawl)
+    if state is None or not stored.set_state(crawl, ("crawling",), status="analysing"):
+        return
+    pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
+    issues = checks.run(pages, _start_name(state)) + page_checks(pages)
+    stored.save_issues(crawl, issues, state["expires_at"])
+    counts = {severity: 0 for severity in checks.SEVERITIES}
+    for issue in issues:
+        counts[issue["severity"]] += 1
+    summary = {
+        "run": state["run"],
+        "status": "done",
+        "started_at": state["started_at"],
+        "finished_at": clock.now_iso(),
+        "pages": sum(1 for p in pages if not p.get("external")),
+        "score": score(pages, issues),
+        "issues": counts,
+    }
+    stored.set_state(crawl, status="done", summary=json.dumps(summary))
+    _record_run(state, summary)
+
+
+def _start_name(state: dict[str, Any]) -> str:
+    scope = Scope(state["url"], state.get("include", ""), state.get("exclude", ""))
+    return scope.name(state["url"]) or state["url"]
+
+
+def _record_run(state: dict[str, Any], summary: dict[str, Any]) -> None:
+    """Keep the run's summary in its audit's record (gone if the audit was deleted)."""
+
+    def change(current: dict[str, Any]) -> dict[str, Any]:
+        runs = [r for r in json.loads(current.get("runs") or "[]") if r["run"] != summary["run"]]
+        runs = ([*runs, summary])[-RUNS_KEPT:]
+        return {
+            **current,
+            "runs": json.dumps(runs),
+            "updated_at": clock.after(current["updated_at"]),
+        }
+
+    stored.update(state["account"], int(state["audit"]), change)

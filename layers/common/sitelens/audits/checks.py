@@ -1,0 +1,354 @@
+"""The cross-page checks: pure functions over a run's stored page facts.
+
+`run(pages, start_url)` gives every issue found, each `{code, severity, title, fix,
+learn_more, pages: [{url, detail}]}`; a check that finds nothing gives no issue. Pages are
+the crawl's items (`sitelens.data.audits`), with lists already decoded. Near-duplicates
+compare simhashes in four 16-bit bands: two hashes at most 3 bits apart share one band
+exactly (pigeonhole), so only pages sharing a band are compared, not every pair.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict, deque
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from sitelens.seo.links import hreflang_problem
+
+Page = dict[str, Any]
+Issue = dict[str, Any]
+NEAR_DUPLICATE_BITS = 3  # simhash distance of near-duplicates (Manku et al., 2007)
+MIN_WORDS = 50  # pages with less text are not compared for near-duplicates
+DEEP = 3  # link hops from the start URL beyond which a page is hard to find
+MAX_AFFECTED = 1_000  # pages listed an issue (the count says how many there are)
+SEVERITIES = ("high", "medium", "low")
+
+# code -> (severity, title, fix, learn more)
+DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
+    "broken_internal_link": (
+        "high",
+        "Internal links to pages that fail (4xx, 5xx or unreachable)",
+        "Link to a page that exists, or restore or redirect the missing one.",
+        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
+    ),
+    "broken_external_link": (
+        "medium",
+        "External links to pages that fail (4xx, 5xx or unreachable)",
+        "Update or remove links to external pages that no longer answer.",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    ),
+    "redirect_loop": (
+        "high",
+        "Redirect loops (or more than 10 redirects)",
+        "Make the redirect end at a page that answers 200.",
+        "https://developers.google.com/search/docs/crawling-indexing/301-redirects",
+    ),
+    "redirect_chain": (
+        "medium",
+        "Redirect chains (two or more redirects)",
+        "Redirect straight to the final URL, and link to it.",
+        "https://developers.google.com/search/docs/crawling-indexing/301-redirects",
+    ),
+    "duplicate_title": (
+        "medium",
+        "Indexable pages sharing a title",
+        "Give each page a title of its own.",
+        "https://developers.google.com/search/docs/appearance/title-link",
+    ),
+    "duplicate_description": (
+        "low",
+        "Indexable pages sharing a meta description",
+        "Give each page a description of its own.",
+        "https://developers.google.com/search/docs/appearance/snippet",
+    ),
+    "near_duplicate_content": (
+        "medium",
+        "Pages with nearly the same text",
+        "Merge the pages, or point the copies' canonical at the original.",
+        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+    ),
+    "canonical_to_error": (
+        "high",
+        "Canonicals pointing at pages that do not answer 200",
+        "Point the canonical at the page's final, working URL.",
+        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+    ),
+    "canonical_to_noindex": (
+        "high",
+        "Canonicals pointing at noindex pages",
+        "Point the canonical at an indexable page, or remove the noindex.",
+        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
+    ),
+    "canonicalised": (
+        "low",
+        "Pages whose canonical names another page (canonical clusters)",
+        "Check that each page is meant to be a copy of its canonical.",
+        "https://developers.google.com/search/docs/crawling-indexing/canonicalization",
+    ),
+    "orphan_page": (
+        "medium",
+        "Pages in the sitemap that no crawled page links to",
+        "Link to the page from a related page, or take it out of the sitemap.",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    ),
+    "dead_end": (
+        "low",
+        "Pages without links to other pages of the site",
+        "Link to related pages of the site.",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    ),
+    "deep_page": (
+        "low",
+        f"Pages more than {DEEP} clicks from the start URL",
+        "Link to the page from pages closer to the home page.",
+        "https://developers.google.com/search/docs/fundamentals/seo-starter-guide",
+    ),
+    "sitemap_non_indexable": (
+        "medium",
+        "Sitemap URLs that are noindex, blocked, redirected, non-canonical or failing",
+        "List only the canonical, indexable URLs that answer 200 in the sitemap.",
+        "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
+    ),
+    "hreflang_no_return": (
+        "medium",
+        "hreflang alternates that do not link back",
+        "Make every alternate list every other, including this page.",
+        "https://developers.google.com/search/docs/specialty/international/localized-versions",
+    ),
+    "hreflang_invalid_code": (
+        "medium",
+        "hreflang codes that are not valid language-region codes",
+        "Use an ISO 639-1 language, optionally with an ISO 3166-1 region (de-AT).",
+        "https://developers.google.com/search/docs/specialty/international/localized-versions",
+    ),
+    "hreflang_no_self": (
+        "low",
+        "hreflang sets that do not list the page itself",
+        "Add the page's own alternate to its hreflang set.",
+        "https://developers.google.com/search/docs/specialty/international/localized-versions",
+    ),
+    "hreflang_no_x_default": (
+        "low",
+        "hreflang sets without x-default",
+        "Add an x-default alternate for users of other languages.",
+        "https://developers.google.com/search/docs/specialty/international/localized-versions",
+    ),
+    "mixed_content": (
+        "medium",
+        "HTTPS pages loading resources over HTTP",
+        "Load every image, script, stylesheet and frame over HTTPS.",
+        "https://web.dev/articles/what-is-mixed-content",
+    ),
+}
+
+
+def _issue(code: str, affected: Iterable[tuple[str, Any]]) -> Issue | None:
+    listed = sorted({(url, str(detail)) for url, detail in affected})
+    if not listed:
+        return None
+    severity, title, fix, learn_more = DEFINITIONS[code]
+    return {
+        "code": code,
+        "severity": severity,
+        "title": title,
+        "fix": fix,
+        "learn_more": learn_more,
+        "count": len(listed),
+        "pages": [{"url": url, "detail": detail} for url, detail in listed[:MAX_AFFECTED]],
+    }
+
+
+def _html(page: Page) -> bool:
+    return page.get("status_code") == 200 and "simhash" in page
+
+
+def _failing(page: Page) -> bool:
+    return (
+        page.get("state") == "fetched"
+        and not page.get("blocked")
+        and (page.get("status_code", 0) == 0 or page["status_code"] >= 400)
+    )
+
+
+def _status(page: Page) -> str:
+    return str(page["status_code"]) if page.get("status_code") else "unreachable"
+
+
+def depths(pages: dict[str, Page], start: str) -> dict[str, int]:
+    """Link hops from the start URL to each page reached by links (redirects count as a
+    hop's end, not a hop)."""
+    found = {start: 0}
+    todo = deque([start])
+    while todo:
+        url = todo.popleft()
+        page = pages.get(url) or {}
+        targets = list(page.get("links") or [])
+        if page.get("redirect_to"):
+            targets.insert(0, page["redirect_to"])
+        for target in targets:
+            if target not in found:
+                found[target] = found[url] + (0 if target == page.get("redirect_to") else 1)
+                todo.append(target)
+    return found
+
+
+def _links(pages: dict[str, Page]) -> dict[str, set[str]]:
+    """Each URL's sources: the crawled pages linking to it (self-links aside)."""
+    sources: dict[str, set[str]] = defaultdict(set)
+    for url, page in pages.items():
+        for target in [*(page.get("links") or []), *(page.get("external_links") or [])]:
+            if target != url:
+                sources[target].add(url)
+    return sources
+
+
+def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
+    """Every cross-page issue of a run's pages, in the order of `DEFINITIONS`."""
+    pages = {page["url"]: page for page in all_pages}
+    sources = _links(pages)
+    found: dict[str, Iterable[tuple[str, Any]]] = {}
+    internal = {u: p for u, p in pages.items() if not p.get("external")}
+    html = {u: p for u, p in internal.items() if _html(p)}
+    indexable = {u: p for u, p in html.items() if not p.get("noindex")}
+
+    def broken(external: bool) -> list[tuple[str, str]]:
+        return [
+            (source, f"{url} ({_status(page)})")
+            for url, page in pages.items()
+            if bool(page.get("external")) == external and _failing(page)
+            for source in sources.get(url, ())
+        ]
+
+    found["broken_internal_link"] = broken(False)
+    found["broken_external_link"] = broken(True)
+    found["redirect_loop"] = [(u, "never settles") for u, p in internal.items() if p.get("loop")]
+    found["redirect_chain"] = [
+        (u, f"{p['redirects']} redirects to {p.get('redirect_to')}")
+        for u, p in internal.items()
+        if p.get("redirects", 0) >= 2
+    ]
+    found["duplicate_title"] = _same(indexable, "title")
+    found["duplicate_description"] = _same(indexable, "description")
+    found["near_duplicate_content"] = _near_duplicates(indexable)
+    found.update(_canonicals(html, pages))
+    reached = depths(pages, start)
+    found["orphan_page"] = [
+        (u, "in the sitemap, not linked")
+        for u, p in internal.items()
+        if p.get("in_sitemap")
+        and u != start
+        and not (sources.get(u, set()) - {u})
+        and not any(q.get("redirect_to") == u for q in internal.values())
+    ]
+    found["dead_end"] = [(u, "no internal links") for u, p in html.items() if not p.get("links")]
+    found["deep_page"] = [(u, f"{reached[u]} clicks") for u in html if reached.get(u, 0) > DEEP]
+    found["sitemap_non_indexable"] = _sitemap_hygiene(internal)
+    found.update(_hreflang(html, pages))
+    found["mixed_content"] = [
+        (u, ", ".join(p["mixed"][:3])) for u, p in html.items() if p.get("mixed")
+    ]
+    issues = (_issue(code, found.get(code, ())) for code in DEFINITIONS)
+    return [issue for issue in issues if issue is not None]
+
+
+def _same(pages: dict[str, Page], field: str) -> list[tuple[str, str]]:
+    groups: dict[str, list[str]] = defaultdict(list)
+    for url, page in pages.items():
+        value = (page.get(field) or "").strip()
+        if value:
+            groups[value.lower()].append(url)
+    return [
+        (url, pages[url][field].strip())
+        for members in groups.values()
+        if len(members) > 1
+        for url in members
+    ]
+
+
+def _near_duplicates(pages: dict[str, Page]) -> list[tuple[str, str]]:
+    hashes = {u: int(p["simhash"]) for u, p in pages.items() if p.get("words", 0) >= MIN_WORDS}
+    bands: dict[tuple[int, int], list[str]] = defaultdict(list)
+    for url, value in hashes.items():
+        for band in range(4):
+            bands[(band, value >> (16 * band) & 0xFFFF)].append(url)
+    pairs: set[tuple[str, str]] = set()
+    for members in bands.values():
+        for n, first in enumerate(members):
+            for second in members[n + 1 :]:
+                if bin(hashes[first] ^ hashes[second]).count("1") <= NEAR_DUPLICATE_BITS:
+                    pairs.add((min(first, second), max(first, second)))
+    canonical = {u: p.get("canonical") for u, p in pages.items()}
+    found = []
+    for first, second in pairs:
+        if canonical.get(first) == second or canonical.get(second) == first:
+            continue  # a copy that names its original is what a canonical is for
+        found += [(first, f"like {second}"), (second, f"like {first}")]
+    return found
+
+
+def _canonicals(html: dict[str, Page], pages: dict[str, Page]) -> dict[str, list[tuple[str, str]]]:
+    to_error, to_noindex, clustered = [], [], []
+    for url, page in html.items():
+        target = page.get("canonical")
+        if not target or target == url:
+            continue
+        clustered.append((url, target))
+        named = pages.get(target)
+        if named is None or named.get("state") != "fetched" or named.get("external"):
+            continue  # not crawled: nothing known of it
+        if named.get("blocked"):
+            continue
+        if named.get("status_code") != 200 or named.get("redirect_to"):
+            to_error.append((url, f"{target} ({_status(named)})"))
+        elif named.get("noindex"):
+            to_noindex.append((url, target))
+    return {
+        "canonical_to_error": to_error,
+        "canonical_to_noindex": to_noindex,
+        "canonicalised": clustered,
+    }
+
+
+def _sitemap_hygiene(pages: dict[str, Page]) -> list[tuple[str, str]]:
+    reasons: list[tuple[str, Callable[[Page, str], bool]]] = [
+        ("blocked by robots.txt", lambda p, u: bool(p.get("blocked"))),
+        ("redirected", lambda p, u: bool(p.get("redirect_to"))),
+        ("failing", lambda p, u: _failing(p)),
+        ("noindex", lambda p, u: bool(p.get("noindex"))),
+        ("not canonical", lambda p, u: bool(p.get("canonical")) and p["canonical"] != u),
+    ]
+    found = []
+    for url, page in pages.items():
+        if page.get("in_sitemap") and page.get("state") == "fetched":
+            why = [reason for reason, holds in reasons if holds(page, url)]
+            if why:
+                found.append((url, ", ".join(why)))
+    return found
+
+
+def _hreflang(html: dict[str, Page], pages: dict[str, Page]) -> dict[str, list[tuple[str, str]]]:
+    no_return, invalid, no_self, no_default = [], [], [], []
+    for url, page in html.items():
+        alternates = page.get("hreflang") or []
+        if not alternates:
+            continue
+        targets = {target for _, target in alternates}
+        for code, target in alternates:
+            problem = hreflang_problem(code)
+            if problem:
+                invalid.append((url, f"{code} {problem}"))
+            other = pages.get(target)
+            if target != url and other is not None and _html(other):
+                back = {t for _, t in other.get("hreflang") or []}
+                if url not in back:
+                    no_return.append((url, f"{target} ({code})"))
+        if url not in targets:
+            no_self.append((url, "not listed"))
+        if not any(code.lower() == "x-default" for code, _ in alternates):
+            no_default.append((url, "none"))
+    return {
+        "hreflang_no_return": no_return,
+        "hreflang_invalid_code": invalid,
+        "hreflang_no_self": no_self,
+        "hreflang_no_x_default": no_default,
+    }

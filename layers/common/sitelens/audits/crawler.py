@@ -1,0 +1,273 @@
+"""The crawl's steps, one SQS message each, run by any number of workers (AuditFunction).
+
+- `start`: read robots.txt once (kept in the run's state for every worker), seed the
+  frontier with the start URL and the sitemaps' URLs, queue a `fetch` for each;
+- `fetch`: one URL: robots.txt's verdict, a politeness slot, the fetch through the report
+  fetcher (its SSRF guard at every hop), the page's facts and per-page checks stored, its
+  new in-scope links claimed (conditional puts: each URL once) and queued;
+- `analyse`: when the last outstanding step is done (the run's `pending` counter reaches
+  0, counted atomically), the cross-page checks run over the stored facts.
+
+No worker holds the crawl: each step is a message, each URL's state an item, so a crawl of
+100,000 pages is 100,000 short invocations, and a worker's memory is one batch's pages.
+A redelivered message does its step again harmlessly: claims are conditional, facts are
+overwritten with the same facts, and `pending` is decremented once per claim because a
+`fetch` whose page is already `fetched` only re-queues nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from protego import Protego
+
+from sitelens.audits import facts, sitemaps
+from sitelens.audits.urls import Scope
+from sitelens.core import clock
+from sitelens.core.config import settings
+from sitelens.core.log import logger
+from sitelens.data import audits as stored
+from sitelens.seo import analysis, fetch, robots
+from sitelens.seo.connections import Session
+from sitelens.seo.page import Response, Site
+
+# The crawler's own user agent, for robots.txt groups and server logs.
+AGENT = "SitelensAudit"
+USER_AGENT = f"{AGENT}/1.0 (+https://sitelens.dev/bot)"
+MAX_CRAWL_DELAY = 20.0  # seconds; a longer crawl-delay is honoured as 20 s
+MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
+ACTIVE = ("queued", "crawling")
+_HTML_TYPES = ("text/html", "application/xhtml+xml", "")
+
+
+@dataclass
+class Fetched:
+    """What one fetch brought back: the response, or why there was none."""
+
+    url: str
+    response: Response | None
+    error: str | None
+
+
+def _get(url: str, cap: int | None = fetch.MAX_BODY) -> Response:
+    """One GET through the report fetcher (SSRF guard, timeouts, size cap, redirects), any
+    media type, its first `cap` bytes, under the crawler's user agent."""
+    session = Session(USER_AGENT)
+    try:
+        return fetch._fetch(session, url, html_only=False, read_body=True, cap=cap)
+    finally:
+        session.close()
+
+
+def _fetched(url: str, not_before: float) -> Fetched:
+    wait = not_before - time.time()
+    if wait > 0:
+        time.sleep(wait)
+    try:
+        return Fetched(url, _get(url), None)
+    except fetch.FetchError as err:
+        return Fetched(url, None, str(err))
+
+
+def handle(records: list[dict[str, Any]]) -> list[str]:
+    """One batch of crawl steps (SQS records); the message ids of those that failed."""
+    failed: list[str] = []
+    fetches: list[tuple[str, dict[str, Any]]] = []
+    for record in records:
+        try:
+            step = json.loads(record["body"])
+            if step["kind"] == "fetch":
+                fetches.append((record["messageId"], step))
+            elif step["kind"] == "start":
+                start(step["crawl"])
+            elif step["kind"] == "analyse":
+                from sitelens.audits import analysis as audit_analysis
+
+                audit_analysis.analyse(step["crawl"])
+        except Exception:
+            logger.exception("audit step failed", extra={"message_id": record.get("messageId")})
+            failed.append(record["messageId"])
+    if fetches:
+        failed += fetch_all(fetches)
+    return failed
+
+
+def _scope(state: dict[str, Any]) -> Scope:
+    return Scope(state["url"], state.get("include", ""), state.get("exclude", ""))
+
+
+def _robots(state: dict[str, Any]) -> Protego | None:
+    text = state.get("robots")
+    return Protego.parse(text) if text and state.get("respect_robots", 1) else None
+
+
+def start(crawl: str) -> None:
+    """Read robots.txt, seed the frontier and queue its fetches."""
+    state = stored.state(crawl)
+    if state is None or state["status"] != "queued":
+        return  # a redelivered start, or a cancelled audit
+    scope = _scope(state)
+    start_url = scope.name(state["url"]) or state["url"]
+    origin = start_url.split("/", 3)[:3]
+    robots_url = "/".join(origin) + "/robots.txt"
+    robots_text, delay, declared = "", 0.0, []
+    try:
+        response = _get(robots_url, cap=robots.MAX_ROBOTS_BYTES)
+        if 200 <= response.status < 300:
+            robots_text = robots.text(response)
+            rules = Protego.parse(robots_text)
+            delay = min(float(rules.crawl_delay(AGENT) or 0.0), MAX_CRAWL_DELAY)
+            declared = list(rules.sitemaps)
+    except fetch.FetchError:
+        pass  # no robots.txt to obey: the pages say the rest
+    kept = robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore")
+    if not stored.set_state(crawl, ("queued",), status="crawling", robots=kept, crawl_delay=delay):
+        return
+    state.update(robots=kept, crawl_delay=delay)
+    queued = []
+    if stored.claim_page(crawl, _page(start_url, 0), state["max_pages"], state["expires_at"]):
+        queued.append(_fetch_step(state, start_url, 0))
+    roots = [*declared, "/".join(origin) + "/sitemap.xml"]
+    in_sitemaps = 0
+    for found in sitemaps.urls(roots, _sitemap_body, state["max_pages"]):
+        url = scope.name(found)
+        if url is None or not scope.internal(url):
+            continue
+        in_sitemaps += 1
+        page = {**_page(url, None), "in_sitemap": True}
+        if stored.claim_page(crawl, page, state["max_pages"], state["expires_at"]):
+            queued.append(_fetch_step(state, url, None))
+        elif url == start_url:
+            stored.save_page(crawl, url, {"in_sitemap": True})
+    stored.send(queued)
+    stored.set_state(crawl, sitemap_urls=in_sitemaps)
+    _done_with(crawl, 1)
+
+
+def _sitemap_body(url: str) -> bytes | None:
+    try:
+        response = _get(url)
+    except fetch.FetchError:
+        return None
+    return response.body if response.status == 200 else None
+
+
+def _page(url: str, depth: int | None) -> dict[str, Any]:
+    return {"url": url, "state": "queued", **({"found_depth": depth} if depth is not None else {})}
+
+
+def _fetch_step(state: dict[str, Any], url: str, depth: int | None) -> dict[str, Any]:
+    return {"kind": "fetch", "crawl": state["crawl"], "url": url, "depth": depth}
+
+
+def _done_with(crawl: str, steps: int, fetched: int = 0) -> None:
+    """Count `steps` finished; the one that finishes the last queues the analysis."""
+    counters = stored.count(crawl, pending=-steps, fetched=fetched)
+    if counters["pending"] <= 0 and counters.get("status") == "crawling":
+        stored.send([{"kind": "analyse", "crawl": crawl}])
+
+
+def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Fetch a batch's URLs, at most the host concurrency at once, each in its
+    politeness slot; then store each page and queue its links (on this thread, as every
+    DynamoDB and SQS call). The message ids of the steps that failed."""
+    states: dict[str, dict[str, Any] | None] = {}
+    planned: list[tuple[str, dict[str, Any], float]] = []
+    failed: list[str] = []
+    now = time.time()
+    for message_id, step in steps:
+        crawl = step["crawl"]
+        try:
+            if crawl not in states:
+                states[crawl] = stored.state(crawl)
+            state = states[crawl]
+            if state is None or state["status"] not in ACTIVE:
+                continue  # cancelled or over: the step is dropped
+            rules = _robots(state)
+            if rules is not None and not rules.can_fetch(step["url"], AGENT):
+                if stored.save_page(
+                    crawl, step["url"], {"state": "fetched", "blocked": True}, True
+                ):
+                    _done_with(crawl, 1, fetched=1)
+                continue
+            interval = max(1.0 / settings().audit_rate, float(state.get("crawl_delay") or 0.0))
+            planned.append((message_id, step, stored.reserve_slots(crawl, now, interval, 1)))
+        except Exception:
+            logger.exception("audit fetch failed", extra={"crawl": crawl})
+            failed.append(message_id)
+    if not planned:
+        return failed
+    with ThreadPoolExecutor(max_workers=settings().audit_host_concurrency) as pool:
+        results = list(pool.map(lambda p: _fetched(p[1]["url"], p[2]), planned))
+    for (message_id, step, _), result in zip(planned, results, strict=True):
+        try:
+            _store(states[step["crawl"]] or {}, step, result)
+        except Exception:
+            logger.exception("audit page could not be stored", extra={"crawl": step["crawl"]})
+            failed.append(message_id)
+    return failed
+
+
+def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched) -> None:
+    crawl, url = state["crawl"], step["url"]
+    depth = step.get("depth")
+    scope = _scope(state)
+    found: dict[str, Any] = {"state": "fetched", "fetched_at": clock.now_iso()}
+    queued: list[dict[str, Any]] = []
+    if step.get("external"):
+        found["status_code"] = result.response.status if result.response else 0
+        found["error"] = result.error
+        if stored.save_page(crawl, url, found, first=True):
+            _done_with(crawl, 1, fetched=0)
+        return
+    response = result.response
+    if response is None:
+        found.update(status_code=0, error=result.error)
+        found["loop"] = result.error == fetch.TOO_MANY_REDIRECTS
+    else:
+        final = scope.name(response.url) or response.url
+        found.update(status_code=response.status, redirects=response.redirects)
+        if final != url:
+            found["redirect_to"] = final
+            if scope.internal(final) and stored.claim_page(
+                crawl, _page(final, depth), state["max_pages"], state["expires_at"]
+            ):
+                queued.append(_fetch_step(state, final, depth))
+        media = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        # a redirect's target is a page of its own (claimed above), analysed under its URL
+        if final == url and response.status == 200 and media in _HTML_TYPES:
+            page = facts.of_page(final, response.body, response.headers, scope)
+            report = analysis.analyse(Site(page=response))
+            page["score"] = report.score
+            page["failed_checks"] = sorted(k for k, r in report.results.items() if not r["passed"])
+            found.update(page)
+            queued += _claim_links(state, scope, page, depth)
+    stored.send(queued)  # before the page counts as fetched: its links are pending first
+    if stored.save_page(crawl, url, found, first=True):
+        _done_with(crawl, 1, fetched=1)
+
+
+def _claim_links(
+    state: dict[str, Any], scope: Scope, page: dict[str, Any], depth: int | None
+) -> list[dict[str, Any]]:
+    """Claim the page's new links: internal ones in scope and depth, to crawl; external
+    ones (at most `max_pages` a run), to check their status."""
+    crawl, queued = state["crawl"], []
+    child = None if depth is None else depth + 1
+    if child is None or child <= state["max_depth"]:
+        for link in page["links"]:
+            if scope.follows(link) and stored.claim_page(
+                crawl, _page(link, child), state["max_pages"], state["expires_at"]
+            ):
+                queued.append(_fetch_step(state, link, child))
+    for link in page["external_links"]:
+        external = {**_page(link, None), "external": True}
+        if stored.claim_page(
+            crawl, external, state["max_pages"], state["expires_at"], counter="externals"
+        ):
+            queued.append({**_fetch_step(state, link, None), "external": True})
+    return queued

@@ -1,0 +1,303 @@
+"""Site audits: their records, and each run's crawl (state, frontier, pages and issues).
+
+An audit record lives in the account's partition of the audits table, as reports do
+(`records`: ids from a counter, versioned writes). A run's crawl lives in the crawls table
+under its own partition, `<account>#<audit id>#<run>`, so a run is read with Queries of
+one partition and never a Scan:
+
+- `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), the
+  politeness slot `next_at` and what the workers share (robots.txt, the settings);
+- `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe)
+  in the same transaction as the counters' increment, conditional on `max_pages`;
+- `issue#<code>`: the cross-page checks' results, written when the run is analysed.
+
+Every crawl item carries `expires_at` (TTL): deleting an audit deletes its record at
+once, and its runs' items expire without a request having to delete 100,000 of them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from sitelens.core.config import settings
+from sitelens.data import records, transactions
+from sitelens.data.clients import client
+from sitelens.data.items import Item, from_item, to_attr, to_item
+from sitelens.data.records import Collection
+
+COLLECTION = Collection(name="audits", table=lambda: settings().audits_table, orders={})
+STATE = "#state"
+PAGE = "page#"
+ISSUE = "issue#"
+_QUERY_LIMIT = 500  # items per Query of a run's pages (each is at most a few KB)
+
+
+def allocate_id() -> int:
+    return records.allocate_id(COLLECTION)
+
+
+def get(account: str, audit_id: int) -> Item | None:
+    return records.get(COLLECTION, account, audit_id)
+
+
+def create(record: Item) -> Item:
+    return records.create(COLLECTION, record)
+
+
+def update(account: str, audit_id: int, change: records.Change) -> Item | None:
+    return records.update(COLLECTION, account, audit_id, change)
+
+
+def delete(account: str, audit_id: int) -> Item | None:
+    return records.delete(COLLECTION, account, audit_id)
+
+
+# -- a run's crawl ----------------------------------------------------------------------
+
+
+def crawl_key(account: str, audit_id: int, run: int) -> str:
+    return f"{account}#{audit_id}#{run}"
+
+
+def _key(crawl: str, key: str) -> dict[str, Any]:
+    return {"crawl": {"S": crawl}, "key": {"S": key}}
+
+
+def start(crawl: str, fields: Item) -> None:
+    """Write a run's state item (once: a redelivered start finds it there)."""
+    try:
+        client("dynamodb").put_item(
+            TableName=settings().audit_crawls_table,
+            Item=to_item({"crawl": crawl, "key": STATE, **fields}),
+            ConditionExpression="attribute_not_exists(crawl)",
+        )
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        pass
+
+
+def state(crawl: str) -> Item | None:
+    answer = client("dynamodb").get_item(
+        TableName=settings().audit_crawls_table, Key=_key(crawl, STATE), ConsistentRead=True
+    )
+    return from_item(answer["Item"]) if "Item" in answer else None
+
+
+def set_state(crawl: str, only_if_status: tuple[str, ...] = (), **fields: Any) -> bool:
+    """Set fields of the run's state; with `only_if_status`, only while its status is one
+    of those. Whether it was set."""
+    names = {f"#f{n}": name for n, name in enumerate(fields)}
+    values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
+    request: dict[str, Any] = {
+        "TableName": settings().audit_crawls_table,
+        "Key": _key(crawl, STATE),
+        "UpdateExpression": "SET " + ", ".join(f"#f{n} = :v{n}" for n in range(len(fields))),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+    if only_if_status:
+        names["#status"] = "status"
+        allowed = [f":s{n}" for n in range(len(only_if_status))]
+        values.update({a: to_attr(s) for a, s in zip(allowed, only_if_status, strict=True)})
+        request["ConditionExpression"] = f"#status IN ({', '.join(allowed)})"
+    try:
+        client("dynamodb").update_item(**request)
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def count(crawl: str, **deltas: int) -> Item:
+    """Add to the run's counters atomically; their values after the addition."""
+    names = {f"#c{n}": name for n, name in enumerate(deltas)}
+    answer = client("dynamodb").update_item(
+        TableName=settings().audit_crawls_table,
+        Key=_key(crawl, STATE),
+        UpdateExpression="ADD " + ", ".join(f"#c{n} :d{n}" for n in range(len(deltas))),
+        ExpressionAttributeNames=names,
+        ExpressionAttributeValues={
+            f":d{n}": {"N": str(delta)} for n, delta in enumerate(deltas.values())
+        },
+        ReturnValues="ALL_NEW",
+    )
+    return from_item(answer["Attributes"])
+
+
+def reserve_slots(crawl: str, now: float, interval: float, slots: int) -> float:
+    """Reserve `slots` fetch times `interval` apart, the first at `now` or after the last
+    reserved one: the time of the first. The run's fetches are spaced this way whichever
+    worker makes them (the politeness of a crawl-delay and the configured rate)."""
+    for _ in transactions.attempts(cap=0.05):
+        current = state(crawl) or {}
+        last = float(current.get("next_at", 0.0))
+        first = max(now, last)
+        try:
+            client("dynamodb").update_item(
+                TableName=settings().audit_crawls_table,
+                Key=_key(crawl, STATE),
+                UpdateExpression="SET next_at = :next",
+                ConditionExpression="attribute_not_exists(next_at) OR next_at = :last",
+                ExpressionAttributeValues={
+                    ":next": to_attr(first + interval * slots),
+                    ":last": to_attr(current.get("next_at", 0.0)),
+                },
+            )
+            return first
+        except client("dynamodb").exceptions.ConditionalCheckFailedException:
+            pass  # another worker reserved meanwhile: read its reservation
+    return now
+
+
+def claim_page(
+    crawl: str, page: Item, max_pages: int, expires_at: int, counter: str = "discovered"
+) -> bool:
+    """Add a URL to the frontier, once, while the run's `counter` (internal pages, or
+    external links checked) is below `max_pages`: the page item and the counters in one
+    transaction. Whether it was added (False: known already, or the run is full)."""
+    table = settings().audit_crawls_table
+    writes = [
+        {
+            "Put": {
+                "TableName": table,
+                "Item": to_item(
+                    {"crawl": crawl, "key": PAGE + page["url"], **page, "expires_at": expires_at}
+                ),
+                "ConditionExpression": "attribute_not_exists(crawl)",
+            }
+        },
+        {
+            "Update": {
+                "TableName": table,
+                "Key": _key(crawl, STATE),
+                "UpdateExpression": "ADD #counter :one, pending :one",
+                "ConditionExpression": "attribute_not_exists(#counter) OR #counter < :max",
+                "ExpressionAttributeNames": {"#counter": counter},
+                "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_pages)}},
+            }
+        },
+    ]
+    try:
+        transactions.write(writes)
+    except transactions.ConditionFailed:
+        return False
+    return True
+
+
+def save_page(crawl: str, url: str, facts: Item, first: bool = False) -> bool:
+    """Store what the crawl found at a URL (lists and mappings as JSON); with `first`,
+    only if the page is not `fetched` yet (a redelivered fetch counts once). Whether it
+    was stored."""
+    fields = {k: json.dumps(v) if isinstance(v, list | dict) else v for k, v in facts.items()}
+    names = {f"#f{n}": name for n, name in enumerate(fields)}
+    values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
+    request: dict[str, Any] = {
+        "TableName": settings().audit_crawls_table,
+        "Key": _key(crawl, PAGE + url),
+        "UpdateExpression": "SET " + ", ".join(f"#f{n} = :v{n}" for n in range(len(fields))),
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": values,
+    }
+    if first:
+        names["#state"] = "state"
+        values[":fetched"] = {"S": "fetched"}
+        request["ConditionExpression"] = "attribute_exists(crawl) AND #state <> :fetched"
+    try:
+        client("dynamodb").update_item(**request)
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        return False
+    return True
+
+
+def _items(crawl: str, prefix: str, after: str | None, limit: int) -> tuple[list[Item], str | None]:
+    request: dict[str, Any] = {
+        "TableName": settings().audit_crawls_table,
+        "KeyConditionExpression": "crawl = :crawl AND begins_with(#key, :prefix)",
+        "ExpressionAttributeNames": {"#key": "key"},
+        "ExpressionAttributeValues": {":crawl": {"S": crawl}, ":prefix": {"S": prefix}},
+        "Limit": limit,
+    }
+    if after is not None:
+        request["ExclusiveStartKey"] = _key(crawl, after)
+    answer = client("dynamodb").query(**request)
+    found = [from_item(item) for item in answer["Items"]]
+    last = answer.get("LastEvaluatedKey")
+    return found, (last["key"]["S"] if last else None)
+
+
+def pages_after(crawl: str, after: str | None, limit: int) -> tuple[list[Item], str | None]:
+    """Up to `limit` pages of the run in URL order after the key `after`; and the key to
+    continue from (None at the end)."""
+    return _items(crawl, PAGE, after, limit)
+
+
+def every_page(crawl: str) -> Iterator[Item]:
+    """Every page of the run, in URL order, a Query at a time."""
+    after: str | None = None
+    while True:
+        found, after = _items(crawl, PAGE, after, _QUERY_LIMIT)
+        yield from found
+        if after is None:
+            return
+
+
+def save_issues(crawl: str, issues: list[Item], expires_at: int) -> None:
+    """Store a run's issues, one item each (their affected pages as JSON)."""
+    table = settings().audit_crawls_table
+    entries = [
+        {
+            "PutRequest": {
+                "Item": to_item(
+                    {
+                        "crawl": crawl,
+                        "key": ISSUE + issue["code"],
+                        **{
+                            k: json.dumps(v) if isinstance(v, list | dict) else v
+                            for k, v in issue.items()
+                        },
+                        "expires_at": expires_at,
+                    }
+                )
+            }
+        }
+        for issue in issues
+    ]
+    for start_at in range(0, len(entries), 25):
+        pending = {table: entries[start_at : start_at + 25]}
+        for _ in transactions.attempts():
+            answer = client("dynamodb").batch_write_item(RequestItems=pending)
+            pending = answer.get("UnprocessedItems") or {}
+            if not pending:
+                break
+
+
+def issues(crawl: str) -> list[Item]:
+    """Every issue of the run (at most one item per check: a few dozen)."""
+    found: list[Item] = []
+    after: str | None = None
+    while True:
+        chunk, after = _items(crawl, ISSUE, after, _QUERY_LIMIT)
+        found.extend(chunk)
+        if after is None:
+            return found
+
+
+# -- the crawl's queue ------------------------------------------------------------------
+
+
+def send(messages: list[Item]) -> None:
+    """Queue crawl steps (`sitelens.audits.crawler`), ten to a request."""
+    for start_at in range(0, len(messages), 10):
+        chunk = messages[start_at : start_at + 10]
+        entries = [
+            {"Id": str(n), "MessageBody": json.dumps(m, separators=(",", ":"))}
+            for n, m in enumerate(chunk)
+        ]
+        for _ in transactions.attempts():
+            answer = client("sqs").send_message_batch(
+                QueueUrl=settings().audit_queue_url, Entries=entries
+            )
+            failed = {f["Id"] for f in answer.get("Failed") or []}
+            entries = [e for e in entries if e["Id"] in failed]
+            if not entries:
+                break

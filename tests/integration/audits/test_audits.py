@@ -1,0 +1,224 @@
+"""Audits through API Gateway events on moto: create, crawl (the queue drained through the
+worker), the cross-page issues on a fixture site with known defects, pages, runs, CSV,
+validation and isolation between accounts."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+
+from sitelens.audits import crawler
+from sitelens.core import config
+from sitelens.core.config import settings
+from sitelens.data.clients import client
+from tests.integration.audits.site import EXPECTED, Site
+
+
+@pytest.fixture(scope="module")
+def audit_site() -> Iterator[Site]:
+    served = Site()
+    yield served
+    served.close()
+
+
+@pytest.fixture
+def crawlable(monkeypatch):
+    """Private addresses allowed (the fixture site is on 127.0.0.1), and no rate to wait for."""
+    monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
+    monkeypatch.setenv("SITELENS_AUDIT_RATE", "1000")
+    config.reset()
+    yield
+    config.reset()
+
+
+def drain(limit: int = 500) -> int:
+    """Run the crawl's queued steps through the worker until none is left; steps run."""
+    sqs = client("sqs")
+    url = settings().audit_queue_url
+    done = 0
+    while done < limit:
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+        messages = answer.get("Messages") or []
+        if not messages:
+            return done
+        records = [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]
+        failed = crawler.handle(records)
+        assert failed == []
+        for m in messages:
+            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+        done += len(messages)
+    raise AssertionError("the crawl did not end")
+
+
+def audit(seo, audit_site, **form):
+    reply = seo.post(
+        "/api/v1/audits", {"url": audit_site.url("/"), "exclude": "?utm_source=", **form}
+    )
+    assert reply.status == 201, reply.body
+    return reply.data
+
+
+@pytest.fixture
+def crawled(seo, audit_site, crawlable):
+    audit_site.requests.clear()
+    created = audit(seo, audit_site)
+    drain()
+    return created
+
+
+def paths(site, issue):
+    return {page["url"].removeprefix(site.base) or "/" for page in issue["pages"]}
+
+
+def test_create_answers_the_queued_audit(seo, audit_site, crawlable):
+    created = audit(seo, audit_site)
+    assert created["status"] == "queued" and created["run"] == 1
+    assert created["max_pages"] == 500 and created["respect_robots"] == 1
+    assert created["schedule"] == "none" and created["password"] is False
+    assert seo.get(f"/api/v1/audits/{created['id']}").data["status"] == "queued"
+
+
+def check_the_crawl_finds_every_planted_defect_and_nothing_else(seo, audit_site, crawled):
+    found = seo.get(f"/api/v1/audits/{crawled['id']}/issues").data
+    cross_page = {i["code"]: i for i in found if not i["code"].startswith("page_")}
+    for code, expected in EXPECTED.items():
+        got = paths(audit_site, cross_page[code]) if code in cross_page else set()
+        assert got == expected, code
+    assert set(cross_page) <= set(EXPECTED)
+    for issue in found:
+        assert issue["severity"] in ("high", "medium", "low") and issue["fix"]
+        assert issue["learn_more"].startswith("https://")
+        assert issue["count"] == len(issue["pages"])
+    shown = seo.get(f"/api/v1/audits/{crawled['id']}").data
+    assert shown["status"] == "done"
+    assert 0 <= shown["score"] <= 100
+    assert sum(shown["issues"].values()) == len(found)
+
+
+def check_robots_txt_is_obeyed_under_the_crawler_s_own_agent(seo, audit_site, crawled):
+    fetched = [path for path, _ in audit_site.requests]
+    assert "/private" not in fetched
+    assert all(agent.startswith(crawler.AGENT) for _, agent in audit_site.requests)
+    blocked = seo.get(f"/api/v1/audits/{crawled['id']}/pages", query={"per_page": 100}).data
+    assert [p["blocked"] for p in blocked if p["url"].endswith("/private")] == [True]
+
+
+def check_urls_are_fetched_once_under_one_name(seo, audit_site, crawled):
+    counted = [p for p, _ in audit_site.requests]
+    for path in ("/", "/a", "/dup2", "/orphan"):  # (/c is also fetched through /redirect1)
+        assert counted.count(path) == 1, path
+    listed = seo.get(f"/api/v1/audits/{crawled['id']}/pages", query={"per_page": 100}).data
+    urls = [page["url"] for page in listed]
+    assert len(urls) == len(set(urls))
+    assert not any("#" in url or "utm_source" in url for url in urls)
+
+
+def check_pages_are_paged_and_filtered(seo, audit_site, crawled):
+    path = f"/api/v1/audits/{crawled['id']}/pages"
+    first = seo.get(path, query={"per_page": 10})
+    assert len(first.data) == 10 and first.body["meta"]["next_cursor"]
+    second = seo.get(path, query={"per_page": 10, "cursor": first.body["meta"]["next_cursor"]})
+    assert {p["url"] for p in first.data}.isdisjoint(p["url"] for p in second.data)
+    missing = seo.get(path, query={"status_code": 404, "per_page": 100}).data
+    assert {p["url"].removeprefix(audit_site.base) for p in missing} == {"/broken"} | {
+        p["url"].removeprefix(audit_site.base) for p in missing if "localhost" in p["url"]
+    }
+    dead = seo.get(path, query={"issue": "dead_end"}).data
+    assert [p["url"] for p in dead] == [audit_site.url("/b")]
+    at_zero = seo.get(path, query={"depth": 0}).data
+    assert [p["url"] for p in at_zero] == [audit_site.url("/")]
+
+
+def check_pages_and_issues_as_csv(seo, audit_site, crawled):
+    pages = seo.get(f"/api/v1/audits/{crawled['id']}/pages", query={"format": "csv"})
+    assert pages.status == 200 and pages.headers["Content-Type"].startswith("text/csv")
+    assert pages.body.splitlines()[0].startswith("url,status_code,depth")
+    issues = seo.get(f"/api/v1/audits/{crawled['id']}/issues", query={"format": "csv"})
+    assert issues.status == 200 and "dead_end" in issues.body
+
+
+def check_runs_list_the_finished_run(seo, audit_site, crawled):
+    [run] = seo.get(f"/api/v1/audits/{crawled['id']}/runs").data
+    assert run["run"] == 1 and run["status"] == "done" and run["pages"] > 20
+    assert set(run["issues"]) == {"high", "medium", "low"}
+
+
+def test_one_crawl_of_the_fixture_site(seo, audit_site, crawled):
+    """One crawl (1.5 s) read every way a client reads it."""
+    check_the_crawl_finds_every_planted_defect_and_nothing_else(seo, audit_site, crawled)
+    check_robots_txt_is_obeyed_under_the_crawler_s_own_agent(seo, audit_site, crawled)
+    check_urls_are_fetched_once_under_one_name(seo, audit_site, crawled)
+    check_pages_are_paged_and_filtered(seo, audit_site, crawled)
+    check_pages_and_issues_as_csv(seo, audit_site, crawled)
+    check_runs_list_the_finished_run(seo, audit_site, crawled)
+
+
+def test_max_pages_bounds_the_crawl(seo, audit_site, crawlable):
+    created = audit(seo, audit_site, max_pages="3")
+    drain()
+    shown = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert shown["status"] == "done" and shown["progress"]["discovered"] == 3
+    listed = seo.get(f"/api/v1/audits/{created['id']}/pages", query={"per_page": 100}).data
+    assert len([p for p in listed if not p["external"]]) == 3
+
+
+def test_delete_cancels_the_crawl(seo, audit_site, crawlable):
+    audit_site.requests.clear()
+    created = audit(seo, audit_site)
+    reply = seo.delete(f"/api/v1/audits/{created['id']}")
+    assert reply.body == {"id": created["id"], "object": "audit", "deleted": True, "status": 200}
+    assert drain() == 1  # the start step, dropped
+    assert audit_site.requests == []
+    assert seo.get(f"/api/v1/audits/{created['id']}").status == 404
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("url", "ftp://example.com/"),
+        ("max_pages", "0"),
+        ("max_pages", "100001"),
+        ("max_depth", "-1"),
+        ("respect_robots", "2"),
+        ("schedule", "hourly"),
+        ("privacy", "3"),
+        ("exclude", "no-slash"),
+    ],
+)
+def test_invalid_fields_are_422_and_store_nothing(seo, field, value):
+    form = {"url": "https://example.com/", field: value}
+    reply = seo.post("/api/v1/audits", form)
+    assert reply.status == 422 and field in reply.body["message"], reply.body
+    assert seo.get("/api/v1/audits").data == []
+
+
+def test_a_password_is_required_with_privacy_2_and_never_shown(seo):
+    assert seo.post("/api/v1/audits", {"url": "https://e.com/", "privacy": "2"}).status == 422
+    reply = seo.post(
+        "/api/v1/audits", {"url": "https://e.com/", "privacy": "2", "password": "long enough"}
+    )
+    assert reply.status == 201 and reply.data["password"] is True
+    assert "long enough" not in json.dumps(reply.body)
+
+
+def test_other_accounts_audits_are_invisible(seo, other_seo):
+    created = seo.post("/api/v1/audits", {"url": "https://example.com/"}).data
+    base = f"/api/v1/audits/{created['id']}"
+    for path in (base, f"{base}/pages", f"{base}/issues", f"{base}/runs"):
+        assert other_seo.get(path).status == 404, path
+    assert other_seo.delete(base).status == 404
+    assert other_seo.get("/api/v1/audits").data == []
+    assert seo.get(base).data["id"] == created["id"]
+
+
+def test_list_and_unknown_ids(seo):
+    for n in range(3):
+        seo.post("/api/v1/audits", {"url": f"https://example.com/{n}"})
+    listed = seo.get("/api/v1/audits", query={"per_page": 10, "sort": "asc"}).data
+    assert [a["url"] for a in listed] == [f"https://example.com/{n}" for n in range(3)]
+    assert seo.get("/api/v1/audits/999").status == 404
+    assert seo.get("/api/v1/audits/abc").status == 404
+    assert seo.get("/api/v1/audits/1/pages", query={"run": "2"}).status == 422
+    assert seo.get("/api/v1/audits/1/pages", query={"cursor": "forged"}).status == 422
