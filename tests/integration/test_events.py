@@ -113,8 +113,12 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
     if multi:
         assert query == {k: v[-1] for k, v in multi.items()}
     if "{id}" in loaded["resource"]:
-        goal = {"goal_id": "1"} if "{goal_id}" in loaded["resource"] else {}
-        assert loaded["pathParameters"] == {"id": "1", **goal}
+        inner = {
+            name: "1"
+            for name in ("goal_id", "annotation_id")
+            if f"{{{name}}}" in loaded["resource"]
+        }
+        assert loaded["pathParameters"] == {"id": "1", **inner}
     assert loaded["isBase64Encoded"] is False
     route_for(loaded)
 

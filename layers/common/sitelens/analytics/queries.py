@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups
 from sitelens.analytics.warehouse import answers, conversions, goals, query, sql
 from sitelens.core import clock, errors
@@ -29,7 +30,10 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     parsed = parse(account_id, body)
     site_ids = body.get("site_id")
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
-    return answers.answer(parsed, rows_source(parsed), echo)
+    answer = answers.answer(parsed, rows_source(parsed), echo)
+    if parsed.include.annotations:
+        answer["meta"]["annotations"] = timeline.of_range(account_id, parsed)
+    return answer
 
 
 def parse(account_id: str, body: Any) -> query.Query:

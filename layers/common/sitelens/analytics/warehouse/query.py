@@ -37,6 +37,7 @@ METRICS: Final = (
     "percentage",
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
+INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations")
 
 MAX_SITES = 50  # websites in one roll-up
 MAX_METRICS = len(METRICS)
@@ -51,6 +52,7 @@ class Include:
     total_rows: bool = False
     time_labels: bool = False
     comparisons: str | None = None  # "previous_period" or "year_over_year"
+    annotations: bool = False  # the websites' annotations of the range, in `meta`
 
 
 @dataclass(frozen=True)
@@ -237,15 +239,14 @@ def _order_by(value: Any, metrics: list[str], dimensions: list[str]) -> tuple[tu
 
 
 def _include(value: Any, dimensions: list[str]) -> Include:
-    if not isinstance(value, dict) or set(value) - {"total_rows", "time_labels", "comparisons"}:
-        raise errors.Invalid.field(
-            "include", "The include field takes total_rows, time_labels, comparisons."
-        )
-    for flag in ("total_rows", "time_labels"):
+    if not isinstance(value, dict) or set(value) - {*INCLUDES}:
+        raise errors.Invalid.field("include", f"The include field takes {', '.join(INCLUDES)}.")
+    for flag in ("total_rows", "time_labels", "annotations"):
         if not isinstance(value.get(flag, False), bool):
             raise errors.Invalid.field("include", f"include.{flag} must be true or false.")
-    if value.get("time_labels") and not any(d in TIME_DIMENSIONS for d in dimensions):
-        raise errors.Invalid.field("include", "include.time_labels needs a time dimension.")
+    for flag in ("time_labels", "annotations"):
+        if value.get(flag) and not any(d in TIME_DIMENSIONS for d in dimensions):
+            raise errors.Invalid.field("include", f"include.{flag} needs a time dimension.")
     comparisons = value.get("comparisons")
     if comparisons is not None:
         mode = comparisons.get("mode") if isinstance(comparisons, dict) else None
@@ -255,7 +256,10 @@ def _include(value: Any, dimensions: list[str]) -> Include:
             )
         comparisons = mode
     return Include(
-        bool(value.get("total_rows", False)), bool(value.get("time_labels", False)), comparisons
+        bool(value.get("total_rows", False)),
+        bool(value.get("time_labels", False)),
+        comparisons,
+        bool(value.get("annotations", False)),
     )
 
 
