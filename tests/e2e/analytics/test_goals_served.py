@@ -67,16 +67,11 @@ def test_goals_funnels_and_annotations_as_served(server):
         assert reply.status == 200, reply.body
         return reply.body["results"]
 
-    assert (
-        until(
-            results,
-            expected := [
-                {"dimensions": ["Pricing"], "metrics": [2, 2, 66.7]},
-                {"dimensions": ["signup"], "metrics": [1, 1, 33.3]},
-            ],
-        )
-        == expected
-    )
+    expected = [
+        {"dimensions": ["Pricing"], "metrics": [2, 2, 66.7]},
+        {"dimensions": ["signup"], "metrics": [1, 1, 33.3]},
+    ]
+    assert until(results, expected) == expected
     funnel = call(
         "POST",
         f"{server.analytics}/api/v1/funnels/query",
