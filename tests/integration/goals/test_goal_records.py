@@ -113,3 +113,21 @@ def test_goals_of_another_account_or_missing_are_404(analytics, other_analytics,
         assert reply.body == {"message": "Resource not found.", "status": 404}
     assert analytics.get(base).data == [goal]
     assert analytics.get(base, key=None).status == 401
+
+
+def test_goals_created_at_once_all_land_and_a_website_update_keeps_them(analytics, website):
+    from concurrent.futures import ThreadPoolExecutor
+
+    base = f"/api/v1/websites/{website}/goals"
+    with ThreadPoolExecutor(5) as pool:  # four goals and a website update, at once
+        made = [pool.submit(analytics.post, base, {"event_name": f"Event {n}"}) for n in range(4)]
+        changed = pool.submit(analytics.put, f"/api/v1/websites/{website}", {"favorite": 1})
+        replies = [future.result() for future in made]
+    assert changed.result().status == 200
+    assert [reply.status for reply in replies] == [201] * 4
+    stored = analytics.get(base).data
+    assert sorted(goal["event_name"] for goal in stored) == [f"Event {n}" for n in range(4)]
+    assert sorted(goal["id"] for goal in stored) == sorted(reply.data["id"] for reply in replies)
+    assert len({goal["id"] for goal in stored}) == 4
+    assert analytics.put(f"/api/v1/websites/{website}", {"email": 1}).status == 200
+    assert len(analytics.get(base).data) == 4
