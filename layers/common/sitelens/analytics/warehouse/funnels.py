@@ -31,13 +31,13 @@ def _step_sql(number: int, step: Sequence[Goal]) -> str:
     matched = " OR ".join(goals.matches_sql(goal) for goal in step) or "FALSE"
     if number == 1:
         return f"""step_1 AS (
-  SELECT {_VISITOR}, MIN(ts) AS at FROM base AS e WHERE {matched} GROUP BY {_VISITOR}
+  SELECT {_VISITOR}, MIN(ts) AS reached_at FROM base AS e WHERE {matched} GROUP BY {_VISITOR}
 )"""
     same = " AND ".join(f"e.{name} = p.{name}" for name in ("website_id", "day", "visitor"))
     return f"""step_{number} AS (
-  SELECT e.website_id, e.day, e.visitor, MIN(e.ts) AS at
+  SELECT e.website_id, e.day, e.visitor, MIN(e.ts) AS reached_at
   FROM base AS e JOIN step_{number - 1} AS p ON {same}
-  WHERE e.ts > p.at AND ({matched})
+  WHERE e.ts > p.reached_at AND ({matched})
   GROUP BY e.website_id, e.day, e.visitor
 )"""
 
