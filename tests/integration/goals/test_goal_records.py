@@ -131,3 +131,15 @@ def test_goals_created_at_once_all_land_and_a_website_update_keeps_them(analytic
     assert len({goal["id"] for goal in stored}) == 4
     assert analytics.put(f"/api/v1/websites/{website}", {"email": 1}).status == 200
     assert len(analytics.get(base).data) == 4
+
+
+def test_goals_too_large_beside_the_website_s_lists_are_422(analytics, website, monkeypatch):
+    from sitelens.data import transactions
+
+    monkeypatch.setattr(transactions, "ITEM_BUDGET_BYTES", 600)  # a website item is ~500 B
+    base = f"/api/v1/websites/{website}/goals"
+    refused = analytics.post(base, {"event_name": "x" * 120, "display_name": "y" * 120})
+    assert refused.status == 422
+    assert refused.body["message"] == {"goals": [rules.TOO_LARGE]}
+    monkeypatch.undo()
+    assert analytics.get(base).data == []

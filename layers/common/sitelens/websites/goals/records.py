@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitelens.core import clock, errors
 from sitelens.data import goals as stored_goals
+from sitelens.data.transactions import ItemTooLarge
 from sitelens.websites.goals import rules
 from sitelens.websites.records import site_of, stored
 
@@ -60,7 +61,10 @@ def _check_unique(goals: stored_goals.Goals, goal: dict[str, Any]) -> None:
 
 def _write(account_id: str, website_id: int, apply: Any) -> stored_goals.Goals:
     site = site_of(stored(account_id, website_id))
-    written = stored_goals.change(account_id, website_id, site, apply)
+    try:
+        written = stored_goals.change(account_id, website_id, site, apply)
+    except ItemTooLarge:  # goals share the website's item with its exclusion lists
+        raise errors.Invalid.field("goals", rules.TOO_LARGE) from None
     if written is None:
         raise errors.NotFound()
     return written

@@ -15,6 +15,10 @@ ONE_KIND: Final = "A goal has either an event name or a page path, not both and 
 NAME_TAKEN: Final = "The display name has already been taken by another goal of the website."
 SAME_GOAL: Final = "The website already has a goal for this event name or page path."
 TOO_MANY: Final = f"A website has at most {MAX_GOALS} goals."
+TOO_LARGE: Final = (
+    "The website's goals and exclusion lists are too large together: remove goals, or"
+    " excluded parameters or addresses."
+)
 # a path pattern: a path of printable characters without a query or fragment; `*` stands
 # for the characters of one segment, `**` for any characters
 _PATH: Final = re.compile(r"/[^\s?#]*")
