@@ -3,9 +3,13 @@
 from sitelens.accounts import keyring
 from sitelens.accounts.inputs import KeyCreate
 from sitelens.edge.http import Request, Response, api_handler, ok
+from sitelens.webhooks import events
 
 
 @api_handler
 def handler(request: Request) -> Response:
     fields = KeyCreate.parse(request.form())
-    return ok(keyring.create(request.account.id, fields), status=201)
+    created = keyring.create(request.account.id, fields)
+    shown = {k: v for k, v in created.items() if k != "key"}  # never the secret
+    events.emit(request.account.id, "key.created", shown)
+    return ok(created, status=201)

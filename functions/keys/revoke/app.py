@@ -3,6 +3,7 @@
 from sitelens.accounts import keyring
 from sitelens.edge import auth
 from sitelens.edge.http import Request, Response, api_handler, deleted
+from sitelens.webhooks import events
 
 
 @api_handler
@@ -10,4 +11,5 @@ def handler(request: Request) -> Response:
     key_id = request.record_id()
     keyring.revoke(request.account.id, key_id)
     auth.forget()  # this container stops trusting it now, others within the cache time
+    events.emit(request.account.id, "key.revoked", {"id": key_id})
     return deleted(key_id, "key")

@@ -3,9 +3,12 @@
 from sitelens import reports
 from sitelens.edge.http import Request, Response, api_handler, ok
 from sitelens.reports.inputs import ReportCreate
+from sitelens.webhooks import events
 
 
 @api_handler
 def handler(request: Request) -> Response:
     fields = ReportCreate.parse(request.form())
-    return ok(reports.create(request.account.id, fields, request.base_url), status=201)
+    record = reports.create(request.account.id, fields, request.base_url)
+    events.report_completed(request.account.id, record)
+    return ok(record, status=201)

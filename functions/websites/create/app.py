@@ -2,10 +2,13 @@
 
 from sitelens import websites
 from sitelens.edge.http import Request, Response, api_handler, ok
+from sitelens.webhooks import events
 from sitelens.websites.inputs import WebsiteCreate
 
 
 @api_handler
 def handler(request: Request) -> Response:
     fields = WebsiteCreate.parse(request.form())
-    return ok(websites.create(request.account.id, fields), status=201)
+    record = websites.create(request.account.id, fields)
+    events.emit(request.account.id, "website.created", record, website=record["id"])
+    return ok(record, status=201)

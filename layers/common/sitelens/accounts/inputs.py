@@ -66,7 +66,8 @@ def _expiry(value: Any, info: ValidationInfo) -> int:
     return int(seconds)
 
 
-def _overlap(value: Any, info: ValidationInfo) -> int:
+def overlap_seconds(value: Any, info: ValidationInfo) -> int:
+    """Seconds a replaced secret keeps working: 0 to `MAX_OVERLAP_SECONDS`."""
     sentence = (
         f"The overlap field must be a whole number of seconds from 0 to {MAX_OVERLAP_SECONDS}."
     )
@@ -76,18 +77,23 @@ def _overlap(value: Any, info: ValidationInfo) -> int:
     return int(text_value)
 
 
+# Lists of what a key (or a webhook endpoint) is limited to.
+WebsiteIds = Annotated[list[int], BeforeValidator(_website_ids)]
+Projects = Annotated[list[str], BeforeValidator(_projects)]
+
+
 class KeyCreate(Input):
     """A new key: `access` read or write (default read); `websites` and `projects` limit
     it to those (absent: all of the account's); `expires_at` ends it (absent: never)."""
 
     name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]
     access: Annotated[str, choice(*scopes.ACCESS)] = "read"
-    websites: Annotated[list[int], BeforeValidator(_website_ids)] | None = None
-    projects: Annotated[list[str], BeforeValidator(_projects)] | None = None
+    websites: WebsiteIds | None = None
+    projects: Projects | None = None
     expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
 
 
 class KeyRotate(Input):
     """How many seconds the old secret keeps working beside the new one (0: none)."""
 
-    overlap: Annotated[int, BeforeValidator(_overlap)] = DEFAULT_OVERLAP_SECONDS
+    overlap: Annotated[int, BeforeValidator(overlap_seconds)] = DEFAULT_OVERLAP_SECONDS

@@ -114,10 +114,14 @@ class Settings:
     def digest_queue_url(self) -> str:
         return _value("DIGEST_QUEUE_URL")
 
-    # Only the digest functions use it: it fails by name where it is first used.
+    # Only the webhook functions use them (and those that send events): by name at first use.
     @property
-    def digest_queue_url(self) -> str:
-        return _value("DIGEST_QUEUE_URL")
+    def webhooks_table(self) -> str:
+        return _value("WEBHOOKS_TABLE")
+
+    @property
+    def webhook_queue_url(self) -> str:
+        return _value("WEBHOOK_QUEUE_URL")
 
     # Cursors must verify in every container, so all of them sign with one secret: given
     # as such (make serve, tests), or as the ARN of the stack's secret, read on first use

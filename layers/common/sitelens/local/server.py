@@ -226,6 +226,9 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
     workers = _start_workers(stack.spec, stack.lock)
     resume_cleanups(stack.lock)
+    from sitelens.local import webhook_catcher
+
+    catcher = webhook_catcher.start(HOST)
 
     print("Sitelens is running.", flush=True)
     print(f"  Analytics API: http://{HOST}:{ports['AnalyticsApi']}", flush=True)
@@ -241,11 +244,20 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         "`python -m sitelens.cli --local digests send|outbox`)",
         flush=True,
     )
+    if catcher is not None:
+        print(
+            f"  Webhooks:      http://{HOST}:{webhook_catcher.port()}/ catches deliveries into "
+            f"{webhook_catcher.FOLDER}/",
+            flush=True,
+        )
     for name, key in keys:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
 
     stopping.wait()
+    if catcher is not None:
+        catcher.shutdown()
+        catcher.server_close()
     for worker in workers:
         worker.stop()
     for server in servers:

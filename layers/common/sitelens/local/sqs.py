@@ -9,8 +9,9 @@ What it keeps of SQS: message ids, receipt handles (a new one per receive; a sta
 deletes nothing), the visibility timeout (30 s unless the queue says otherwise; a message
 not deleted in time is delivered again, with `ApproximateReceiveCount` counted up), long
 polling (`WaitTimeSeconds`), batches of at most 10, message attributes and the MD5 digests
-botocore checks. Not kept: FIFO queues, delays, dead-letter queues and retention, which the
-local stack does not rely on. Messages last as long as the process.
+botocore checks, and `DelaySeconds` of a single send (the webhook retries wait on it).
+Not kept: FIFO queues, batch delays, dead-letter queues and retention, which the local
+stack does not rely on. Messages last as long as the process.
 
 The server's handlers and workers call it in process (`InProcessClient`, given to
 `data.clients.use`); other processes reach it over HTTP at `LocalSqs.endpoint`.
@@ -141,8 +142,12 @@ class Broker:
     def _SendMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
         message, answer = self._new(params)
+        delay = int(params.get("DelaySeconds") or 0)
         with self.changed:
-            queue.ready.append(message)
+            if delay > 0:  # held as if received, to become visible when the delay is over
+                queue.in_flight[f"delayed-{message.id}"] = (message, self.clock() + delay)
+            else:
+                queue.ready.append(message)
             self.changed.notify_all()
         return answer
 

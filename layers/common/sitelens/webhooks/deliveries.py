@@ -1,0 +1,200 @@
+"""Deliveries: one event to one endpoint, attempted from the webhook queue until the
+endpoint answers 2xx, on a schedule of exponential backoff lasting over 24 hours; then
+given up, and the endpoint disabled with an email to the account when nothing reached it
+all that time. Each delivery keeps its last attempt for the log, and can be sent again.
+
+The delivery is the unit of identity: its id is the `webhook-id` of every attempt, so a
+receiver dedupes on it, and a message for a delivery that already succeeded sends
+nothing (a queue's duplicate or a redrive changes nothing)."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import time
+from email.message import EmailMessage
+from typing import Any
+
+from sitelens.accounts.keys import get_account
+from sitelens.core import clock, errors
+from sitelens.core.config import settings
+from sitelens.core.log import logger
+from sitelens.data import mail
+from sitelens.data import webhooks as stored
+from sitelens.webhooks import endpoints, sending, signing
+
+# Seconds before each attempt after the first: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h;
+# 8 attempts over 27.6 hours, so an endpoint down for a day still gets its events.
+RETRY_DELAYS = (5, 300, 1_800, 7_200, 18_000, 36_000, 36_000)
+ATTEMPTS = len(RETRY_DELAYS) + 1
+KEEP_SECONDS = 30 * 86_400  # a delivery stays in the log 30 days (TTL)
+MAX_LOGGED = 100  # deliveries the log shows: the latest
+
+
+def new_id() -> str:
+    """`msg_` + milliseconds + randomness: unique, and sorting by time."""
+    return f"msg_{int(time.time() * 1000):013d}{secrets.token_hex(6)}"
+
+
+def body_of(event_type: str, data: dict[str, Any]) -> str:
+    """The JSON body the Standard Webhooks scheme suggests: type, timestamp, data."""
+    payload = {"type": event_type, "timestamp": clock.now_iso(), "data": data}
+    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
+
+
+def queue(account_id: str, endpoint_id: str, event_type: str, body: str) -> dict[str, Any]:
+    """Store a new delivery and queue its first attempt now."""
+    now = clock.now_iso()
+    delivery_id = new_id()
+    delivery: dict[str, Any] = {
+        "id": delivery_id,
+        "event": event_type,
+        "body": body,
+        "state": "pending",
+        "attempts": 0,
+        "created_at": now,
+        "updated_at": now,
+        "expires_at": int(time.time()) + KEEP_SECONDS,
+    }
+    stored.put_delivery(account_id, endpoint_id, delivery)
+    _send_later(account_id, endpoint_id, delivery_id, due=0)
+    return show(delivery)
+
+
+def _send_later(account_id: str, endpoint_id: str, delivery_id: str, due: float) -> None:
+    message = {"account": account_id, "endpoint": endpoint_id, "delivery": delivery_id}
+    stored.enqueue({**message, "due": round(due, 3)}, delay_seconds=int(due - time.time()))
+
+
+def show(delivery: dict[str, Any]) -> dict[str, Any]:
+    """A delivery as the log shows it."""
+    return {
+        "id": delivery["id"],
+        "event": delivery["event"],
+        "state": delivery["state"],
+        "attempts": int(delivery.get("attempts", 0)),
+        "last_status": delivery.get("last_status"),
+        "last_error": delivery.get("last_error"),
+        "last_answer": delivery.get("last_answer"),
+        "last_attempt_at": delivery.get("last_attempt_at"),
+        "next_attempt_at": delivery.get("next_attempt_at"),
+        "created_at": delivery["created_at"],
+        "payload": json.loads(delivery["body"]),
+    }
+
+
+def ping(account_id: str, endpoint_id: int) -> dict[str, Any]:
+    """Queue a `webhook.test` delivery to the endpoint, whatever it subscribes to."""
+    endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
+    body = body_of("webhook.test", {"endpoint": int(endpoint["id"])})
+    return queue(account_id, str(endpoint["id"]), "webhook.test", body)
+
+
+def log(account_id: str, endpoint_id: int) -> list[dict[str, Any]]:
+    """The endpoint's latest deliveries, newest first."""
+    endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
+    return [show(d) for d in stored.deliveries(account_id, str(endpoint["id"]), MAX_LOGGED)]
+
+
+def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, Any]:
+    """Send a delivery again, now, with a fresh schedule (the same `webhook-id`)."""
+    endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
+    delivery = stored.get_delivery(account_id, str(endpoint["id"]), delivery_id[:64])
+    if delivery is None:
+        raise errors.NotFound()
+    delivery.update(state="pending", attempts=0, next_attempt_at=None)
+    delivery["updated_at"] = clock.now_iso()
+    stored.put_delivery(account_id, str(endpoint["id"]), delivery)
+    _send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
+    return show(delivery)
+
+
+def attempt(message: dict[str, Any]) -> None:
+    """Carry out one queued message: wait on (in hops of SQS's longest delay) when it is
+    not due, else make the delivery's next attempt and schedule the one after."""
+    account_id, endpoint_id = str(message["account"]), str(message["endpoint"])
+    now = time.time()
+    if float(message.get("due", 0)) > now + 1:
+        stored.enqueue(message, delay_seconds=int(float(message["due"]) - now))
+        return
+    delivery = stored.get_delivery(account_id, endpoint_id, str(message["delivery"]))
+    endpoint = stored.get_endpoint(account_id, endpoint_id)
+    if delivery is None or delivery["state"] in ("succeeded", "failed"):
+        return  # sent or given up already: a duplicate message changes nothing
+    if endpoint is None or not endpoint.get("enabled"):
+        delivery.update(state="failed", last_error="The endpoint is deleted or disabled.")
+        stored.put_delivery(account_id, endpoint_id, delivery)
+        return
+    body = delivery["body"].encode()
+    headers = signing.headers(endpoints.secrets_now(endpoint, now), delivery["id"], int(now), body)
+    result = sending.post(endpoint["url"], body, headers)
+    attempts = int(delivery.get("attempts", 0)) + 1
+    delivery.update(
+        attempts=attempts,
+        last_status=result.status,
+        last_error=result.error,
+        last_answer=result.answer[:1000],
+        last_attempt_at=clock.now_iso(),
+        updated_at=clock.now_iso(),
+        next_attempt_at=None,
+    )
+    if result.succeeded:
+        delivery["state"] = "succeeded"
+        stored.put_delivery(account_id, endpoint_id, delivery)
+        if endpoint.get("failing_since"):
+            endpoint["failing_since"] = None
+            stored.put_endpoint(account_id, endpoint, new=False)
+        return
+    if attempts < ATTEMPTS:
+        due = now + RETRY_DELAYS[attempts - 1]
+        delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due))
+        stored.put_delivery(account_id, endpoint_id, delivery)
+        if not endpoint.get("failing_since"):
+            endpoint["failing_since"] = delivery["created_at"]
+            stored.put_endpoint(account_id, endpoint, new=False)
+        _send_later(account_id, endpoint_id, delivery["id"], due)
+        return
+    delivery["state"] = "failed"
+    stored.put_delivery(account_id, endpoint_id, delivery)
+    failing_since = endpoint.get("failing_since") or delivery["created_at"]
+    if failing_since <= delivery["created_at"]:  # nothing reached it since: give up on it
+        disable(account_id, endpoint)
+
+
+def disable(account_id: str, endpoint: dict[str, Any]) -> None:
+    """Disable an endpoint that kept failing, and tell the account by email."""
+    reason = (
+        f"Every delivery since {endpoint.get('failing_since')} failed for over 24 hours; "
+        "enable it again with PUT enabled=1."
+    )
+    endpoint.update(enabled=False, disabled_reason=reason, updated_at=clock.now_iso())
+    stored.put_endpoint(account_id, endpoint, new=False)
+    logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint["id"]})
+    account = get_account(account_id)
+    if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):
+        return
+    message = EmailMessage()
+    message["From"] = settings().mail_from or "sitelens@localhost"
+    message["To"] = account.email
+    message["Subject"] = f"Sitelens: webhook endpoint {endpoint['id']} was disabled"
+    message.set_content(
+        f"Deliveries to {endpoint['url']} kept failing, so the endpoint is disabled and\n"
+        f"gets no more events. {reason}\n"
+    )
+    try:
+        mail.send(message)
+    except Exception:
+        logger.exception("disabled-endpoint email not sent", extra={"endpoint": endpoint["id"]})
+
+
+def attempt_batch(records: list[dict[str, Any]]) -> list[str]:
+    """Carry out a batch of queue messages; the ids of those that failed (to be retried
+    by SQS, then dead-lettered), never because an endpoint failed."""
+    failed = []
+    for record in records:
+        try:
+            attempt(json.loads(record["body"]))
+        except Exception:
+            logger.exception("webhook message failed", extra={"message": record.get("messageId")})
+            failed.append(str(record.get("messageId")))
+    return failed

@@ -1,0 +1,52 @@
+"""Sending an event to the endpoints that want it: those of the account, enabled,
+subscribed to its type, and reaching its website or project (an event of neither, about
+the account's keys, goes only to endpoints over the whole account)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitelens.core.log import logger
+from sitelens.data import webhooks as stored
+from sitelens.webhooks import deliveries, endpoints
+
+
+def emit(
+    account_id: str,
+    event_type: str,
+    data: dict[str, Any],
+    website: int | None = None,
+    project: str | None = None,
+) -> int:
+    """Queue a delivery of the event to each endpoint that wants it; how many. Never fails
+    the request that caused the event: a failure is logged, and the event is lost."""
+    try:
+        queued = 0
+        body = None
+        for endpoint in stored.endpoints(account_id):
+            if not endpoint.get("enabled") or event_type not in endpoint["events"].split(","):
+                continue
+            reach = endpoints.reach(endpoint)
+            if website is not None:
+                wanted = reach.sees_website(website)
+            elif project is not None:
+                wanted = reach.sees_project(project)
+            else:
+                wanted = not reach.limited
+            if wanted:
+                body = body or deliveries.body_of(event_type, data)
+                deliveries.queue(account_id, str(endpoint["id"]), event_type, body)
+                queued += 1
+        return queued
+    except Exception:
+        logger.exception("webhook event not queued", extra={"event": event_type})
+        return 0
+
+
+REPORT_FIELDS = ("id", "url", "project", "result", "score", "generated_at")  # not its results
+
+
+def report_completed(account_id: str, report: dict[str, Any]) -> int:
+    """`report.completed` for a report generated (created, or generated again)."""
+    data = {name: report.get(name) for name in REPORT_FIELDS}
+    return emit(account_id, "report.completed", data, project=report.get("project"))
