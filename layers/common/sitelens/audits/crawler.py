@@ -18,9 +18,10 @@ overwritten with the same facts, and `pending` is decremented once per claim bec
 from __future__ import annotations
 
 import json
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from protego import Protego
@@ -128,8 +129,9 @@ def start(crawl: str) -> None:
     if not stored.set_state(crawl, ("queued",), status="crawling", robots=kept, crawl_delay=delay):
         return
     state.update(robots=kept, crawl_delay=delay)
+    _known.pop(crawl, None)  # a run's name is new; a test's may not be
     queued = []
-    if stored.claim_page(crawl, _page(start_url, 0), state["max_pages"], state["expires_at"]):
+    if _claim(state, _page(start_url, 0)):
         queued.append(_fetch_step(state, start_url, 0))
     roots = [*declared, "/".join(origin) + "/sitemap.xml"]
     in_sitemaps = 0
@@ -139,7 +141,7 @@ def start(crawl: str) -> None:
             continue
         in_sitemaps += 1
         page = {**_page(url, None), "in_sitemap": True}
-        if stored.claim_page(crawl, page, state["max_pages"], state["expires_at"]):
+        if _claim(state, page):
             queued.append(_fetch_step(state, url, None))
         elif url == start_url:
             stored.save_page(crawl, url, {"in_sitemap": True})
@@ -171,14 +173,54 @@ def _done_with(crawl: str, steps: int, fetched: int = 0) -> None:
         stored.send([{"kind": "analyse", "crawl": crawl}])
 
 
+# URLs this container has claimed or found claimed, by crawl: a link seen again is not
+# claimed again (most links of a site are to pages already known). Bounded: forgotten
+# all at once past MAX_KNOWN, after which the frontier's conditional put still dedupes.
+MAX_KNOWN = 200_000
+_known: dict[str, set[str]] = {}
+
+
+def _claim(state: dict[str, Any], page: dict[str, Any], counter: str = "discovered") -> bool:
+    """Claim a URL for the run once (see `data.audits.claim_page`), skipping URLs this
+    container knows are claimed already."""
+    known = _known.setdefault(state["crawl"], set())
+    if page["url"] in known:
+        return False
+    if sum(len(urls) for urls in _known.values()) >= MAX_KNOWN:
+        _known.clear()
+        known = _known.setdefault(state["crawl"], set())
+    claimed = stored.claim_page(
+        state["crawl"], page, state["max_pages"], state["expires_at"], counter
+    )
+    known.add(page["url"])
+    return claimed
+
+
+@dataclass
+class _Tally:
+    """One crawl's share of a batch: steps finished, pages fetched, steps to queue."""
+
+    steps: int = 0
+    fetched: int = 0
+    queued: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, fetched: int, queued: list[dict[str, Any]] | None = None) -> None:
+        """One step done (from any of the batch's threads)."""
+        with self.lock:
+            self.steps += 1
+            self.fetched += fetched
+            self.queued += queued or []
+
+
 def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
-    """Fetch a batch's URLs, at most the host concurrency at once, each in its
-    politeness slot; then store each page and queue its links (on this thread, as every
-    DynamoDB and SQS call). The message ids of the steps that failed."""
+    """Fetch a batch's URLs, at most the host concurrency at once, each in its run's
+    politeness slots (reserved once a batch); store each page, claim its links, then queue
+    them and count the steps done, once a crawl. The message ids of the steps that failed."""
     states: dict[str, dict[str, Any] | None] = {}
-    planned: list[tuple[str, dict[str, Any], float]] = []
+    tallies: dict[str, _Tally] = {}
+    wanted: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     failed: list[str] = []
-    now = time.time()
     for message_id, step in steps:
         crawl = step["crawl"]
         try:
@@ -187,43 +229,59 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
             state = states[crawl]
             if state is None or state["status"] not in ACTIVE:
                 continue  # cancelled or over: the step is dropped
+            tally = tallies.setdefault(crawl, _Tally())
             rules = _robots(state)
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
-                if stored.save_page(
-                    crawl, step["url"], {"state": "fetched", "blocked": True}, True
-                ):
-                    _done_with(crawl, 1, fetched=1)
+                blocked = {"state": "fetched", "blocked": True}
+                if stored.save_page(crawl, step["url"], blocked, first=True):
+                    tally.add(fetched=1)
                 continue
-            interval = max(1.0 / settings().audit_rate, float(state.get("crawl_delay") or 0.0))
-            planned.append((message_id, step, stored.reserve_slots(crawl, now, interval, 1)))
+            wanted.setdefault(crawl, []).append((message_id, step))
         except Exception:
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
-    if not planned:
-        return failed
-    with ThreadPoolExecutor(max_workers=settings().audit_host_concurrency) as pool:
-        results = list(pool.map(lambda p: _fetched(p[1]["url"], p[2]), planned))
-    for (message_id, step, _), result in zip(planned, results, strict=True):
+    planned: list[tuple[str, dict[str, Any], float]] = []
+    now = time.time()
+    for crawl, batch in wanted.items():
+        state = states[crawl] or {}
+        interval = max(1.0 / settings().audit_rate, float(state.get("crawl_delay") or 0.0))
+        first = stored.reserve_slots(crawl, now, interval, len(batch))
+        planned += [(m, step, first + n * interval) for n, (m, step) in enumerate(batch)]
+
+    def crawl_one(message_id: str, step: dict[str, Any], not_before: float) -> None:
+        result = _fetched(step["url"], not_before)
         try:
-            _store(states[step["crawl"]] or {}, step, result)
+            _store(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception:
             logger.exception("audit page could not be stored", extra={"crawl": step["crawl"]})
             failed.append(message_id)
+
+    if planned:
+        # Each page is fetched, analysed, stored and its links claimed in a thread of its
+        # own: the claims' round trips overlap as the fetches' do (boto3's clients are
+        # thread-safe; each tally counts under its lock).
+        with ThreadPoolExecutor(max_workers=settings().audit_host_concurrency) as pool:
+            list(pool.map(lambda p: crawl_one(*p), planned))
+    for crawl, tally in tallies.items():
+        stored.send(tally.queued)  # before the steps count as done: their links are pending
+        if tally.steps:
+            _done_with(crawl, tally.steps, fetched=tally.fetched)
     return failed
 
 
-def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched) -> None:
+def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: _Tally) -> None:
+    """Store one fetched URL's facts and claim its links (queued by the caller)."""
     crawl, url = state["crawl"], step["url"]
     depth = step.get("depth")
     scope = _scope(state)
     found: dict[str, Any] = {"state": "fetched", "fetched_at": clock.now_iso()}
-    queued: list[dict[str, Any]] = []
     if step.get("external"):
         found["status_code"] = result.response.status if result.response else 0
         found["error"] = result.error
         if stored.save_page(crawl, url, found, first=True):
-            _done_with(crawl, 1, fetched=0)
+            tally.add(fetched=0)
         return
+    queued: list[dict[str, Any]] = []
     response = result.response
     if response is None:
         found.update(status_code=0, error=result.error)
@@ -233,9 +291,7 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched) -> None
         found.update(status_code=response.status, redirects=response.redirects)
         if final != url:
             found["redirect_to"] = final
-            if scope.internal(final) and stored.claim_page(
-                crawl, _page(final, depth), state["max_pages"], state["expires_at"]
-            ):
+            if scope.internal(final) and _claim(state, _page(final, depth)):
                 queued.append(_fetch_step(state, final, depth))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         # a redirect's target is a page of its own (claimed above), analysed under its URL
@@ -246,9 +302,8 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched) -> None
             page["failed_checks"] = sorted(k for k, r in report.results.items() if not r["passed"])
             found.update(page)
             queued += _claim_links(state, scope, page, depth)
-    stored.send(queued)  # before the page counts as fetched: its links are pending first
     if stored.save_page(crawl, url, found, first=True):
-        _done_with(crawl, 1, fetched=1)
+        tally.add(fetched=1, queued=queued)
 
 
 def _claim_links(
@@ -256,18 +311,13 @@ def _claim_links(
 ) -> list[dict[str, Any]]:
     """Claim the page's new links: internal ones in scope and depth, to crawl; external
     ones (at most `max_pages` a run), to check their status."""
-    crawl, queued = state["crawl"], []
+    queued = []
     child = None if depth is None else depth + 1
     if child is None or child <= state["max_depth"]:
         for link in page["links"]:
-            if scope.follows(link) and stored.claim_page(
-                crawl, _page(link, child), state["max_pages"], state["expires_at"]
-            ):
+            if scope.follows(link) and _claim(state, _page(link, child)):
                 queued.append(_fetch_step(state, link, child))
     for link in page["external_links"]:
-        external = {**_page(link, None), "external": True}
-        if stored.claim_page(
-            crawl, external, state["max_pages"], state["expires_at"], counter="externals"
-        ):
+        if _claim(state, {**_page(link, None), "external": True}, counter="externals"):
             queued.append({**_fetch_step(state, link, None), "external": True})
     return queued

@@ -7,8 +7,8 @@ one partition and never a Scan:
 
 - `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), the
   politeness slot `next_at` and what the workers share (robots.txt, the settings);
-- `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe)
-  in the same transaction as the counters' increment, conditional on `max_pages`;
+- `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe),
+  then counted by a conditional increment (`max_pages`);
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
 
 Every crawl item carries `expires_at` (TTL): deleting an audit deletes its record at
@@ -153,33 +153,34 @@ def claim_page(
     crawl: str, page: Item, max_pages: int, expires_at: int, counter: str = "discovered"
 ) -> bool:
     """Add a URL to the frontier, once, while the run's `counter` (internal pages, or
-    external links checked) is below `max_pages`: the page item and the counters in one
-    transaction. Whether it was added (False: known already, or the run is full)."""
+    external links checked) is below `max_pages`. Whether it was added (False: known
+    already, or the run is full).
+
+    The page item is put on the condition that it is new (a URL already known costs one
+    refused write), then counted on the condition that the run has room; a page the run
+    has no room for is taken out again.
+    """
     table = settings().audit_crawls_table
-    writes = [
-        {
-            "Put": {
-                "TableName": table,
-                "Item": to_item(
-                    {"crawl": crawl, "key": PAGE + page["url"], **page, "expires_at": expires_at}
-                ),
-                "ConditionExpression": "attribute_not_exists(crawl)",
-            }
-        },
-        {
-            "Update": {
-                "TableName": table,
-                "Key": _key(crawl, STATE),
-                "UpdateExpression": "ADD #counter :one, pending :one",
-                "ConditionExpression": "attribute_not_exists(#counter) OR #counter < :max",
-                "ExpressionAttributeNames": {"#counter": counter},
-                "ExpressionAttributeValues": {":one": {"N": "1"}, ":max": {"N": str(max_pages)}},
-            }
-        },
-    ]
+    key = PAGE + page["url"]
     try:
-        transactions.write(writes)
-    except transactions.ConditionFailed:
+        client("dynamodb").put_item(
+            TableName=table,
+            Item=to_item({"crawl": crawl, "key": key, **page, "expires_at": expires_at}),
+            ConditionExpression="attribute_not_exists(crawl)",
+        )
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        return False
+    try:
+        client("dynamodb").update_item(
+            TableName=table,
+            Key=_key(crawl, STATE),
+            UpdateExpression="ADD #counter :one, pending :one",
+            ConditionExpression="attribute_not_exists(#counter) OR #counter < :max",
+            ExpressionAttributeNames={"#counter": counter},
+            ExpressionAttributeValues={":one": {"N": "1"}, ":max": {"N": str(max_pages)}},
+        )
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        client("dynamodb").delete_item(TableName=table, Key=_key(crawl, key))
         return False
     return True
 
