@@ -266,10 +266,24 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 )
     else:
         rows.append(Line("cost model", "not run", "", None))
+    cpu = results.get("event_cpu_ms")
+    if cpu:
+        # the worst kind of agent, by its median: one sample's worst is the machine's noise
+        kind, per = max(cpu["by_kind"].items(), key=lambda item: item[1]["median"])
+        rows.append(
+            Line(
+                "event function: CPU per hit, agent never seen before (worst kind)",
+                f"{per['median']:.2f} ms ({kind}); all kinds: median {cpu['median']:.2f}, "
+                f"p99 {cpu['p99']:.2f}, slowest sample {cpu['worst']:.2f} ms; "
+                f"a container's first agent {cpu['first_agent_ms']:.0f} ms",
+                "< 2 ms",
+                _verdict(per["median"] < 2),
+            )
+        )
     known = {
         "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
-        "report_write_units", "cost", "bench_run",
+        "report_write_units", "cost", "bench_run", "event_cpu_ms",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
