@@ -148,6 +148,7 @@ EXPECTED = {
 class Site:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []  # (path, user agent), as the server saw them
+        self.pages = pages()  # a test may change them between runs
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -163,7 +164,6 @@ class Site:
 
     def _handler(self) -> type[BaseHTTPRequestHandler]:
         site = self
-        served = pages()
 
         def sitemap_gz() -> bytes:
             urls = "".join(f"<url><loc>{site.base}{p}</loc></url>" for p in SITEMAP_PATHS)
@@ -180,7 +180,9 @@ class Site:
                     return self._send(status, {"Content-Type": "text/html"}, b"<p>external</p>")
                 if path == "/sitemap-pages.xml.gz":
                     return self._send(200, {"Content-Type": "application/gzip"}, sitemap_gz())
-                status, headers, body = served.get(path, (404, {"Content-Type": "text/html"}, "nf"))
+                status, headers, body = site.pages.get(
+                    path, (404, {"Content-Type": "text/html"}, "nf")
+                )
                 external = f"http://localhost:{site.port}"
                 text = body.replace("BASE", site.base).replace("EXTERNAL", external)
                 return self._send(status, headers, text.encode())

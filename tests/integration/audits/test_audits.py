@@ -13,7 +13,7 @@ from sitelens.audits import crawler
 from sitelens.core import config
 from sitelens.core.config import settings
 from sitelens.data.clients import client
-from tests.integration.audits.site import EXPECTED, Site
+from tests.integration.audits.site import EXPECTED, Site, page
 
 
 @pytest.fixture(scope="module")
@@ -209,6 +209,7 @@ def test_other_accounts_audits_are_invisible(seo, other_seo):
     for path in (base, f"{base}/pages", f"{base}/issues", f"{base}/runs"):
         assert other_seo.get(path).status == 404, path
     assert other_seo.delete(base).status == 404
+    assert other_seo.post(f"{base}/runs").status == 404
     assert other_seo.get("/api/v1/audits").data == []
     assert seo.get(base).data["id"] == created["id"]
 
@@ -222,3 +223,33 @@ def test_list_and_unknown_ids(seo):
     assert seo.get("/api/v1/audits/abc").status == 404
     assert seo.get("/api/v1/audits/1/pages", query={"run": "2"}).status == 422
     assert seo.get("/api/v1/audits/1/pages", query={"cursor": "forged"}).status == 422
+
+
+def test_a_second_run_says_what_changed(seo, audit_site, crawlable):
+    created = audit(seo, audit_site)
+    path = f"/api/v1/audits/{created['id']}/runs"
+    assert seo.post(path).status == 409  # the first run has not finished
+    drain()
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    saved = dict(audit_site.pages)
+    try:
+        audit_site.pages["/b"] = (200, html, page("Dead end B", ["/"]))  # no dead end now
+        audit_site.pages["/a"] = (200, html, page("Page A", ["/", "/deep1", "/missing"]))
+        again = seo.post(path)
+        assert again.status == 201 and again.data["run"] == 2, again.body
+        drain()
+    finally:
+        audit_site.pages = saved
+    second, first = seo.get(path).data
+    assert first["run"] == 1 and first["diff"] is None and first["regression"] is False
+    change = second["diff"]
+    assert {i["code"] for i in change["fixed"]} == {"dead_end"}
+    assert change["new"] == []
+    [broken] = [i for i in change["persisting"] if i["code"] == "broken_internal_link"]
+    assert broken["new_pages"] == 1 and broken["fixed_pages"] == 0  # /a now links to a 404
+    assert change["pages_added"] == 1 and change["pages_removed"] == 0  # /missing
+    assert change["score_delta"] == second["score"] - first["score"]
+    assert second["regression"] is True  # new pages with a high-severity issue
+    issues = seo.get(f"/api/v1/audits/{created['id']}/issues", query={"run": "1"}).data
+    assert "dead_end" in {i["code"] for i in issues}
+    assert seo.get(f"/api/v1/audits/{created['id']}").data["run"] == 2

@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from sitelens.audits import checks
+from sitelens.audits import checks, history
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
@@ -93,8 +93,30 @@ def analyse(crawl: str) -> None:
         "score": score(pages, issues),
         "issues": counts,
     }
+    summary["diff"] = _change(state, pages, issues, summary["score"])
+    summary["regression"] = history.regression(summary["diff"])
     stored.set_state(crawl, status="done", summary=json.dumps(summary))
     _record_run(state, summary)
+
+
+def _change(
+    state: dict[str, Any], pages: list[dict[str, Any]], issues: list[dict[str, Any]], now: int
+) -> dict[str, Any] | None:
+    """The change from the audit's previous run (None for the first run)."""
+    if state["run"] <= 1:
+        return None
+    previous = stored.crawl_key(state["account"], int(state["audit"]), state["run"] - 1)
+    before = stored.state(previous) or {}
+    summary = json.loads(before["summary"]) if before.get("summary") else {}
+    urls_before = {
+        p["url"]
+        for p in stored.every_page(previous)
+        if p.get("state") == "fetched" and not p.get("external")
+    }
+    urls_after = {p["url"] for p in pages if not p.get("external")}
+    return history.diff(
+        stored.issues(previous), issues, urls_before, urls_after, summary.get("score"), now
+    )
 
 
 def _start_name(state: dict[str, Any]) -> str:

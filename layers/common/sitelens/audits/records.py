@@ -121,6 +121,31 @@ def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
     return state
 
 
+class RunActive(errors.Conflict):
+    """409: the audit's current run has not finished."""
+
+    message = "The audit's current run has not finished; delete the audit to stop it."
+
+
+def run_again(account_id: str, audit_id: int) -> dict[str, Any]:
+    """Start the audit's next run now; 409 while its current run has not finished."""
+    record = stored(account_id, audit_id)
+    current = stored_audits.state(_crawl(record)) or {}
+    if current.get("status", "queued") in ACTIVE:
+        raise RunActive()
+    run = record["run"] + 1
+
+    def change(found: dict[str, Any]) -> dict[str, Any]:
+        if found["run"] != record["run"]:
+            raise RunActive()  # another request started it first
+        return {**found, "run": run, "updated_at": clock.after(found["updated_at"])}
+
+    updated = stored_audits.update(account_id, audit_id, change)
+    if updated is None:
+        raise errors.NotFound()
+    return show(updated, start_run(updated, run))
+
+
 def stored(account_id: str, audit_id: int) -> dict[str, Any]:
     """The stored audit; 404 when it is not the account's."""
     record = stored_audits.get(account_id, audit_id)
@@ -179,6 +204,8 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
                 "pages": int(state.get("fetched", 0)),
                 "score": None,
                 "issues": None,
+                "diff": None,
+                "regression": False,
             }
         )
     return sorted(history, key=lambda run: run["run"], reverse=True)
