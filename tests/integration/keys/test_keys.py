@@ -18,6 +18,7 @@ SHOWN = {
     "name",
     "prefix",
     "scopes",
+    "rate_limit",
     "created_at",
     "last_used_at",
     "expires_at",
@@ -204,3 +205,29 @@ def test_the_cli_s_first_key_has_every_right(analytics, account):
     [entry] = analytics.get("/api/v1/keys").data
     assert entry["scopes"] == {"access": "write", "websites": None, "projects": None}
     assert analytics.post("/api/v1/websites", {"domain": "example.com"}).status == 201
+
+
+@pytest.mark.parametrize("rate", ["0", "1001", "fast", "1.5"])
+def test_a_bad_rate_limit_is_422(analytics, rate):
+    reply = analytics.post("/api/v1/keys", {"name": "k", "rate_limit": rate})
+    assert reply.status == 422 and "rate_limit" in reply.body["message"]
+
+
+def test_a_key_with_a_rate_limit_has_a_bucket_of_its_own(analytics, monkeypatch):
+    from sitelens.accounts import limits
+
+    now = [1_900_000_000.0]  # the buckets' clock, held still: no token comes back meanwhile
+    monkeypatch.setattr(limits.time, "time", lambda: now[0])
+    created = new_key(analytics, rate_limit="2")
+    assert created["rate_limit"] == 2
+    limited = Client("AnalyticsApi", created["key"])
+    answers = [limited.get("/api/v1/account") for _ in range(12)]
+    statuses = [a.status for a in answers]
+    burst = 2 * limits.KEY_BURST_SECONDS
+    assert statuses == [200] * burst + [429] * (12 - burst)
+    assert answers[0].headers["X-RateLimit-Limit"] == str(burst)
+    assert answers[-1].headers["X-RateLimit-Remaining"] == "0"
+    assert int(answers[-1].headers["Retry-After"]) >= 1
+    assert analytics.get("/api/v1/account").status == 200  # the account's other keys go on
+    now[0] += 1.0
+    assert limited.get("/api/v1/account").status == 200  # its tokens come back at its rate

@@ -19,7 +19,7 @@ from sitelens.accounts.keys import (
     new_key,
     set_contact,
 )
-from sitelens.accounts.limits import admit
+from sitelens.accounts.limits import admit, admit_request
 
 __all__ = [
     "KEY_PREFIX",
@@ -28,6 +28,7 @@ __all__ = [
     "account_for_key",
     "add_key",
     "admit",
+    "admit_request",
     "create_account",
     "get_account",
     "grant_for_key",

@@ -13,6 +13,7 @@ from sitelens.records.inputs import Input, choice, text
 
 MAX_NAME_LENGTH = 100
 MAX_LIFETIME_DAYS = 3 * 366  # a key that expires expires within three years
+MAX_KEY_RATE = 1_000  # requests a second a key may be limited to (its account's still apply)
 MAX_OVERLAP_SECONDS = 7 * 86_400  # a rotated key's old secret works at most a week longer
 DEFAULT_OVERLAP_SECONDS = 3_600
 
@@ -82,15 +83,28 @@ WebsiteIds = Annotated[list[int], BeforeValidator(_website_ids)]
 Projects = Annotated[list[str], BeforeValidator(_projects)]
 
 
+def _rate(value: Any, info: ValidationInfo) -> int:
+    """Requests a second the key may make on its own, within its account's limit."""
+    sentence = f"The rate limit field must be a whole number from 1 to {MAX_KEY_RATE}."
+    text_value = str(value).strip() if isinstance(value, str | int) else ""
+    if isinstance(value, bool) or not text_value.isdigit():
+        raise FieldError(sentence)
+    if not 1 <= int(text_value) <= MAX_KEY_RATE:
+        raise FieldError(sentence)
+    return int(text_value)
+
+
 class KeyCreate(Input):
     """A new key: `access` read or write (default read); `websites` and `projects` limit
-    it to those (absent: all of the account's); `expires_at` ends it (absent: never)."""
+    it to those (absent: all of the account's); `expires_at` ends it (absent: never);
+    `rate_limit` gives it a bucket of its own, requests a second (absent: its account's)."""
 
     name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]
     access: Annotated[str, choice(*scopes.ACCESS)] = "read"
     websites: WebsiteIds | None = None
     projects: Projects | None = None
     expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
+    rate_limit: Annotated[int, BeforeValidator(_rate)] | None = None
 
 
 class KeyRotate(Input):

@@ -38,6 +38,7 @@ class Grant:
     key_id: str
     scope: scopes.Scope
     expires_at: float | None = None  # Unix seconds
+    rate_limit: int | None = None  # requests a second of its own bucket, within its account's
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
@@ -71,7 +72,9 @@ def grant_for_key(key: str) -> Grant | None:
     account = get_account(str(found["account"]))
     if account is None:
         return None
-    return Grant(account, str(found["key_id"]), scope_of(found.get("scope")), expires_at)
+    rate = found.get("rate_limit")
+    scope = scope_of(found.get("scope"))
+    return Grant(account, str(found["key_id"]), scope, expires_at, int(rate) if rate else None)
 
 
 def touch(grant: Grant) -> None:
@@ -101,6 +104,7 @@ def show(entry: dict[str, Any]) -> dict[str, Any]:
         "name": entry["name"],
         "prefix": entry["prefix"],
         "scopes": scope_of(entry.get("scope")).public(),
+        "rate_limit": entry.get("rate_limit"),
         "created_at": entry["created_at"],
         "last_used_at": entry.get("last_used_at"),
         "expires_at": _iso(entry.get("expires_at")),
@@ -115,6 +119,7 @@ def store(
     scope: scopes.Scope,
     expires_at: int | None,
     key: str | None = None,
+    rate_limit: int | None = None,
 ) -> dict[str, Any]:
     """Store a new key of the account: the key as `show` has it, plus `key`, the secret,
     which is shown this once."""
@@ -126,6 +131,7 @@ def store(
         "scope": _scope_json(scope),
         "created_at": clock.now_iso(),
         "expires_at": expires_at,
+        "rate_limit": rate_limit,
     }
     stored_keys.put(account_id, key_id, key_hash(key), details)
     return {**show({**details, "id": key_id}), "key": key}
@@ -148,7 +154,7 @@ def create(account_id: str, fields: KeyCreate) -> dict[str, Any]:
         websites=frozenset(fields.websites) if fields.websites else None,
         projects=frozenset(fields.projects) if fields.projects else None,
     )
-    return store(account_id, fields.name, scope, fields.expires_at)
+    return store(account_id, fields.name, scope, fields.expires_at, rate_limit=fields.rate_limit)
 
 
 def list_all(account_id: str) -> list[dict[str, Any]]:

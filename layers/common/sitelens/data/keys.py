@@ -2,7 +2,8 @@
 
 Items of a key:
 - `KEY#<hash>`/`KEY`: the lookup of a request's key (`account`, `key_id`, `scope` as JSON,
-  `expires_at` in Unix seconds when it expires, which the table's TTL also removes it by);
+  `rate_limit` when it has one, `expires_at` in Unix seconds when it expires, which the
+  table's TTL also removes it by);
   a rotated key has two for a while, its new secret's and its old one's;
 - `KEYS#<account>`/`<key id>`: what the keys API shows (`name`, `prefix`, `scope`,
   `created_at`, `expires_at`, `last_used_at`, `rotated_at`) and the hashes of its lookups
@@ -39,8 +40,9 @@ def _listing_key(key_id: str) -> dict[str, Any]:
 
 def _lookup_put(key_hash: str, account_id: str, key_id: str, details: Item) -> Write:
     lookup = {"account": account_id, "key_id": key_id, "scope": details["scope"]}
-    if details.get("expires_at") is not None:
-        lookup["expires_at"] = details["expires_at"]
+    for optional in ("expires_at", "rate_limit"):
+        if details.get(optional) is not None:
+            lookup[optional] = details[optional]
     return {
         "Put": {
             "TableName": _table(),
@@ -53,7 +55,7 @@ def _lookup_put(key_hash: str, account_id: str, key_id: str, details: Item) -> W
 def put(account_id: str, key_id: str, key_hash: str, details: Item) -> None:
     """Store a new key: its lookup, its entry among the account's keys and the CLI's
     listing, together. `details`: `name`, `prefix`, `scope`, `created_at`, `expires_at`
-    (Unix seconds or None)."""
+    (Unix seconds or None), `rate_limit` (requests a second, or None)."""
     shown = {k: v for k, v in details.items() if v is not None}
     transactions.write(
         [

@@ -278,7 +278,7 @@ def authorize(request: Request) -> None:
 
     grant = auth.authorize(request.headers)
     request.account = grant.account
-    request.rate_headers = accounts.admit(request.account.id)
+    request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
     auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
     scopes.use(grant.scope)
 
