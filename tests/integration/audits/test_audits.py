@@ -253,3 +253,34 @@ def test_a_second_run_says_what_changed(seo, audit_site, crawlable):
     issues = seo.get(f"/api/v1/audits/{created['id']}/issues", query={"run": "1"}).data
     assert "dead_end" in {i["code"] for i in issues}
     assert seo.get(f"/api/v1/audits/{created['id']}").data["run"] == 2
+
+
+def test_scheduled_audits_run_again_when_due(seo, audit_site, crawlable, monkeypatch):
+    from datetime import UTC, datetime, timedelta
+
+    from sitelens.audits import schedules
+    from sitelens.core import clock
+
+    daily = audit(seo, audit_site, schedule="daily", max_pages="2")
+    unscheduled = audit(seo, audit_site, max_pages="2")
+    drain()
+    assert schedules.run_due() == 0  # nothing is due yet
+    later = datetime.now(UTC) + timedelta(days=1, minutes=1)
+    monkeypatch.setattr(clock, "now", lambda: later)
+    assert schedules.run_due() == 1
+    assert schedules.run_due() == 0  # started: due again a day later, not now
+    assert seo.get(f"/api/v1/audits/{daily['id']}").data["run"] == 2
+    assert seo.get(f"/api/v1/audits/{unscheduled['id']}").data["run"] == 1
+    drain()
+    runs = seo.get(f"/api/v1/audits/{daily['id']}/runs").data
+    assert [run["status"] for run in runs] == ["done", "done"]
+
+
+def test_the_schedule_event_replays(aws_env):
+    from sitelens.local import gateway
+
+    handler = gateway.load_module(
+        gateway.ROOT / "functions" / "audits" / "schedule" / "app.py"
+    ).handler
+    event = json.loads((gateway.ROOT / "events" / "audits-schedule.json").read_text())
+    assert handler(event, gateway.LambdaContext("AuditScheduleFunction")) == {"started": 0}

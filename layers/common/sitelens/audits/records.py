@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
 from sitelens.core import clock, errors
@@ -20,6 +21,8 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
         AuditPagesQuery,
     )
 
+# A scheduled audit runs again this long after its last run started.
+PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
 RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
 # A filtered pages list reads at most this many of the run's pages a request (as other
 # filtered lists: `data.pages.MAX_FILTERED_READS`); its cursor goes on from there.
@@ -87,6 +90,7 @@ def create(account_id: str, fields: AuditCreate) -> dict[str, Any]:
         "runs": "[]",
         "created_at": now,
         "updated_at": now,
+        **_next_run(fields.schedule),
         **password,
     }
     record = stored_audits.create(record)
@@ -121,6 +125,13 @@ def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
     return state
 
 
+def _next_run(schedule: str) -> dict[str, str]:
+    """The keys of the due index for a run starting now (none without a schedule)."""
+    if schedule not in PERIODS:
+        return {}
+    return {"schedule_due": schedule, "next_run_at": clock.iso(clock.now() + PERIODS[schedule])}
+
+
 class RunActive(errors.Conflict):
     """409: the audit's current run has not finished."""
 
@@ -138,7 +149,12 @@ def run_again(account_id: str, audit_id: int) -> dict[str, Any]:
     def change(found: dict[str, Any]) -> dict[str, Any]:
         if found["run"] != record["run"]:
             raise RunActive()  # another request started it first
-        return {**found, "run": run, "updated_at": clock.after(found["updated_at"])}
+        return {
+            **found,
+            "run": run,
+            "updated_at": clock.after(found["updated_at"]),
+            **_next_run(found["schedule"]),
+        }
 
     updated = stored_audits.update(account_id, audit_id, change)
     if updated is None:

@@ -54,6 +54,25 @@ def delete(account: str, audit_id: int) -> Item | None:
     return records.delete(COLLECTION, account, audit_id)
 
 
+# Scheduled audits carry `schedule_due` (their schedule) and `next_run_at`, the keys of the
+# sparse index `due_by_next_run`: the scheduler reads each schedule's due audits with a
+# Query, never a Scan; an audit without a schedule is not in it.
+DUE_INDEX = "due_by_next_run"
+
+
+def due(schedule: str, now: str, limit: int) -> list[tuple[str, int]]:
+    """(account, audit id) of up to `limit` audits of the schedule due at `now`, oldest
+    due first."""
+    answer = client("dynamodb").query(
+        TableName=settings().audits_table,
+        IndexName=DUE_INDEX,
+        KeyConditionExpression="schedule_due = :schedule AND next_run_at <= :now",
+        ExpressionAttributeValues={":schedule": {"S": schedule}, ":now": {"S": now}},
+        Limit=limit,
+    )
+    return [(item["account"]["S"], int(item["id"]["N"])) for item in answer["Items"]]
+
+
 # -- a run's crawl ----------------------------------------------------------------------
 
 

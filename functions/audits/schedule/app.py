@@ -1,0 +1,14 @@
+"""EventBridge Scheduler, hourly: start the next run of every scheduled audit that is due."""
+
+from typing import Any
+
+from sitelens.audits import schedules
+from sitelens.core import config
+from sitelens.core.log import logger
+
+config.require_all()  # at cold start: a missing setting fails the init, by name
+
+
+@logger.inject_lambda_context(clear_state=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return {"started": schedules.run_due()}
