@@ -25,6 +25,12 @@ REPORT_FIELDS = {
     "url": "a page that cannot be fetched (unreachable, not HTML, too large) or no URL",
     "password": "privacy 2 without a password, sent or stored",
 }
+GOAL_NAME = "another goal of the website has it, or it is white space only"
+ANNOTATION_FIELDS = {
+    "date": "a day or time that does not exist, or of a year before 1970",
+    "text": "white space only",
+    "link": "a URL without a host",
+}
 
 # operationId -> {field: why a schema cannot refuse it}; None: an HTML page, any field.
 REFUSABLE: dict[str, dict[str, str] | None] = {
@@ -62,6 +68,25 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "createReport": REPORT_FIELDS,
     "updateReport": REPORT_FIELDS,
     "patchReport": REPORT_FIELDS,
+    # goals, funnels and annotations (docs/goals-and-funnels.md)
+    "createGoal": {
+        "event_name": "another goal of the website has it, or it is white space only",
+        "page_path": "another goal of the website has it",
+        "display_name": "another goal of the website has it, or it is white space only",
+        "goals": "a 101st goal, or goals too large beside the website's exclusion lists",
+    },
+    "updateGoal": {"display_name": GOAL_NAME},
+    "patchGoal": {"display_name": GOAL_NAME},
+    "createAnnotation": {**ANNOTATION_FIELDS, "annotations": "a 1,001st annotation"},
+    "updateAnnotation": ANNOTATION_FIELDS,
+    "patchAnnotation": ANNOTATION_FIELDS,
+    "queryFunnel": {
+        "steps": "a name no goal of the website has",
+        **{
+            name: "a rule across fields of the query"
+            for name in ("site_id", "date_range", "timezone", "filters")
+        },
+    },
 }
 
 

@@ -143,3 +143,26 @@ def test_goals_too_large_beside_the_website_s_lists_are_422(analytics, website, 
     assert refused.body["message"] == {"goals": [rules.TOO_LARGE]}
     monkeypatch.undo()
     assert analytics.get(base).data == []
+
+
+def test_the_document_states_the_server_s_rules():
+    """What the schema allows the server takes (the contract test's premise): the patterns
+    and lengths of goals and annotations are the code's."""
+    from pathlib import Path
+
+    import yaml
+
+    from sitelens.websites.annotations import rules as annotation_rules
+
+    document = Path(__file__).resolve().parents[3] / "openapi" / "analytics.yaml"
+    schemas = yaml.safe_load(document.read_text())["components"]["schemas"]
+    goal = schemas["GoalCreate"]["properties"]
+    assert goal["page_path"]["pattern"] == rules.PATH_PATTERN
+    assert goal["page_path"]["maxLength"] == rules.MAX_PATH_LENGTH
+    assert goal["event_name"]["maxLength"] == rules.MAX_NAME_LENGTH
+    assert goal["event_name"]["not"]["enum"] == list(rules.RESERVED_NAMES)
+    annotation = schemas["AnnotationCreate"]["properties"]
+    assert annotation["date"]["pattern"] == annotation_rules.DATE_PATTERN
+    assert annotation["link"]["pattern"] == annotation_rules.LINK_PATTERN
+    assert annotation["link"]["maxLength"] == annotation_rules.MAX_LINK_LENGTH
+    assert annotation["text"]["maxLength"] == annotation_rules.MAX_TEXT_LENGTH

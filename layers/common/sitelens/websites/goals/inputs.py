@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from pydantic import BeforeValidator, ValidationInfo, model_validator
+from pydantic import BeforeValidator, ValidationInfo
 
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input, label
@@ -27,17 +27,12 @@ DisplayName = Annotated[str, _checked(rules.check_display_name)]
 
 
 class GoalCreate(Input):
-    """Exactly one of `event_name` and `page_path`; `display_name` defaults from it."""
+    """Exactly one of `event_name` and `page_path` (`records.create` refuses others);
+    `display_name` defaults from it."""
 
     event_name: EventName | None = None
     page_path: PagePath | None = None
     display_name: DisplayName | None = None
-
-    @model_validator(mode="after")
-    def _one_kind(self) -> GoalCreate:
-        if (self.event_name is None) == (self.page_path is None):
-            raise ValueError(rules.ONE_KIND)
-        return self
 
 
 class GoalUpdate(Input):

@@ -72,6 +72,8 @@ def _write(account_id: str, website_id: int, apply: Any) -> stored_goals.Goals:
 
 def create(account_id: str, website_id: int, fields: GoalCreate) -> dict[str, Any]:
     """A new goal of the website."""
+    if (fields.event_name is None) == (fields.page_path is None):
+        raise errors.Invalid.field("event_name", rules.ONE_KIND)
     now = clock.now_iso()
     made: list[dict[str, Any]] = []
 

@@ -1,4 +1,9 @@
-"""The rules of a goal's fields, and the bounds of a website's goals."""
+"""The rules of a goal's fields, and the bounds of a website's goals.
+
+Each rule is the document's (`openapi/analytics.yaml`, GoalCreate) so that what the
+schema allows the server takes as it is, with two that no schema states: a name of white
+space only, and a goal or name the website has already.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from sitelens.core.errors import FieldError
 MAX_GOALS: Final = 100
 MAX_NAME_LENGTH: Final = 120  # an event's name, as the tracking script may send it
 MAX_PATH_LENGTH: Final = 300  # a page path pattern
+RESERVED_NAMES: Final = ("pageview", "engagement")  # rows that are no custom event
 ONE_KIND: Final = "A goal has either an event name or a page path, not both and not neither."
 NAME_TAKEN: Final = "The display name has already been taken by another goal of the website."
 SAME_GOAL: Final = "The website already has a goal for this event name or page path."
@@ -19,35 +25,38 @@ TOO_LARGE: Final = (
     "The website's goals and exclusion lists are too large together: remove goals, or"
     " excluded parameters or addresses."
 )
-# a path pattern: a path of printable characters without a query or fragment; `*` stands
-# for the characters of one segment, `**` for any characters
-_PATH: Final = re.compile(r"/[^\s?#]*")
+# a path pattern: a path without white space, a query or a fragment; `*` stands for the
+# characters of one segment, `**` for any (three in a row mean nothing)
+PATH_PATTERN: Final = r"^(?!.*\*\*\*)/[^\s?#]*$"
+_PATH: Final = re.compile(PATH_PATTERN)
+
+
+def _name(value: str, field: str) -> str:
+    if not 0 < len(value) <= MAX_NAME_LENGTH:
+        raise FieldError(f"The {field} field must have 1 to {MAX_NAME_LENGTH} characters.")
+    if not value.strip():
+        raise FieldError(f"The {field} field must not be only white space.")
+    return value
 
 
 def check_event_name(value: str) -> str:
-    name = value.strip()
-    if not name or len(name) > MAX_NAME_LENGTH:
-        raise FieldError(f"The event name field must have 1 to {MAX_NAME_LENGTH} characters.")
-    if name in ("pageview", "engagement"):
+    if value in RESERVED_NAMES:
         raise FieldError("The event name field must name a custom event: use page_path for pages.")
-    return name
+    return _name(value, "event name")
 
 
 def check_page_path(value: str) -> str:
-    path = value.strip()
-    if len(path) > MAX_PATH_LENGTH or not _PATH.fullmatch(path) or "***" in path:
+    if len(value) > MAX_PATH_LENGTH or not _PATH.match(value):
         raise FieldError(
             f"The page path field must be a path starting with / of at most {MAX_PATH_LENGTH}"
-            " characters, without ? or #; * matches within a segment, ** across segments."
+            " characters, without white space, ? or #; * matches within a segment, ** across"
+            " segments."
         )
-    return path
+    return value
 
 
 def check_display_name(value: str) -> str:
-    name = value.strip()
-    if not name or len(name) > MAX_NAME_LENGTH:
-        raise FieldError(f"The display name field must have 1 to {MAX_NAME_LENGTH} characters.")
-    return name
+    return _name(value, "display name")
 
 
 def default_display_name(event_name: str | None, page_path: str | None) -> str:
