@@ -123,9 +123,9 @@ SITEMAP_PATHS = ["/", "/a", "/orphan", "/redirect1", "/noindex"]
 # What the audit of `/` must report, by check: the affected pages' paths (sources for
 # broken links), each exactly.
 EXPECTED = {
-    "broken_internal_link": {"/", "/canon-src"},  # /broken (404), /loop, and /gone-canon
+    "broken_internal_link": {"/", "/canon-src"},  # /broken (404), and /gone-canon (410)
     "broken_external_link": {"/"},  # EXTERNAL/gone
-    "redirect_loop": {"/loop"},
+    "redirect_loop": {"/loop", "/loop2"},
     "redirect_chain": {"/redirect1"},
     "duplicate_title": {"/dup1", "/dup2"},
     "duplicate_description": {"/dup1", "/dup2"},

@@ -107,7 +107,7 @@ def check_robots_txt_is_obeyed_under_the_crawler_s_own_agent(seo, audit_site, cr
 
 def check_urls_are_fetched_once_under_one_name(seo, audit_site, crawled):
     counted = [p for p, _ in audit_site.requests]
-    for path in ("/", "/a", "/dup2", "/orphan"):  # (/c is also fetched through /redirect1)
+    for path in ("/", "/a", "/dup2", "/orphan", "/c", "/redirect2"):
         assert counted.count(path) == 1, path
     listed = seo.get(f"/api/v1/audits/{crawled['id']}/pages", query={"per_page": 100}).data
     urls = [page["url"] for page in listed]

@@ -127,3 +127,20 @@ def test_per_page_checks_are_summarised_without_the_site_wide_ones():
     assert summary["code"] == "page_title" and summary["severity"] == "high"
     assert score(pages, []) == 50
     assert score(pages, checks.run(pages, "https://e.com/")) == 45  # a low dead end, 1 of 1
+
+
+def test_redirect_chains_and_loops_are_followed_across_pages():
+    pages = [
+        page("https://e.com/", links=["https://e.com/r1", "https://e.com/l1"]),
+        page("https://e.com/r1", status_code=301, redirect_to="https://e.com/r2"),
+        page("https://e.com/r2", status_code=301, redirect_to="https://e.com/"),
+        page("https://e.com/l1", status_code=302, redirect_to="https://e.com/l2"),
+        page("https://e.com/l2", status_code=302, redirect_to="https://e.com/l1"),
+    ]
+    found = {i["code"]: i for i in checks.run(pages, "https://e.com/")}
+    assert {p["url"] for p in found["redirect_chain"]["pages"]} == {"https://e.com/r1"}
+    assert found["redirect_chain"]["pages"][0]["detail"] == "2 redirects to https://e.com/"
+    assert {p["url"] for p in found["redirect_loop"]["pages"]} == {
+        "https://e.com/l1",
+        "https://e.com/l2",
+    }

@@ -221,12 +221,7 @@ def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
 
     found["broken_internal_link"] = broken(False)
     found["broken_external_link"] = broken(True)
-    found["redirect_loop"] = [(u, "never settles") for u, p in internal.items() if p.get("loop")]
-    found["redirect_chain"] = [
-        (u, f"{p['redirects']} redirects to {p.get('redirect_to')}")
-        for u, p in internal.items()
-        if p.get("redirects", 0) >= 2
-    ]
+    found["redirect_loop"], found["redirect_chain"] = _redirects(internal)
     found["duplicate_title"] = _same(indexable, "title")
     found["duplicate_description"] = _same(indexable, "description")
     found["near_duplicate_content"] = _near_duplicates(indexable)
@@ -249,6 +244,26 @@ def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
     ]
     issues = (_issue(code, found.get(code, ())) for code in DEFINITIONS)
     return [issue for issue in issues if issue is not None]
+
+
+def _redirects(pages: dict[str, Page]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+    """(loops, chains): each redirecting URL whose redirects, followed through the crawled
+    pages, come back to one already seen, or take two or more hops."""
+    loops, chains = [], []
+    for url, page in pages.items():
+        if page.get("loop"):
+            loops.append((url, "more than 10 redirects"))
+        if not page.get("redirect_to"):
+            continue
+        hops, target = [url], page["redirect_to"]
+        while target not in hops and (pages.get(target) or {}).get("redirect_to"):
+            hops.append(target)
+            target = pages[target]["redirect_to"]
+        if target in hops:
+            loops.append((url, " -> ".join([*hops, target])))
+        elif len(hops) >= 2:
+            chains.append((url, f"{len(hops)} redirects to {target}"))
+    return loops, chains
 
 
 def _same(pages: dict[str, Page], field: str) -> list[tuple[str, str]]:

@@ -54,12 +54,12 @@ class Fetched:
     error: str | None
 
 
-def _get(url: str, cap: int | None = fetch.MAX_BODY) -> Response:
-    """One GET through the report fetcher (SSRF guard, timeouts, size cap, redirects), any
-    media type, its first `cap` bytes, under the crawler's user agent."""
+def _get(url: str, cap: int | None = fetch.MAX_BODY, follow: bool = True) -> Response:
+    """One GET through the report fetcher (SSRF guard, timeouts, size cap; its redirects
+    with `follow`), any media type, its first `cap` bytes, under the crawler's agent."""
     session = Session(USER_AGENT)
     try:
-        return fetch._fetch(session, url, html_only=False, read_body=True, cap=cap)
+        return fetch._fetch(session, url, html_only=False, read_body=True, cap=cap, follow=follow)
     finally:
         session.close()
 
@@ -69,7 +69,9 @@ def _fetched(url: str, not_before: float) -> Fetched:
     if wait > 0:
         time.sleep(wait)
     try:
-        return Fetched(url, _get(url), None)
+        # a redirect is a page of its own: its target is claimed, and fetched (or not, as
+        # robots.txt says) in its own step; chains and loops are found across pages
+        return Fetched(url, _get(url, follow=False), None)
     except fetch.FetchError as err:
         return Fetched(url, None, str(err))
 
@@ -287,16 +289,17 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
         found.update(status_code=0, error=result.error)
         found["loop"] = result.error == fetch.TOO_MANY_REDIRECTS
     else:
-        final = scope.name(response.url) or response.url
-        found.update(status_code=response.status, redirects=response.redirects)
-        if final != url:
-            found["redirect_to"] = final
-            if scope.internal(final) and _claim(state, _page(final, depth)):
-                queued.append(_fetch_step(state, final, depth))
+        found["status_code"] = response.status
+        location = response.headers.get("location", "").strip()
+        target = scope.name(location, url) if 300 <= response.status < 400 and location else None
+        if target is not None:
+            found.update(redirect_to=target, redirects=1)
+            crawled = scope.internal(target) and scope.follows(target)
+            if crawled and _claim(state, _page(target, depth)):
+                queued.append(_fetch_step(state, target, depth))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
-        # a redirect's target is a page of its own (claimed above), analysed under its URL
-        if final == url and response.status == 200 and media in _HTML_TYPES:
-            page = facts.of_page(final, response.body, response.headers, scope)
+        if response.status == 200 and media in _HTML_TYPES:
+            page = facts.of_page(url, response.body, response.headers, scope)
             report = analysis.analyse(Site(page=response))
             page["score"] = report.score
             page["failed_checks"] = sorted(k for k, r in report.results.items() if not r["passed"])

@@ -172,10 +172,17 @@ def _probes(
 
 
 def _fetch(
-    session: Session, url: str, *, html_only: bool, read_body: bool, cap: int | None = None
+    session: Session,
+    url: str,
+    *,
+    html_only: bool,
+    read_body: bool,
+    cap: int | None = None,
+    follow: bool = True,
 ) -> Response:
     """One GET with its redirects; `cap`: read at most that many bytes and keep them (a
-    robots.txt), instead of refusing a body over `MAX_BODY`."""
+    robots.txt), instead of refusing a body over `MAX_BODY`; without `follow`, a redirect
+    is the answer (an audit's crawler follows each hop as a page of its own)."""
     started = time.monotonic()
     deadline = started + DEADLINE
     current = url
@@ -184,7 +191,7 @@ def _fetch(
         response = _open(session, target, deadline)
         try:
             location = response.headers.get("location")
-            if response.status in _REDIRECT_STATUSES and location:
+            if follow and response.status in _REDIRECT_STATUSES and location:
                 current = urljoin(current, location.strip())
                 continue
             headers = {name.lower(): value for name, value in response.headers.itermerged()}
