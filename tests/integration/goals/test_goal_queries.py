@@ -228,3 +228,15 @@ def test_goals_made_by_the_api_answer_the_query_api(analytics, store):
     analytics.delete(f"{goals_path}/{first}")
     after = analytics.post("/api/v1/query", json_body=body)
     assert after.body["results"] == [{"dimensions": ["Blog"], "metrics": [1, 2, 25.0]}]
+
+
+def test_a_roll_up_counts_each_website_s_goal_of_a_name_as_one(warehouse):
+    results = ask(
+        warehouse,
+        site_id=[1, 2],
+        metrics=["visitors", "events", "conversion_rate"],
+        dimensions=["event:goal"],
+        filters=[["is", "event:goal", ["Signup"]]],
+    )
+    # website 1's two sign-ups (three events) and website 2's one, of 5 visitors in all
+    assert results == [{"dimensions": ["Signup"], "metrics": [3, 4, 60.0]}]
