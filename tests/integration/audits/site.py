@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
@@ -149,6 +150,7 @@ class Site:
     def __init__(self) -> None:
         self.requests: list[tuple[str, str]] = []  # (path, user agent), as the server saw them
         self.pages = pages()  # a test may change them between runs
+        self.times: list[tuple[float, str]] = []  # (time.monotonic(), path) of each request
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
@@ -174,6 +176,7 @@ class Site:
             def do_GET(self) -> None:
                 host = self.headers.get("Host", "")
                 site.requests.append((self.path, self.headers.get("User-Agent", "")))
+                site.times.append((time.monotonic(), self.path))
                 path = self.path.split("?")[0]
                 if host.startswith("localhost"):
                     status = 200 if path == "/fine" else 404

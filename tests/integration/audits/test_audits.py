@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from itertools import pairwise
 
 import pytest
 
@@ -284,3 +285,19 @@ def test_the_schedule_event_replays(aws_env):
     ).handler
     event = json.loads((gateway.ROOT / "events" / "audits-schedule.json").read_text())
     assert handler(event, gateway.LambdaContext("AuditScheduleFunction")) == {"started": 0}
+
+
+def test_crawl_delay_spaces_the_fetches(seo, audit_site, crawlable):
+    robots = "User-agent: SitelensAudit\nCrawl-delay: 0.2\nDisallow: /private\n"
+    saved = dict(audit_site.pages)
+    audit_site.pages["/robots.txt"] = (200, {"Content-Type": "text/plain"}, robots)
+    audit_site.times.clear()
+    try:
+        audit(seo, audit_site, max_pages="6")
+        drain()
+    finally:
+        audit_site.pages = saved
+    pages = [at for at, path in audit_site.times if path != "/robots.txt" and "sitemap" not in path]
+    assert len(pages) >= 6
+    gaps = [later - earlier for earlier, later in pairwise(pages)]
+    assert min(gaps) >= 0.18, gaps  # 0.2 s apart, less the clocks' jitter
