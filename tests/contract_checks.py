@@ -32,9 +32,27 @@ ANNOTATION_FIELDS = {
     "link": "a URL without a host",
 }
 
+# keys and webhooks (docs/keys-and-webhooks.md)
+SCOPE_FIELDS = {
+    "websites": "an id of no website of the account",
+    "projects": "text that is no host name or address",
+}
+ENDPOINT_FIELDS = {
+    "url": "refused by the fetch guard (a private address, no such host, a port not fetched)",
+    **SCOPE_FIELDS,
+}
+
 # operationId -> {field: why a schema cannot refuse it}; None: an HTML page, any field.
 REFUSABLE: dict[str, dict[str, str] | None] = {
     "listWebsites": {"cursor": CURSOR},
+    "createKey": {
+        **SCOPE_FIELDS,
+        "expires_at": "a moment in the past, or more than three years ahead",
+        "name": "a 101st key of the account",
+    },
+    "createWebhook": {**ENDPOINT_FIELDS},
+    "updateWebhook": ENDPOINT_FIELDS,
+    "patchWebhook": ENDPOINT_FIELDS,
     "createWebsite": {
         "domain": "taken by any account, or text that is no host name or address",
         **WEBSITE_FIELDS,

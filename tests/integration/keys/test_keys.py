@@ -231,3 +231,9 @@ def test_a_key_with_a_rate_limit_has_a_bucket_of_its_own(analytics, monkeypatch)
     assert analytics.get("/api/v1/account").status == 200  # the account's other keys go on
     now[0] += 1.0
     assert limited.get("/api/v1/account").status == 200  # its tokens come back at its rate
+
+
+@pytest.mark.parametrize("projects", [[None], [1], [""], ["not a host!"]])
+def test_projects_must_be_hosts(analytics, projects):
+    reply = analytics.request("POST", "/api/v1/keys", json_body={"name": "k", "projects": projects})
+    assert reply.status == 422 and "projects" in reply.body["message"]

@@ -43,7 +43,9 @@ def _projects(value: Any, info: ValidationInfo) -> list[str]:
     names = []
     for item in _items(value, "projects"):
         try:
-            names.append(hosts.parse(str(item)).site_name)
+            if not isinstance(item, str):
+                raise TypeError(item)
+            names.append(hosts.parse(item).site_name)
         except (hosts.InvalidHost, TypeError):
             raise FieldError("The projects field must list projects (hosts).") from None
     return sorted(set(names))
