@@ -16,7 +16,7 @@ from email.message import EmailMessage
 from typing import Any
 
 from sitelens.accounts.keys import get_account
-from sitelens.core import clock, errors
+from sitelens.core import clock, errors, metrics
 from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import mail
@@ -156,6 +156,7 @@ def attempt(message: dict[str, Any]) -> None:
         return
     delivery["state"] = "failed"
     stored.put_delivery(account_id, endpoint_id, delivery)
+    metrics.count("WebhookDeliveriesLost", reason="exhausted")
     failing_since = endpoint.get("failing_since") or delivery["created_at"]
     if failing_since <= delivery["created_at"]:  # nothing reached it since: give up on it
         disable(account_id, endpoint)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitelens.core import metrics
 from sitelens.core.log import logger
 from sitelens.data import webhooks as stored
 from sitelens.webhooks import deliveries, endpoints
@@ -40,6 +41,7 @@ def emit(
         return queued
     except Exception:
         logger.exception("webhook event not queued", extra={"event": event_type})
+        metrics.count("WebhookDeliveriesLost", reason="not_queued")
         return 0
 
 
