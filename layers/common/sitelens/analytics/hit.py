@@ -107,6 +107,9 @@ class Hit:
     visitor: str = ""  # the day's salted hash of website, address and agent (`visitors`)
     event_parts: tuple[str, str, str] | None = None  # a custom event's name, value, unit
     engaged_ms: int | None = None  # an engagement: the page was hidden or left after this
+    props: str = ""  # custom properties, JSON of a flat text map (`properties`)
+    revenue_amount: str = ""  # a custom event's revenue: a decimal as text
+    revenue_currency: str = ""  # ISO 4217, the currency it came in
     # The hit's identity (`new_id`); "" only in messages queued before ids existed, which
     # the aggregator then knows by their SQS message id.
     id: str = ""

@@ -247,6 +247,9 @@ def build_hit(
             visitor=visitor,
             event_parts=_event_parts(fields),
             id=hit_id,
+            props=fields.get("props", ""),
+            revenue_amount=fields.get("revenue_amount", ""),
+            revenue_currency=fields.get("revenue_currency", ""),
         )
 
     referrer = _referrer_host(fields.get("referrer", ""))
@@ -273,4 +276,5 @@ def build_hit(
         utm_content=utm["utm_content"],
         visitor=visitor,
         id=hit_id,
+        props=fields.get("props", ""),
     )

@@ -1,5 +1,6 @@
-/* Sitelens: pageviews and sitelens.event(name, value, unit). No cookies, no storage,
-   no IP in the stats: nothing follows a visitor, so doNotTrack is not consulted.
+/* Sitelens: pageviews (with the script tag's data-sitelens-* properties) and
+   sitelens.event(name, value, unit) or sitelens.event(name, {props, revenue}). No cookies,
+   no storage, no IP in the stats: nothing follows a visitor, so doNotTrack is not consulted.
    Calls made before this script loaded wait in sitelens.q (the snippet in the README). */
 (function () {
   var script = document.currentScript;
@@ -67,8 +68,10 @@
     if (last !== null) engagement(false);
     engaged = 0;
     visibleSince = document.visibilityState === 'visible' ? Date.now() : null;
-    send({referrer: last === null ? document.referrer : last,
-      screen_resolution: screen.width + 'x' + screen.height});
+    var fields = {referrer: last === null ? document.referrer : last,
+      screen_resolution: screen.width + 'x' + screen.height};
+    if (hasProps) fields.props = JSON.stringify(pageProps);
+    send(fields);
     last = url;
   }
 
@@ -76,8 +79,32 @@
     return value == null ? '' : String(value);
   }
 
+  // sitelens.event(name, value, unit), or sitelens.event(name, {props, revenue})
   function event(name, value, unit) {
-    send({'event[name]': text(name), 'event[value]': text(value), 'event[unit]': text(unit)});
+    var options = value && typeof value === 'object' ? value : null;
+    var fields = {'event[name]': text(name)};
+    if (options) {
+      if (options.props) fields.props = JSON.stringify(options.props);
+      if (options.revenue) {
+        fields['revenue[amount]'] = text(options.revenue.amount);
+        fields['revenue[currency]'] = text(options.revenue.currency);
+      }
+    } else {
+      fields['event[value]'] = text(value);
+      fields['event[unit]'] = text(unit);
+    }
+    send(fields);
+  }
+
+  // A pageview's properties: the script tag's data-sitelens-<key> attributes
+  var pageProps = {};
+  var hasProps = false;
+  for (var a = 0; a < script.attributes.length; a++) {
+    var attribute = script.attributes[a];
+    if (attribute.name.indexOf('data-sitelens-') === 0) {
+      pageProps[attribute.name.slice(14)] = attribute.value;
+      hasProps = true;
+    }
   }
 
   var pushState = history.pushState;

@@ -15,7 +15,7 @@ import time
 from datetime import datetime
 from typing import Any
 
-from sitelens.analytics import fairshare, hits
+from sitelens.analytics import fairshare, hits, properties
 from sitelens.core import clock, errors, metrics
 from sitelens.core.log import logger
 from sitelens.data import queues
@@ -164,7 +164,28 @@ def _text_fields(fields: dict[str, Any]) -> dict[str, str]:
         if not textual:
             raise errors.Invalid.field(name, f"The {name} field must be text.")
         values[name] = _sqs_text(str(value))
+    values.update(_properties(fields))
     return values
+
+
+def _properties(fields: dict[str, Any]) -> dict[str, str]:
+    """A hit's properties and revenue in their stored forms (`properties`), read from
+    `props` (an object, or its JSON text as a form sends it) and `revenue` (an object) or
+    `revenue[amount]` and `revenue[currency]`; 422 on the field beyond a bound."""
+    sent = fields.get("revenue")
+    if sent is not None and not isinstance(sent, dict):
+        raise errors.Invalid.field("revenue", "The revenue field must be an object.")
+    sent = sent or {}
+    try:
+        props = properties.props_text(fields.get("props"))
+        amount, currency = properties.revenue(
+            sent.get("amount", fields.get("revenue[amount]")),
+            sent.get("currency", fields.get("revenue[currency]")),
+        )
+    except properties.InvalidProperties as invalid:
+        raise errors.Invalid.field(invalid.field, str(invalid)) from None
+    found = {"props": props, "revenue_amount": amount, "revenue_currency": currency}
+    return {name: _sqs_text(value) for name, value in found.items() if value}
 
 
 _FORM_EVENT = tuple(f"event[{part}]" for part in EVENT_PARTS)  # as a form sends them

@@ -102,7 +102,7 @@ class LocalWarehouse:
             compaction.LANDING,
             schema.COLUMNS,
             "hour=*/part-*.parquet",
-            "union_by_name = true, hive_partitioning = true, hive_types = {'hour': VARCHAR}",
+            "hive_partitioning = true, hive_types = {'hour': VARCHAR}",
             ", CAST(NULL AS VARCHAR) AS hour",
         )
 
@@ -117,9 +117,14 @@ class LocalWarehouse:
         files = sorted((self.root / name).glob(pattern))
         if files:
             listed = ", ".join(f"'{path}'" for path in files)
+            # rows' files written before a column was added lack it: NULL there, by name
+            # (summaries are written whole each time: their schemas need no merging)
+            by_name = columns is schema.COLUMNS
+            typed = schema.empty_relation((*columns, *schema.PARTITIONS))
             self.connection.execute(  # the paths are ours, not a request's
                 f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM read_parquet("  # noqa: S608
-                f"[{listed}], {options})"
+                f"[{listed}], {'union_by_name = true, ' if by_name else ''}{options})"
+                + (f" UNION ALL BY NAME {typed}" if by_name else "")
             )
         else:  # no file yet: the same columns, no rows
             nothing = ", ".join(

@@ -81,13 +81,16 @@ def merge(
     One row per hit id (the copies are equal), sorted by time within each file."""
     columns = ", ".join(name for name, _ in schema.COLUMNS)
     # names from the schema, paths and partitions of our own folders
+    # files written before a column was added lack it: it is NULL there (`empty_relation`)
+    landing = schema.empty_relation((*schema.PARTITIONS, *schema.COLUMNS))
     parts = [
-        f"SELECT website_id, day, {columns} FROM read_parquet({_files(landing_files)}, "  # noqa: S608
-        "union_by_name = true)"
+        f"SELECT website_id, day, {columns} FROM (SELECT * FROM read_parquet("  # noqa: S608
+        f"{_files(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing})"
     ]
     parts += [
         f"SELECT CAST({website_id} AS BIGINT) AS website_id, '{day}' AS day, {columns} "  # noqa: S608
-        f"FROM read_parquet('{path}', union_by_name = true)"
+        f"FROM (SELECT * FROM read_parquet('{path}') "
+        f"UNION ALL BY NAME {schema.empty_relation(schema.COLUMNS)})"
         for (website_id, day), path in sorted(existing.items())
     ]
     union = "\nUNION ALL\n".join(parts)

@@ -16,6 +16,7 @@ from sitelens.analytics.warehouse.dimensions import (
     VISIT_DIMENSIONS,
     canonical,
 )
+from sitelens.analytics.warehouse.props import is_props
 from sitelens.core import errors
 
 FILTER_OPERATORS: Final = ("is", "is_not", "contains", "contains_not", "matches", "matches_not")
@@ -97,7 +98,7 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
             "filters", "A filter is [operator, dimension, clauses(, modifiers)]."
         )
     dimension, clauses = canonical(value[1]), value[2]
-    known = dimension in EVENT_DIMENSIONS or dimension in VISIT_DIMENSIONS
+    known = dimension in EVENT_DIMENSIONS or dimension in VISIT_DIMENSIONS or is_props(dimension)
     if not known and dimension != GOAL_DIMENSION:
         raise errors.Invalid.field("filters", f"Cannot filter by {dimension!r}.")
     if not isinstance(clauses, list) or not clauses or not all(isinstance(c, str) for c in clauses):

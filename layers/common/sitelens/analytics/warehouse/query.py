@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse import filters, goals, periods
+from sitelens.analytics.warehouse import filters, goals, periods, props
 from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
     EVENT_DIMENSIONS,
@@ -151,7 +151,14 @@ def parse(
         *VISIT_DIMENSIONS,
         *TIME_DIMENSIONS,
     )
-    sent = _list_of_strings(body.get("dimensions", []), "dimensions", allowed_dimensions)
+    sent = _list_of_strings(body.get("dimensions", []), "dimensions")
+    unknown = [d for d in sent if d not in allowed_dimensions and not props.is_props(d)]
+    if unknown:
+        raise errors.Invalid.field(
+            "dimensions",
+            f"Unknown dimensions: {', '.join(unknown)}. Allowed: "
+            f"{', '.join((*allowed_dimensions, props.PREFIX + '<key>'))}.",
+        )
     dimensions = [canonical(d) for d in sent]
     if len(set(dimensions)) != len(dimensions):
         raise errors.Invalid.field("dimensions", "The dimensions field must not repeat a value.")

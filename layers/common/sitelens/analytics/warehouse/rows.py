@@ -48,4 +48,7 @@ def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
         "event_unit": unit,
         "engagement_ms": hit.engaged_ms or 0,
         "interactive": hit.event_parts is not None,
+        "props": hit.props or None,
+        "revenue_amount": hit.revenue_amount or None,
+        "revenue_currency": hit.revenue_currency or None,
     }

@@ -38,6 +38,10 @@ COLUMNS: Final[tuple[tuple[str, ColumnType], ...]] = (
     ("event_unit", "string"),
     ("engagement_ms", "bigint"),  # time on the page, for engagement rows; else 0
     ("interactive", "boolean"),  # a custom event (it keeps a visit from being a bounce)
+    # added later (files written before lack them: read by name, missing is NULL)
+    ("props", "string"),  # custom properties: JSON of a flat text map, NULL for none
+    ("revenue_amount", "string"),  # a custom event's revenue, a decimal as text
+    ("revenue_currency", "string"),  # ISO 4217: revenue stays in the currency it came in
 )
 # hive-style folders: website_id=12/day=2026-11-24/
 PARTITIONS: Final[tuple[tuple[str, ColumnType], ...]] = (
@@ -60,3 +64,10 @@ DUCKDB_TYPES: Final[dict[ColumnType, str]] = {
     "bigint": "BIGINT",
     "boolean": "BOOLEAN",
 }
+
+
+def empty_relation(columns: tuple[tuple[str, ColumnType], ...]) -> str:
+    """DuckDB's SELECT of no rows with these typed columns: `UNION ALL BY NAME` with it
+    gives files written before a column existed that column, NULL."""
+    typed = ", ".join(f"CAST(NULL AS {DUCKDB_TYPES[kind]}) AS {name}" for name, kind in columns)
+    return f"SELECT {typed} WHERE FALSE"

@@ -18,7 +18,7 @@ from typing import Any, Final
 import sqlglot
 from sqlglot import exp
 
-from sitelens.analytics.warehouse import raw, schema, summaries, visits
+from sitelens.analytics.warehouse import props, raw, schema, summaries, visits
 from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
@@ -43,6 +43,8 @@ def _text(value: str) -> str:
 
 
 def _column(dimension: str) -> str:
+    if props.is_props(dimension):
+        return props.column(dimension)
     if dimension in EVENT_DIMENSIONS:
         return f"e.{EVENT_DIMENSIONS[dimension]}"
     column = f"e.v_{VISIT_DIMENSIONS[dimension]}"
