@@ -15,13 +15,17 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
+from sitelens.core import hosts
+
 ACCESS = ("read", "write")
 MAX_LISTED = 50  # websites, and projects, one key may be limited to: an IN list DynamoDB takes
 
 # Fields by which a record of any other collection names its website or project (a goal's
-# `website_id`, an audit's `project`); a record naming neither is hidden from limited keys.
+# `website_id`, an audit's `url`, whose site is its project as a report's is); a record naming
+# none is hidden from limited keys.
 WEBSITE_FIELDS = ("website_id", "site_id", "website")
 PROJECT_FIELDS = ("project",)
+URL_FIELDS = ("url",)
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,7 @@ class Scope:
             return self.sees_project(record.get("project"))
         websites = [record[f] for f in WEBSITE_FIELDS if record.get(f) is not None]
         projects = [record[f] for f in PROJECT_FIELDS if record.get(f) is not None]
+        projects += [project_of(record[f]) for f in URL_FIELDS if isinstance(record.get(f), str)]
         return any(self.sees_website(w) for w in websites) or any(
             self.sees_project(p) for p in projects
         )
@@ -77,6 +82,16 @@ class Scope:
             "websites": None if self.websites is None else sorted(self.websites),
             "projects": None if self.projects is None else sorted(self.projects),
         }
+
+
+def project_of(url: str) -> str | None:
+    """The project a URL belongs to: its host's site (`https://www.Example.com/x` ->
+    `example.com`), as a report's project is made; None for text that is no such URL."""
+    parts = hosts.split_url(url)
+    try:
+        return hosts.parse(parts.hostname).site_name if parts and parts.hostname else None
+    except hosts.InvalidHost:
+        return None
 
 
 EVERYTHING = Scope()
