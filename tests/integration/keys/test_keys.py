@@ -237,3 +237,26 @@ def test_a_key_with_a_rate_limit_has_a_bucket_of_its_own(analytics, monkeypatch)
 def test_projects_must_be_hosts(analytics, projects):
     reply = analytics.request("POST", "/api/v1/keys", json_body={"name": "k", "projects": projects})
     assert reply.status == 422 and "projects" in reply.body["message"]
+
+
+def test_a_key_from_before_the_keys_api_is_listed_from_its_first_use(analytics, account):
+    """Keys stored before the keys API have no entry among their account's keys."""
+    import boto3
+
+    [entry] = analytics.get("/api/v1/keys").data
+    boto3.client("dynamodb").delete_item(
+        TableName="AccountsTable",
+        Key={"pk": {"S": f"KEYS#{account.id}"}, "sk": {"S": str(entry["id"])}},
+    )
+    keyring.forget()
+    auth.forget()
+    [adopted] = analytics.get("/api/v1/keys").data  # this very request made it
+    assert (adopted["id"], adopted["name"], adopted["prefix"]) == (
+        entry["id"],
+        entry["name"],
+        account.key[:11],
+    )
+    assert adopted["scopes"] == entry["scopes"] and adopted["created_at"] == entry["created_at"]
+    assert adopted["last_used_at"]
+    assert analytics.delete(f"/api/v1/keys/{entry['id']}").status == 200
+    assert analytics.get("/api/v1/account").status == 401

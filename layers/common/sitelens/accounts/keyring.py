@@ -77,9 +77,9 @@ def grant_for_key(key: str) -> Grant | None:
     return Grant(account, str(found["key_id"]), scope, expires_at, int(rate) if rate else None)
 
 
-def touch(grant: Grant) -> None:
+def touch(grant: Grant, key: str) -> None:
     """Note that the key was used now, at most every TOUCH_SECONDS per container; never
-    fails the request."""
+    fails the request. (A key from before the keys API gets its entry then.)"""
     now = time.monotonic()
     with _touched_lock:
         if _touched.get(grant.key_id, -TOUCH_SECONDS) > now - TOUCH_SECONDS:
@@ -88,7 +88,9 @@ def touch(grant: Grant) -> None:
             _touched.clear()
         _touched[grant.key_id] = now
     try:
-        stored_keys.touch(grant.account.id, grant.key_id, clock.now_iso())
+        adopted = {"prefix": key[:PREFIX_LENGTH], "scope": _scope_json(grant.scope)}
+        adopted["hash"] = key_hash(key)
+        stored_keys.touch(grant.account.id, grant.key_id, clock.now_iso(), adopted)
     except Exception:
         logger.exception("key use not noted", extra={"key_id": grant.key_id})
 

@@ -240,9 +240,10 @@ def rotate(account_id: str, current: Item, new_hash: str, change: Item) -> None:
     transactions.write(writes)
 
 
-def touch(account_id: str, key_id: str, used_at: str) -> None:
-    """Note when the key was last used (on its entry; nothing for a key made before the
-    keys API, which has none)."""
+def touch(account_id: str, key_id: str, used_at: str, adopted: Item) -> None:
+    """Note when the key was last used, on its entry. A key made before the keys API has
+    none: it gets one now, from the CLI's listing (its name and date) and `adopted` (its
+    `prefix`, `scope`, `hash`), so the keys API lists it from its first use on."""
     try:
         client("dynamodb").update_item(
             TableName=_table(),
@@ -250,6 +251,30 @@ def touch(account_id: str, key_id: str, used_at: str) -> None:
             UpdateExpression="SET last_used_at = :now",
             ConditionExpression="attribute_exists(pk)",
             ExpressionAttributeValues={":now": {"S": used_at}},
+        )
+        return
+    except Exception as err:
+        if error_code(err) != "ConditionalCheckFailedException":
+            raise
+    answer = client("dynamodb").get_item(TableName=_table(), Key=_listing_key(key_id))
+    listing = from_item(answer.get("Item") or {})
+    if str(listing.get("account")) != account_id or listing.get("revoked_at"):
+        return
+    fields = {
+        **adopted,
+        "name": listing.get("name") or f"key {key_id}",
+        "created_at": listing.get("created_at") or used_at,
+        "last_used_at": used_at,
+    }
+    names = {f"#{n}": n for n in fields}
+    try:
+        client("dynamodb").update_item(  # an UpdateItem makes the entry, as keyed routes may
+            TableName=_table(),
+            Key=_account_key(account_id, key_id),
+            UpdateExpression="SET " + ", ".join(f"#{n} = :{n}" for n in fields),
+            ConditionExpression="attribute_not_exists(pk)",
+            ExpressionAttributeNames=names,
+            ExpressionAttributeValues=to_item({f":{n}": v for n, v in fields.items()}),
         )
     except Exception as err:
         if error_code(err) != "ConditionalCheckFailedException":

@@ -43,7 +43,7 @@ def authorize(headers: dict[str, str]) -> accounts.Grant:
         _cache.pop(hashed, None)
         raise errors.Unauthenticated()
     _cache[hashed] = (now + settings().key_cache_seconds, grant)
-    keyring.touch(grant)
+    keyring.touch(grant, key)
     return grant
 
 
