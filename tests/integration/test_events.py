@@ -162,6 +162,14 @@ def test_share_report_routes_answer_404_for_a_missing_report(events_account) -> 
     assert status == 404 and "Resource not found." in page
 
 
+def test_share_audit_routes_answer_404_for_a_missing_audit(events_account) -> None:
+    for name in ("share-audit", "share-audit-unlock"):
+        status, _, body = invoke(event(name))
+        assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
+    status, _, page = invoke(event("share-audit-page"))
+    assert status == 404 and "Resource not found." in page
+
+
 def test_unsubscribe_with_a_bad_link_changes_nothing(website: dict[str, Any]) -> None:
     status, headers, page = invoke(event("unsubscribe"))
     assert status == 422 and "invalid or has expired" in page

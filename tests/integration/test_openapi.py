@@ -325,6 +325,7 @@ READS = {
     ("POST", "/api/v1/funnels/query"),
     ("POST", "/api/v1/share/websites/{domain}/unlock"),
     ("POST", "/api/v1/share/reports/{share_id}/unlock"),
+    ("POST", "/api/v1/share/audits/{share_id}/unlock"),
 }
 
 

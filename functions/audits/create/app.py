@@ -8,4 +8,4 @@ from sitelens.edge.http import Request, Response, api_handler, ok
 @api_handler
 def handler(request: Request) -> Response:
     fields = AuditCreate.parse(request.form())
-    return ok(audits.create(request.account.id, fields), status=201)
+    return ok(audits.create(request.account.id, fields, request.base_url), status=201)

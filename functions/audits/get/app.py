@@ -6,4 +6,4 @@ from sitelens.edge.http import Request, Response, api_handler, ok
 
 @api_handler
 def handler(request: Request) -> Response:
-    return ok(audits.get(request.account.id, request.record_id()))
+    return ok(audits.get(request.account.id, request.record_id(), request.base_url))

@@ -13,7 +13,8 @@ def handler(request: Request) -> Response:
     query = AuditListQuery.parse(request.query)
     if query.format == "csv":
         rows = (
-            {**audit, **audit["issues"]} for audit in audits.every_record(request.account.id, query)
+            {**audit, **audit["issues"]}
+            for audit in audits.every_record(request.account.id, query, request.base_url)
         )
         return csv_file(COLUMNS, rows, "sitelens-audits.csv")
-    return listed(request, audits.list_page(request.account.id, query))
+    return listed(request, audits.list_page(request.account.id, query, request.base_url))

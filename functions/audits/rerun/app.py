@@ -6,4 +6,6 @@ from sitelens.edge.http import Request, Response, api_handler, ok
 
 @api_handler
 def handler(request: Request) -> Response:
-    return ok(audits.run_again(request.account.id, request.record_id()), status=201)
+    return ok(
+        audits.run_again(request.account.id, request.record_id(), request.base_url), status=201
+    )

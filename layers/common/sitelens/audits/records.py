@@ -8,9 +8,11 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from sitelens.audits.checks import SEVERITIES
 from sitelens.core import clock, errors
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing, privacy
+from sitelens.sharing.links import audit_url, new_share_id
 from sitelens.tokens import signing
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
@@ -30,7 +32,8 @@ MAX_PAGE_READS = 1_000
 ACTIVE = ("queued", "crawling", "analysing")
 
 
-def _crawl(record: dict[str, Any], run: int | None = None) -> str:
+def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
+    """The crawl key of the audit's run `run` (its current one by default)."""
     return stored_audits.crawl_key(record["account"], record["id"], run or record["run"])
 
 
@@ -39,11 +42,13 @@ def _summary(record: dict[str, Any]) -> dict[str, Any] | None:
     return finished[-1] if finished else None
 
 
-def show(record: dict[str, Any], state: dict[str, Any] | None) -> dict[str, Any]:
+def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
     """The audit as the API returns it: its settings, its current run's status and
-    progress, and the score and issue counts of its last finished run."""
+    progress, the score and issue counts of its last finished run, and its share page on
+    the SEO API at `base_url` (None for an audit from before share ids)."""
     last = _summary(record)
     state = state or {}
+    share_id = record.get("share_id")
     return {
         "id": record["id"],
         "url": record["url"],
@@ -55,6 +60,8 @@ def show(record: dict[str, Any], state: dict[str, Any] | None) -> dict[str, Any]
         "schedule": record["schedule"],
         "privacy": record["privacy"],
         "password": bool(record.get("password_hash")),
+        "share_id": share_id,
+        "share_url": audit_url(base_url, share_id) if share_id else None,
         "run": record["run"],
         "status": state.get("status", "queued"),
         "progress": {
@@ -70,7 +77,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None) -> dict[str, Any]
     }
 
 
-def create(account_id: str, fields: AuditCreate) -> dict[str, Any]:
+def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any]:
     """Store the audit and queue its first run."""
     password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
     now = clock.now_iso()
@@ -86,6 +93,7 @@ def create(account_id: str, fields: AuditCreate) -> dict[str, Any]:
         "respect_robots": fields.respect_robots,
         "schedule": fields.schedule,
         "privacy": fields.privacy or 0,
+        "share_id": new_share_id(),
         "run": 1,
         "runs": "[]",
         "created_at": now,
@@ -95,12 +103,12 @@ def create(account_id: str, fields: AuditCreate) -> dict[str, Any]:
     }
     record = stored_audits.create(record)
     state = start_run(record, 1)
-    return show(record, state)
+    return show(record, state, base_url)
 
 
 def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
     """Write a run's state and queue its start; the state."""
-    crawl = _crawl(record, run)
+    crawl = crawl_of(record, run)
     state = {
         "crawl": crawl,
         "account": record["account"],
@@ -138,10 +146,17 @@ class RunActive(errors.Conflict):
     message = "The audit's current run has not finished; delete the audit to stop it."
 
 
-def run_again(account_id: str, audit_id: int) -> dict[str, Any]:
-    """Start the audit's next run now; 409 while its current run has not finished."""
+def run_again(account_id: str, audit_id: int, base_url: str) -> dict[str, Any]:
+    """Start the audit's next run now; the audit as shown. 409 while its current run has
+    not finished."""
+    return show(*start_next_run(account_id, audit_id), base_url)
+
+
+def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Start the audit's next run now; the audit's record and the run's state. 409 while
+    its current run has not finished."""
     record = stored(account_id, audit_id)
-    current = stored_audits.state(_crawl(record)) or {}
+    current = stored_audits.state(crawl_of(record)) or {}
     if current.get("status", "queued") in ACTIVE:
         raise RunActive()
     run = record["run"] + 1
@@ -159,7 +174,7 @@ def run_again(account_id: str, audit_id: int) -> dict[str, Any]:
     updated = stored_audits.update(account_id, audit_id, change)
     if updated is None:
         raise errors.NotFound()
-    return show(updated, start_run(updated, run))
+    return updated, start_run(updated, run)
 
 
 def stored(account_id: str, audit_id: int) -> dict[str, Any]:
@@ -170,34 +185,41 @@ def stored(account_id: str, audit_id: int) -> dict[str, Any]:
     return record
 
 
-def get(account_id: str, audit_id: int) -> dict[str, Any]:
+def current_state(record: dict[str, Any]) -> dict[str, Any] | None:
+    """The state of the audit's current run (None before its start step ran)."""
+    return stored_audits.state(crawl_of(record))
+
+
+def get(account_id: str, audit_id: int, base_url: str) -> dict[str, Any]:
     record = stored(account_id, audit_id)
-    return show(record, stored_audits.state(_crawl(record)))
+    return show(record, current_state(record), base_url)
 
 
 def delete(account_id: str, audit_id: int) -> None:
     """Cancel the audit's run (its queued steps are dropped) and delete the audit; its
     runs' pages and issues expire with their TTL."""
     record = stored(account_id, audit_id)
-    stored_audits.set_state(_crawl(record), ACTIVE, status="cancelled")
+    stored_audits.set_state(crawl_of(record), ACTIVE, status="cancelled")
     if stored_audits.delete(account_id, audit_id) is None:
         raise errors.NotFound()
 
 
-def list_page(account_id: str, query: AuditListQuery) -> listing.Page:
+def list_page(account_id: str, query: AuditListQuery, base_url: str) -> listing.Page:
     return listing.list_page(
         stored_audits.COLLECTION,
         account_id,
         query,
         "id",
-        lambda record: show(record, stored_audits.state(_crawl(record))),
+        lambda record: show(record, current_state(record), base_url),
     )
 
 
-def every_record(account_id: str, query: AuditListQuery) -> Iterator[dict[str, Any]]:
+def every_record(account_id: str, query: AuditListQuery, base_url: str) -> Iterator[dict[str, Any]]:
     return listing.every_record(
         lambda token: list_page(
-            account_id, query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE})
+            account_id,
+            query.model_copy(update={"cursor": token, "per_page": listing.EXPORT_PAGE}),
+            base_url,
         )
     )
 
@@ -210,7 +232,7 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
     done = {run["run"] for run in finished}
     history = list(finished)
     if record["run"] not in done:
-        state = stored_audits.state(_crawl(record)) or {}
+        state = stored_audits.state(crawl_of(record)) or {}
         history.append(
             {
                 "run": record["run"],
@@ -230,7 +252,7 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
 def _run_of(record: dict[str, Any], run: int | None) -> str:
     if run is not None and not 1 <= run <= record["run"]:
         raise errors.Invalid.field("run", f"The run field must be from 1 to {record['run']}.")
-    return _crawl(record, run)
+    return crawl_of(record, run)
 
 
 def show_page(item: dict[str, Any]) -> dict[str, Any]:
@@ -317,7 +339,13 @@ def every_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> Iterat
 def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict[str, Any]]:
     """A run's issues, most severe first, each with its affected pages."""
     record = stored(account_id, audit_id)
-    found = stored_audits.issues(_run_of(record, query.run))
+    return run_issues(record, query.run)
+
+
+def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str, Any]]:
+    """The issues of the audit's run `run` (its current one by default), most severe
+    first, each with its affected pages."""
+    found = stored_audits.issues(_run_of(record, run))
     shown = [
         {
             "code": item["code"],
@@ -330,5 +358,4 @@ def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict
         }
         for item in found
     ]
-    order = {"high": 0, "medium": 1, "low": 2}
-    return sorted(shown, key=lambda i: (order[i["severity"]], -i["count"], i["code"]))
+    return sorted(shown, key=lambda i: (SEVERITIES.index(i["severity"]), -i["count"], i["code"]))

@@ -23,7 +23,7 @@ def run_due() -> int:
     for schedule in records.PERIODS:
         for account, audit_id in stored_audits.due(schedule, now, MAX_DUE):
             try:
-                records.run_again(account, audit_id)
+                records.start_next_run(account, audit_id)
                 started += 1
             except records.RunActive:
                 pass  # still running: due again at the next pass

@@ -11,6 +11,9 @@ one partition and never a Scan:
   then counted by a conditional increment (`max_pages`);
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
 
+An audit's share id (`sitelens.sharing.links`) is claimed in the audits table with the
+record, as a report's is (`#claim:share:<share id>`), and released with it.
+
 Every crawl item carries `expires_at` (TTL): deleting an audit deletes its record at
 once, and its runs' items expire without a request having to delete 100,000 of them.
 """
@@ -43,7 +46,22 @@ def get(account: str, audit_id: int) -> Item | None:
 
 
 def create(record: Item) -> Item:
-    return records.create(COLLECTION, record)
+    """Store a new audit with the claim of its share id."""
+    return records.create(COLLECTION, record, claim=_share_claim(record["share_id"]))
+
+
+def by_share_id(share_id: str) -> Item | None:
+    """The audit with this share id, whichever account it belongs to (its claim names the
+    account and id), or None."""
+    claim = records.get_claim(COLLECTION, _share_claim(share_id), consistent=True)
+    if claim is None:
+        return None
+    found = get(claim["owner"], int(claim["record_id"]))
+    return found if found is not None and found.get("share_id") == share_id else None
+
+
+def _share_claim(share_id: str) -> str:
+    return f"share:{share_id}"
 
 
 def update(account: str, audit_id: int, change: records.Change) -> Item | None:
@@ -51,7 +69,11 @@ def update(account: str, audit_id: int, change: records.Change) -> Item | None:
 
 
 def delete(account: str, audit_id: int) -> Item | None:
-    return records.delete(COLLECTION, account, audit_id)
+    """Delete the audit and release its share id's claim (an audit from before share ids
+    has none: its release deletes nothing)."""
+    return records.delete(
+        COLLECTION, account, audit_id, claim=lambda r: _share_claim(r.get("share_id", ""))
+    )
 
 
 # Scheduled audits carry `schedule_due` (their schedule) and `next_run_at`, the keys of the

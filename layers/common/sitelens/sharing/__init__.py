@@ -1,5 +1,5 @@
-"""Share views: reading a website's statistics or a report without an API key, as the
-record's privacy allows, and proving its password (`access`); reports' unguessable share
+"""Share views: reading a website's statistics, a report or an audit without an API key, as the
+record's privacy allows, and proving its password (`access`); reports' and audits' unguessable share
 links (`links`); each client address's limit on share routes (`limits`). Knows nothing of
 HTTP: the edge turns what is decided here into JSON, pages and cookies."""
 
@@ -13,6 +13,7 @@ from sitelens.sharing.access import (
     Grant,
     Shared,
     admit,
+    audit,
     report,
     unlock,
     website,
@@ -27,6 +28,7 @@ __all__ = [
     "Grant",
     "Shared",
     "admit",
+    "audit",
     "limits",
     "links",
     "report",

@@ -21,6 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 from sitelens.core import clock, errors, hosts, metrics
+from sitelens.data import audits as stored_audits
 from sitelens.data import limits
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
@@ -29,7 +30,7 @@ from sitelens.sharing.limits import client_key
 from sitelens.sharing.links import is_share_id
 from sitelens.tokens import signing
 
-Kind = Literal["website", "report"]
+Kind = Literal["website", "report", "audit"]
 
 TOKEN_SECONDS = 24 * 3600  # a proof lasts a day at most, then the password is asked again
 ATTEMPT_WINDOW_SECONDS = 15 * 60
@@ -99,6 +100,13 @@ def report(share_id: str) -> Shared:
     if not is_share_id(share_id):
         raise errors.NotFound()
     return _shared("report", stored_reports.by_share_id(share_id))
+
+
+def audit(share_id: str) -> Shared:
+    """The audit of a share id, as a share view may see it; 404 as for `report`."""
+    if not is_share_id(share_id):
+        raise errors.NotFound()
+    return _shared("audit", stored_audits.by_share_id(share_id))
 
 
 def _shared(kind: Kind, record: dict[str, Any] | None) -> Shared:

@@ -1,6 +1,6 @@
-"""A report's share link: an id of 128 random bits, minted once with the report and
-stored on it, so that no one can reach a share view by counting (the report's own id is
-a counter). Websites are shared by domain, which their owners publish anyway."""
+"""A report's or an audit's share link: an id of 128 random bits, minted once with the
+record and stored on it, so that no one can reach a share view by counting (their own ids
+are counters). Websites are shared by domain, which their owners publish anyway."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ _SHARE_ID = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 def new_share_id() -> str:
-    """A fresh share id for a report."""
+    """A fresh share id for a report or an audit."""
     return secrets.token_urlsafe(SHARE_ID_BYTES)
 
 
@@ -26,3 +26,9 @@ def report_url(base_url: str, share_id: str) -> str:
     """The report's share page on the SEO API at `base_url`; its JSON routes are
     `/api/v1/share/reports/{share_id}` and `.../unlock` on the same base."""
     return f"{base_url}/share/reports/{share_id}"
+
+
+def audit_url(base_url: str, share_id: str) -> str:
+    """The audit's share page on the SEO API at `base_url`; its JSON routes are
+    `/api/v1/share/audits/{share_id}` and `.../unlock` on the same base."""
+    return f"{base_url}/share/audits/{share_id}"

@@ -1,0 +1,47 @@
+"""What an audit's share view shows (read without a key, as `sitelens.sharing` allows):
+the audit as its owner reads it, and its last finished run: the score, the issues grouped
+by severity with their page counts, and the change from the run before."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sitelens.audits import records
+from sitelens.audits.checks import SEVERITIES
+
+ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: counts only
+
+
+def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
+    """The share view of a stored audit; `last_run` is None until a run has finished."""
+    state = records.current_state(record)
+    finished = json.loads(record.get("runs") or "[]")
+    last = finished[-1] if finished else None
+    return {
+        "audit": records.show(record, state, base_url),
+        "last_run": _run(record, last) if last else None,
+    }
+
+
+def _run(record: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
+    issues = records.run_issues(record, summary["run"])
+    return {
+        "run": summary["run"],
+        "finished_at": summary["finished_at"],
+        "pages": summary["pages"],
+        "score": summary["score"],
+        "severities": [
+            {
+                "severity": severity,
+                "issues": [
+                    {key: issue[key] for key in ISSUE_FIELDS}
+                    for issue in issues
+                    if issue["severity"] == severity
+                ],
+            }
+            for severity in SEVERITIES
+        ],
+        "diff": summary.get("diff"),
+        "regression": bool(summary.get("regression")),
+    }
