@@ -1,6 +1,6 @@
 """The tracking script's custom properties and revenue in headless Chromium: a pageview
 carries the script tag's data-sitelens-* attributes, and sitelens.event(name, {props,
-revenue}) sends them as POST /api/event takes them (`analytics.properties`)."""
+revenue}) sends them as POST /api/event takes them (`core.properties`)."""
 
 from __future__ import annotations
 

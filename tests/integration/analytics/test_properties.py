@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from sitelens.analytics import properties
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import compaction, query, rows, schema, summaries
+from sitelens.core import properties
 from sitelens.data import warehouse
 from sitelens.local.warehouse import LocalWarehouse
 from tests.integration.analytics.test_warehouse import row

@@ -16,7 +16,7 @@ from typing import Any
 
 from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups
-from sitelens.analytics.warehouse import answers, conversions, goals, query, sql
+from sitelens.analytics.warehouse import answers, conversions, goals, query, revenue, sql
 from sitelens.core import clock, errors
 from sitelens.data import goals as stored_goals
 from sitelens.data import websites as stored_websites
@@ -30,7 +30,7 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     parsed = parse(account_id, body)
     site_ids = body.get("site_id")
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
-    answer = answers.answer(parsed, rows_source(parsed), echo)
+    answer = revenue.shaped(parsed, answers.answer(parsed, rows_source(parsed), echo))
     if parsed.include.annotations:
         answer["meta"]["annotations"] = timeline.of_range(account_id, parsed)
     return answer

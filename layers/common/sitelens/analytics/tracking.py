@@ -15,8 +15,8 @@ import time
 from datetime import datetime
 from typing import Any
 
-from sitelens.analytics import fairshare, hits, properties
-from sitelens.core import clock, errors, metrics
+from sitelens.analytics import fairshare, hits
+from sitelens.core import clock, errors, metrics, properties
 from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites

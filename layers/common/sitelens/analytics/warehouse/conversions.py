@@ -19,7 +19,7 @@ from typing import Final
 
 import sqlglot
 
-from sitelens.analytics.warehouse import goals, raw, schema, sql
+from sitelens.analytics.warehouse import goals, raw, revenue, schema, sql
 from sitelens.analytics.warehouse.dimensions import GOAL_DIMENSION, VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
@@ -31,6 +31,7 @@ _METRIC_SQL: Final = {
     "conversion_rate": (
         "ROUND(100.0 * COUNT(DISTINCT c.visitor) / NULLIF(MAX(t.total_visitors), 0), 1)"
     ),
+    **revenue.METRIC_SQL,
 }
 
 
@@ -62,16 +63,22 @@ hits AS (SELECT * FROM raw WHERE name <> {sql._text(schema.ENGAGEMENT)})"""
 def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:
     """`completions`: base rows that complete a selected goal, with its name as `goal`."""
     if not selected:
-        return "completions AS (SELECT '' AS goal, e.* FROM base AS e WHERE FALSE)"
+        return (
+            f"completions AS (SELECT '' AS goal, {revenue.NONE} AS revenue, e.* FROM base AS e"
+            " WHERE FALSE)"
+        )
     if GOAL_DIMENSION in query.dimensions:
         branches = [
-            f"SELECT {sql._text(goal.name)} AS goal, e.* FROM base AS e"
-            f" WHERE {goals.matches_sql(goal)}"
+            f"SELECT {sql._text(goal.name)} AS goal, {revenue.of_goal_sql(goal)} AS revenue,"
+            f" e.* FROM base AS e WHERE {goals.matches_sql(goal)}"
             for goal in selected
         ]
         return "completions AS (\n  " + "\n  UNION ALL ".join(branches) + "\n)"
     matched = " OR ".join(goals.matches_sql(goal) for goal in selected)
-    return f"completions AS (SELECT '' AS goal, e.* FROM base AS e WHERE {matched})"
+    return (
+        f"completions AS (SELECT '' AS goal, {revenue.of_goals_sql(selected)} AS revenue, e.*"
+        f" FROM base AS e WHERE {matched})"
+    )
 
 
 def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
@@ -100,6 +107,7 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     converted = [
         *(f"{value} AS {key}" for key, value in zip(keys, values, strict=True)),
         "e.visitor",
+        "e.revenue",
     ]
     text = f"""
 WITH {hits_sql(query, stale)},

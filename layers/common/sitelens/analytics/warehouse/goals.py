@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from sqlglot import exp
 
-from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse import props, schema
 from sitelens.analytics.warehouse.dimensions import GOAL_DIMENSION
 from sitelens.analytics.warehouse.filters import Condition, Filter, Logical
 from sitelens.core import errors
@@ -28,6 +28,8 @@ class Goal:
     name: str  # the display name, what `event:goal` shows and filters by
     event_name: str | None = None
     page_path: str | None = None
+    custom_props: tuple[tuple[str, str], ...] = ()  # properties its events must have
+    currency: str | None = None  # a revenue goal: sums its events' amounts in this currency
 
     @property
     def is_page(self) -> bool:
@@ -38,7 +40,12 @@ def of_websites(websites: Iterable[Mapping[str, Any]], stored: Any) -> tuple[Goa
     """The goals of stored websites (`stored(website)`: its goals as stored)."""
     return tuple(
         Goal(
-            int(website["id"]), goal["display_name"], goal.get("event_name"), goal.get("page_path")
+            int(website["id"]),
+            goal["display_name"],
+            goal.get("event_name"),
+            goal.get("page_path"),
+            tuple(sorted((goal.get("custom_props") or {}).items())),
+            goal.get("currency"),
         )
         for website in websites
         for goal in stored(website)
@@ -68,7 +75,12 @@ def matches_sql(goal: Goal, row: str = "e") -> str:
         regex = _text(path_regex(goal.page_path))
         pageview = _text(schema.PAGEVIEW)
         return f"({site} AND {row}.name = {pageview} AND REGEXP_MATCHES({row}.page, {regex}))"
-    return f"({site} AND {row}.name = {_text(goal.event_name or '')})"
+    matched = [
+        f"{props.column(props.PREFIX + key, row)} = {_text(value)}"
+        for key, value in goal.custom_props
+    ]
+    named = f"{row}.name = {_text(goal.event_name or '')}"
+    return "(" + " AND ".join([site, named, *matched]) + ")"
 
 
 def named(goals: Iterable[Goal], names: Iterable[str]) -> tuple[Goal, ...]:
@@ -77,8 +89,9 @@ def named(goals: Iterable[Goal], names: Iterable[str]) -> tuple[Goal, ...]:
     return tuple(goal for goal in goals if goal.name in wanted)
 
 
-# What a query about goals may count: Plausible's goal metrics (revenue ones not yet)
-METRICS: Final = ("visitors", "events", "conversion_rate")
+# What a query about goals may count: Plausible's goal metrics
+REVENUE_METRICS: Final = ("total_revenue", "average_revenue")  # of revenue goals
+METRICS: Final = ("visitors", "events", "conversion_rate", *REVENUE_METRICS)
 FILTER_OPERATORS: Final = ("is", "contains")
 
 
@@ -150,6 +163,11 @@ def check(
                             " create it at /api/v1/websites/{id}/goals.",
                         )
     if not asked(dimensions, filters):
+        revenue = [metric for metric in metrics if metric in REVENUE_METRICS]
+        if revenue:
+            raise errors.Invalid.field(
+                "metrics", f"{', '.join(revenue)} needs an event:goal filter or dimension."
+            )
         return
     other = [metric for metric in metrics if metric not in METRICS]
     if other:

@@ -1,6 +1,6 @@
 """`event:props:<key>`: a custom property as a dimension and a filter, in SQL.
 
-A row's properties are JSON text of a flat map (`analytics.properties`); a key's value is
+A row's properties are JSON text of a flat map (`core.properties`); a key's value is
 read with DuckDB's JSON_EXTRACT_STRING, which SQLGlot renders as Athena's
 JSON_EXTRACT_SCALAR. A row without the property has the value "" (Plausible's `(none)`).
 Keys are checked against the ingest's pattern before they reach SQL, so a key never holds
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from sitelens.analytics.properties import KEY_PATTERN
+from sitelens.core.properties import KEY_PATTERN
 
 PREFIX: Final = "event:props:"
 
@@ -25,9 +25,10 @@ def is_props(dimension: object) -> bool:
     )
 
 
-def column(dimension: str) -> str:
-    """The property's value of a row `e` (DuckDB's dialect), NULL when it has none."""
+def column(dimension: str, row: str = "e") -> str:
+    """The property's value of a row (alias `row`; DuckDB's dialect), NULL when it has
+    none."""
     key = dimension[len(PREFIX) :]
     if not KEY_PATTERN.match(key):  # `is_props` was asked first: never reached
         raise ValueError(f"not a property key: {key!r}")
-    return f"JSON_EXTRACT_STRING(e.props, '$.\"{key}\"')"
+    return f"JSON_EXTRACT_STRING({row}.props, '$.\"{key}\"')"

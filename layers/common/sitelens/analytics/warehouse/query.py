@@ -35,6 +35,8 @@ METRICS: Final = (
     "events",
     "conversion_rate",
     "percentage",
+    "total_revenue",  # of revenue goals (`goals.REVENUE_METRICS`)
+    "average_revenue",
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
 INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations")

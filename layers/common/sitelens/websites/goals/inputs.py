@@ -24,15 +24,19 @@ def _checked(check: Any) -> BeforeValidator:
 EventName = Annotated[str, _checked(rules.check_event_name)]
 PagePath = Annotated[str, _checked(rules.check_page_path)]
 DisplayName = Annotated[str, _checked(rules.check_display_name)]
+Currency = Annotated[str, _checked(rules.check_currency)]
+CustomProps = Annotated[dict[str, str], BeforeValidator(rules.check_custom_props)]
 
 
 class GoalCreate(Input):
     """Exactly one of `event_name` and `page_path` (`records.create` refuses others);
-    `display_name` defaults from it."""
+    `display_name` defaults from it; `custom_props` and `currency` with `event_name` only."""
 
     event_name: EventName | None = None
     page_path: PagePath | None = None
     display_name: DisplayName | None = None
+    custom_props: CustomProps | None = None  # an event goal: its properties must match
+    currency: Currency | None = None  # a revenue goal: its events' amounts in this currency
 
 
 class GoalUpdate(Input):

@@ -25,6 +25,8 @@ def show(goal: dict[str, Any], website_id: int) -> dict[str, Any]:
         "event_name": goal.get("event_name"),
         "page_path": goal.get("page_path"),
         "display_name": goal["display_name"],
+        "custom_props": goal.get("custom_props") or {},
+        "currency": goal.get("currency"),
         "created_at": goal["created_at"],
         "updated_at": goal["updated_at"],
     }
@@ -48,8 +50,10 @@ def _check_unique(goals: stored_goals.Goals, goal: dict[str, Any]) -> None:
             continue
         if other["display_name"] == goal["display_name"]:
             raise errors.Invalid.field("display_name", rules.NAME_TAKEN)
-        same_event = goal.get("event_name") is not None and other.get("event_name") == goal.get(
-            "event_name"
+        same_event = (
+            goal.get("event_name") is not None
+            and other.get("event_name") == goal.get("event_name")
+            and (other.get("custom_props") or {}) == (goal.get("custom_props") or {})
         )
         same_page = goal.get("page_path") is not None and other.get("page_path") == goal.get(
             "page_path"
@@ -74,6 +78,10 @@ def create(account_id: str, website_id: int, fields: GoalCreate) -> dict[str, An
     """A new goal of the website."""
     if (fields.event_name is None) == (fields.page_path is None):
         raise errors.Invalid.field("event_name", rules.ONE_KIND)
+    if fields.page_path is not None and (fields.custom_props or fields.currency):
+        raise errors.Invalid.field(
+            "custom_props" if fields.custom_props else "currency", rules.EVENT_ONLY
+        )
     now = clock.now_iso()
     made: list[dict[str, Any]] = []
 
@@ -88,6 +96,8 @@ def create(account_id: str, website_id: int, fields: GoalCreate) -> dict[str, An
             or rules.default_display_name(fields.event_name, fields.page_path),
             "created_at": now,
             "updated_at": now,
+            **({"custom_props": fields.custom_props} if fields.custom_props else {}),
+            **({"currency": fields.currency} if fields.currency else {}),
         }
         _check_unique(goals, goal)
         made[:] = [goal]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
+from sitelens.core import properties
 from sitelens.core.errors import FieldError
 
 # Every goal is one branch of a query's SQL: 100 keep a statement small for both engines.
@@ -17,6 +18,8 @@ MAX_GOALS: Final = 100
 MAX_NAME_LENGTH: Final = 120  # an event's name, as the tracking script may send it
 MAX_PATH_LENGTH: Final = 300  # a page path pattern
 RESERVED_NAMES: Final = ("pageview", "engagement")  # rows that are no custom event
+MAX_GOAL_PROPS: Final = 3  # property matches of one goal: each is a condition of its SQL
+EVENT_ONLY: Final = "Only a custom event's goal matches properties or counts revenue."
 ONE_KIND: Final = "A goal has either an event name or a page path, not both and not neither."
 NAME_TAKEN: Final = "The display name has already been taken by another goal of the website."
 SAME_GOAL: Final = "The website already has a goal for this event name or page path."
@@ -62,3 +65,30 @@ def check_display_name(value: str) -> str:
 def default_display_name(event_name: str | None, page_path: str | None) -> str:
     """Plausible's: the event's name, or `Visit <path>`."""
     return event_name if event_name is not None else f"Visit {page_path}"
+
+
+def check_custom_props(value: object) -> dict[str, str]:
+    """A goal's property match: 1 to `MAX_GOAL_PROPS` keys the ingest accepts, each with
+    the text its value must equal (`core.properties`' bounds)."""
+    if not isinstance(value, dict) or not 0 < len(value) <= MAX_GOAL_PROPS:
+        raise FieldError(
+            f"The custom props field must be an object of 1 to {MAX_GOAL_PROPS} properties."
+        )
+    for key, item in value.items():
+        if not properties.KEY_PATTERN.match(key):
+            raise FieldError(
+                f"A property key has 1 to {properties.MAX_KEY_LENGTH} letters, digits, '_',"
+                " '-', '.' or ':'."
+            )
+        if not isinstance(item, str) or not 0 < len(item) <= properties.MAX_VALUE_LENGTH:
+            raise FieldError(
+                f"A property's value is text of 1 to {properties.MAX_VALUE_LENGTH} characters."
+            )
+    return dict(sorted(value.items()))
+
+
+def check_currency(value: str) -> str:
+    """A revenue goal's currency: the ISO 4217 code whose amounts it sums."""
+    if not properties.CURRENCY_PATTERN.match(value):
+        raise FieldError("The currency field must be an ISO 4217 code in capitals (EUR, USD).")
+    return value
