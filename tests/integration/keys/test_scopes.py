@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from sitelens.core import config
 from sitelens.local import template
 from tests.conftest import Client
+from tests.integration.test_reports import private_urls
 
 ROUTES = [
     r
@@ -24,14 +24,7 @@ ROUTES = [
     and r.method != "ANY"
 ]
 READS = {"GET", "HEAD", "OPTIONS"}
-
-
-@pytest.fixture
-def private_urls(monkeypatch):
-    monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
-    config.reset()
-    yield
-    config.reset()
+__all__ = ["private_urls"]  # the fixture, used by name
 
 
 @pytest.fixture

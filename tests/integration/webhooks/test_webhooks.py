@@ -16,8 +16,10 @@ from sitelens.core import config
 from sitelens.local import gateway
 from sitelens.webhooks import deliveries
 from tests.conftest import Client
+from tests.integration.test_reports import private_urls
 from tests.integration.webhooks.receiver import Receiver
 
+__all__ = ["private_urls"]  # the fixture, used by name
 ENDPOINT_FIELDS = {
     "id",
     "url",
@@ -33,14 +35,6 @@ ENDPOINT_FIELDS = {
     "secret_rotated_at",
     "previous_secret_expires_at",
 }
-
-
-@pytest.fixture
-def private_urls(monkeypatch):
-    monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
-    config.reset()
-    yield
-    config.reset()
 
 
 @pytest.fixture

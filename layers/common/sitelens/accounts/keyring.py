@@ -144,19 +144,26 @@ def create(account_id: str, fields: KeyCreate) -> dict[str, Any]:
     keys)."""
     if len(stored_keys.of_account(account_id)) >= MAX_KEYS:
         raise errors.Invalid.field("name", f"An account may have at most {MAX_KEYS} keys.")
-    if fields.websites:
-        from sitelens.data import websites as stored_websites
-
-        missing = [w for w in fields.websites if stored_websites.get(account_id, w) is None]
-        if missing:
-            named = ", ".join(str(w) for w in missing)
-            raise errors.Invalid.field("websites", f"No website of this account has id {named}.")
+    check_websites(account_id, fields.websites)
     scope = scopes.Scope(
         access=fields.access,
         websites=frozenset(fields.websites) if fields.websites else None,
         projects=frozenset(fields.projects) if fields.projects else None,
     )
     return store(account_id, fields.name, scope, fields.expires_at, rate_limit=fields.rate_limit)
+
+
+def check_websites(account_id: str, websites: list[int] | None) -> None:
+    """422 on `websites` naming the ids that are not the account's websites (what a key or
+    a webhook endpoint is limited to must be)."""
+    if not websites:
+        return
+    from sitelens.data import websites as stored_websites
+
+    missing = [w for w in websites if stored_websites.get(account_id, w) is None]
+    if missing:
+        named = ", ".join(str(w) for w in missing)
+        raise errors.Invalid.field("websites", f"No website of this account has id {named}.")
 
 
 def list_all(account_id: str) -> list[dict[str, Any]]:

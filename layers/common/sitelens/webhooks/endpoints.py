@@ -9,6 +9,7 @@ import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from sitelens.accounts import keyring
 from sitelens.core import clock, errors, scopes
 from sitelens.data import webhooks as stored
 from sitelens.webhooks import sending, signing
@@ -60,17 +61,6 @@ def _check_url(url: str) -> None:
         raise errors.Invalid.field("url", problem)
 
 
-def _check_websites(account_id: str, websites: list[int] | None) -> None:
-    if not websites:
-        return
-    from sitelens.data import websites as stored_websites
-
-    missing = [w for w in websites if stored_websites.get(account_id, w) is None]
-    if missing:
-        named = ", ".join(str(w) for w in missing)
-        raise errors.Invalid.field("websites", f"No website of this account has id {named}.")
-
-
 def _joined(values: list[Any] | None) -> str | None:
     return ",".join(str(v) for v in values) if values else None
 
@@ -78,7 +68,7 @@ def _joined(values: list[Any] | None) -> str | None:
 def create(account_id: str, fields: EndpointCreate) -> dict[str, Any]:
     """A new endpoint, enabled, with its secret shown this once."""
     _check_url(fields.url)
-    _check_websites(account_id, fields.websites)
+    keyring.check_websites(account_id, fields.websites)
     if len(stored.endpoints(account_id)) >= MAX_ENDPOINTS:
         raise errors.Invalid.field("url", f"An account may have at most {MAX_ENDPOINTS} endpoints.")
     now = clock.now_iso()
@@ -126,7 +116,7 @@ def update(account_id: str, endpoint_id: int, fields: EndpointUpdate) -> dict[st
     if fields.description is not None:
         endpoint["description"] = fields.description
     if fields.websites is not None:
-        _check_websites(account_id, fields.websites)
+        keyring.check_websites(account_id, fields.websites)
         endpoint["websites"] = _joined(fields.websites)
     if fields.projects is not None:
         endpoint["projects"] = _joined(fields.projects)
