@@ -153,6 +153,11 @@ class Settings:
     def analytics_base_url(self) -> str:
         return _value("ANALYTICS_BASE_URL").rstrip("/")
 
+    @property
+    def seo_base_url(self) -> str:
+        """The SEO API's base URL, for links to audits' share pages in digests ("": none)."""
+        return _optional("SEO_BASE_URL").rstrip("/")
+
     # The warehouse (raw events): only the functions that write or query it are given
     # these; each fails by name where it is first used.
     @property

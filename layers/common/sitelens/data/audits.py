@@ -76,6 +76,26 @@ def delete(account: str, audit_id: int) -> Item | None:
     )
 
 
+def of_account(account: str, limit: int) -> list[Item]:
+    """Up to `limit` audits of the account, in id order, with what a digest shows of them
+    (`id`, `url`, `privacy`, `share_id`, `runs`): Queries of its partition."""
+    query: dict[str, Any] = {
+        "TableName": settings().audits_table,
+        "KeyConditionExpression": "account = :account",
+        "ExpressionAttributeValues": {":account": {"S": account}},
+        "ProjectionExpression": "id, #url, privacy, share_id, runs",
+        "ExpressionAttributeNames": {"#url": "url"},
+    }
+    found: list[Item] = []
+    while len(found) < limit:
+        answer = client("dynamodb").query(**query, Limit=min(limit - len(found), 100))
+        found.extend(from_item(item) for item in answer["Items"])
+        if "LastEvaluatedKey" not in answer:
+            break
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return found
+
+
 # Scheduled audits carry `schedule_due` (their schedule) and `next_run_at`, the keys of the
 # sparse index `due_by_next_run`: the scheduler reads each schedule's due audits with a
 # Query, never a Scan; an audit without a schedule is not in it.

@@ -1,6 +1,7 @@
 """A digest as an email: each website with `email` = 1, its visitors and pageviews in the
 period against the one before, links to its statistics and share page, and a signed link
-that stops its digests; plain text and HTML."""
+that stops its digests; then the account's audit runs that regressed in the period
+(`regressions`); plain text and HTML."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from urllib.parse import urlencode
 from sitelens.core.config import settings
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
+from sitelens.digests import regressions
 from sitelens.digests.periods import Period
 from sitelens.digests.unsubscribing import unsubscribe_token
 
@@ -48,9 +50,11 @@ def _change(now: int, before: int) -> str:
 
 
 def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
-    """The account's digest of the period; None when none of its websites asks for one."""
+    """The account's digest of the period; None when none of its websites asks for one
+    and none of its audits regressed in it."""
     websites = [w for w in stored_websites.of_account(account_id) if int(w["email"]) == 1]
-    if not websites:
+    regressed = regressions.of_period(account_id, period)
+    if not websites and not regressed.listed:
         return None
     base = settings().analytics_base_url
     rows = []
@@ -81,6 +85,8 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
         "websites": rows,
         "more": len(websites) - len(rows),
         "unsubscribe_all": everything,
+        "regressions": regressed.listed,
+        "more_regressions": regressed.more,
     }
     message = EmailMessage()
     message["Subject"] = f"Sitelens: {context['title']}"

@@ -300,6 +300,8 @@ def main() -> None:
     os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
     os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
     os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
+    seo_port = os.environ.get("SITELENS_SEO_PORT", "3001")
+    os.environ.setdefault("SITELENS_SEO_BASE_URL", f"http://{HOST}:{seo_port}")
     serve()
 
 
