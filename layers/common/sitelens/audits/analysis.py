@@ -17,6 +17,7 @@ from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
 from sitelens.seo.checks import CHECKS
+from sitelens.seo.checks.guidance import ADVICE
 
 # Checks of the whole site that a report runs on its page: an audit judges them once, by
 # its own checks (robots.txt, sitemaps, the 404 page), not once a page.
@@ -48,8 +49,8 @@ def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
             "code": f"page_{key}",
             "severity": CHECKS[key].importance,
             "title": f"Pages failing the report check {key}",
-            "fix": "See the check in a report of one of these pages.",
-            "learn_more": "https://developers.google.com/search/docs/fundamentals/seo-starter-guide",
+            "fix": ADVICE[key].fix,
+            "learn_more": ADVICE[key].learn_more,
             "count": len(urls),
             "pages": [{"url": url, "detail": key} for url in sorted(urls)[: checks.MAX_AFFECTED]],
         }

@@ -11,6 +11,7 @@ from sitelens.data import reports as stored_reports
 from sitelens.data.transactions import ItemTooLarge
 from sitelens.records import listing, privacy
 from sitelens.reports.rules import project_of
+from sitelens.seo.checks.guidance import advised
 from sitelens.sharing.links import new_share_id, report_url
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
@@ -19,7 +20,8 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
 
 def show(record: dict[str, Any], base_url: str) -> dict[str, Any]:
     """The record as the API at `base_url` returns it: the password only as whether one is
-    set; its share page's URL (null for a report from before share ids, until updated)."""
+    set; its share page's URL (null for a report from before share ids, until updated);
+    each failed check with its fix and learn-more link."""
     share_id = record.get("share_id")
     return {
         "id": record["id"],
@@ -30,7 +32,7 @@ def show(record: dict[str, Any], base_url: str) -> dict[str, Any]:
         "privacy": record["privacy"],
         "password": bool(record.get("password_hash")),
         "share_url": report_url(base_url, share_id) if share_id else None,
-        "results": json.loads(record["results"]),
+        "results": advised(json.loads(record["results"])),
         "generated_at": record["generated_at"],
         "created_at": record["created_at"],
         "updated_at": record["updated_at"],

@@ -3,8 +3,6 @@ API, never by its id: the report as JSON, its unlock route, and its page."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from sitelens import sharing
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
@@ -27,22 +25,29 @@ def _title(shared: sharing.Shared) -> str:
     return f"SEO report of {shared.record['url']}"
 
 
+IMPORTANCE_ORDER = ("high", "medium", "low")  # failures are listed most important first
+
+
 def _render(request: Request, shared: sharing.Shared) -> Response:
     record = report_records.show(shared.record, request.base_url)
-    categories: dict[str, list[dict[str, Any]]] = {name: [] for name in CATEGORY_NAMES}
-    for key, result in record["results"].items():
-        entry = {"key": key, "name": key.replace("_", " ").capitalize(), **result}
-        categories.setdefault(result["category"], []).append(entry)
+    checks = [
+        {
+            "key": key,
+            "name": key.replace("_", " ").capitalize(),
+            "category_name": CATEGORY_NAMES.get(result["category"], result["category"]),
+            **result,
+        }
+        for key, result in record["results"].items()
+    ]
+    failed = [check for check in checks if not check["passed"]]
+    failed.sort(key=lambda check: IMPORTANCE_ORDER.index(check["importance"]))  # stable
     return pages.page(
         request,
         "report.html",
         title=_title(shared),
         report=record,
-        categories=[
-            (CATEGORY_NAMES.get(name, name.capitalize()), checks)
-            for name, checks in categories.items()
-            if checks
-        ],
+        failed=failed,
+        passed=[check for check in checks if check["passed"]],
     )
 
 

@@ -1,0 +1,187 @@
+"""What to do about each failed check: a one-line fix and a link to the standard it
+applies (Google Search Central, web.dev and Chrome's Lighthouse docs, MDN, the RFC or
+the spec), as Lighthouse's "learn more" links do. One entry per check of `CHECKS`; a
+report's failed results carry theirs (`advised`), and so do audits' `page_<check>` issues."""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+
+class Advice(NamedTuple):
+    fix: str
+    learn_more: str
+
+
+_SEARCH = "https://developers.google.com/search/docs"
+_LIGHTHOUSE = "https://developer.chrome.com/docs/lighthouse"
+
+ADVICE: dict[str, Advice] = {
+    "title": Advice(
+        "Give the page one unique, descriptive <title> of at most about 60 characters.",
+        f"{_SEARCH}/appearance/title-link",
+    ),
+    "meta_description": Advice(
+        "Add one <meta name=description> of 10 to 320 characters that summarises the page.",
+        f"{_SEARCH}/appearance/snippet",
+    ),
+    "headings": Advice(
+        "Use exactly one <h1> that names the page's topic, in other words than the title.",
+        "https://web.dev/articles/headings-and-landmarks",
+    ),
+    "content_keywords": Advice(
+        "Write body text that uses the words of the title, so the page delivers what it says.",
+        f"{_SEARCH}/fundamentals/creating-helpful-content",
+    ),
+    "image_keywords": Advice(
+        'Give every meaningful <img> an alt text, and decorative ones alt="".',
+        f"{_SEARCH}/appearance/google-images",
+    ),
+    "seo_friendly_url": Advice(
+        "Use short, readable URLs of lower-case words joined by hyphens, without session ids.",
+        f"{_SEARCH}/crawling-indexing/url-structure",
+    ),
+    "404_page": Advice(
+        "Answer URLs that do not exist with the status 404 (or 410), not 200.",
+        f"{_SEARCH}/crawling-indexing/http-network-errors",
+    ),
+    "robots": Advice(
+        "Remove the robots.txt Disallow rule that blocks search engines from this page.",
+        "https://www.rfc-editor.org/rfc/rfc9309",
+    ),
+    "robots_txt": Advice(
+        "Fix the invalid robots.txt lines (unknown directives, rules before a User-agent).",
+        f"{_SEARCH}/crawling-indexing/robots/robots_txt",
+    ),
+    "noindex": Advice(
+        "Remove noindex from the robots meta tag and X-Robots-Tag if the page should be found.",
+        f"{_SEARCH}/crawling-indexing/block-indexing",
+    ),
+    "in_page_links": Advice(
+        "Keep the page to at most 150 links; link to the rest from pages of their own.",
+        f"{_SEARCH}/crawling-indexing/links-crawlable",
+    ),
+    "language": Advice(
+        'Declare the page\'s language on the root element, e.g. <html lang="en">.',
+        "https://developer.mozilla.org/en-US/docs/Web/HTML/Global_attributes/lang",
+    ),
+    "favicon": Advice(
+        'Add <link rel="icon" href="/favicon.ico"> (a square image of 48 px or more).',
+        f"{_SEARCH}/appearance/favicon-in-search",
+    ),
+    "canonical": Advice(
+        'Declare one absolute canonical URL with <link rel="canonical"> or a Link header.',
+        f"{_SEARCH}/crawling-indexing/consolidate-duplicate-urls",
+    ),
+    "hreflang": Advice(
+        "Use valid language(-region) codes or x-default in hreflang, with absolute URLs.",
+        f"{_SEARCH}/specialty/international/localized-versions",
+    ),
+    "link_text": Advice(
+        'Replace link texts like "click here" with words that say where the link goes.',
+        f"{_LIGHTHOUSE}/seo/link-text",
+    ),
+    "crawlable_anchors": Advice(
+        "Make every <a> a real link with an href to a URL, not a javascript: handler.",
+        f"{_SEARCH}/crawling-indexing/links-crawlable",
+    ),
+    "http_status_code": Advice(
+        "Serve the page with a 2xx status, or link to its new address instead.",
+        f"{_SEARCH}/crawling-indexing/http-network-errors",
+    ),
+    "text_compression": Advice(
+        "Serve HTML, CSS and JavaScript compressed with gzip, Brotli or zstd.",
+        f"{_LIGHTHOUSE}/performance/uses-text-compression",
+    ),
+    "load_time": Advice(
+        "Make the server answer faster (caching, a CDN, less work per request): under 2 s.",
+        "https://web.dev/articles/ttfb",
+    ),
+    "page_size": Advice(
+        "Cut the HTML below 330 KB: move inline data, scripts and styles out, paginate lists.",
+        f"{_LIGHTHOUSE}/performance/total-byte-weight",
+    ),
+    "http_requests": Advice(
+        "Load at most 50 resources: bundle scripts and styles, drop unused ones, lazy-load.",
+        f"{_LIGHTHOUSE}/performance/resource-summary",
+    ),
+    "image_format": Advice(
+        "Serve images as AVIF or WebP (or SVG for drawings), with <picture> fallbacks.",
+        f"{_LIGHTHOUSE}/performance/uses-webp-images",
+    ),
+    "defer_javascript": Advice(
+        "Load external scripts with defer, async or type=module so they do not block rendering.",
+        f"{_LIGHTHOUSE}/performance/render-blocking-resources",
+    ),
+    "dom_size": Advice(
+        "Keep the page under 1,500 elements: remove wrappers, render long lists in pages.",
+        f"{_LIGHTHOUSE}/performance/dom-size",
+    ),
+    "https_encryption": Advice(
+        "Serve the page over HTTPS and redirect http:// to https:// with a 301.",
+        "https://web.dev/articles/why-https-matters",
+    ),
+    "mixed_content": Advice(
+        "Load every resource of the HTTPS page over https:// too.",
+        "https://web.dev/articles/what-is-mixed-content",
+    ),
+    "server_signature": Advice(
+        "Remove version numbers from the Server and X-Powered-By headers.",
+        "https://cheatsheetseries.owasp.org/cheatsheets/HTTP_Headers_Cheat_Sheet.html",
+    ),
+    "unsafe_cross_origin_links": Advice(
+        'Add rel="noopener" (or noreferrer) to links that open another site in a new tab.',
+        f"{_LIGHTHOUSE}/best-practices/external-anchors-use-rel-noopener",
+    ),
+    "plaintext_email": Advice(
+        "Replace visible email addresses with a contact form, so harvesters cannot read them.",
+        "https://owasp.org/www-community/attacks/Email_Harvesting",
+    ),
+    "structured_data": Advice(
+        "Describe the page with JSON-LD structured data, Open Graph or Twitter card tags.",
+        f"{_SEARCH}/appearance/structured-data/intro-structured-data",
+    ),
+    "meta_viewport": Advice(
+        'Add <meta name="viewport" content="width=device-width, initial-scale=1">.',
+        f"{_LIGHTHOUSE}/best-practices/viewport",
+    ),
+    "charset": Advice(
+        'Declare the encoding in the Content-Type header or with <meta charset="utf-8">.',
+        f"{_LIGHTHOUSE}/best-practices/charset",
+    ),
+    "sitemap": Advice(
+        "Publish a sitemap and declare it in robots.txt with a Sitemap: line.",
+        f"{_SEARCH}/crawling-indexing/sitemaps/build-sitemap",
+    ),
+    "social": Advice(
+        "Link to the site's profiles on social networks, e.g. in the footer.",
+        "https://ogp.me/",
+    ),
+    "content_length": Advice(
+        "Give the page enough text of its own (500 words or more) to answer its topic.",
+        f"{_SEARCH}/fundamentals/creating-helpful-content",
+    ),
+    "text_html_ratio": Advice(
+        "Make visible text at least 10% of the HTML: trim markup, inline scripts and styles.",
+        f"{_LIGHTHOUSE}/performance/total-byte-weight",
+    ),
+    "inline_css": Advice(
+        "Move style= attributes into a stylesheet and style elements by class.",
+        "https://developer.mozilla.org/en-US/docs/Web/HTML/Global_attributes/style",
+    ),
+    "deprecated_html_tags": Advice(
+        "Replace obsolete tags such as <font>, <center> and <marquee> with CSS.",
+        "https://html.spec.whatwg.org/multipage/obsolete.html",
+    ),
+}
+
+
+def advised(results: dict[str, Any]) -> dict[str, Any]:
+    """A report's results with each failed check's `fix` and `learn_more` added."""
+    shown = {}
+    for key, result in results.items():
+        advice = ADVICE.get(key)
+        if not result["passed"] and advice is not None:
+            result = {**result, "fix": advice.fix, "learn_more": advice.learn_more}
+        shown[key] = result
+    return shown
