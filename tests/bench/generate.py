@@ -187,6 +187,8 @@ SELECT
   client[1] AS browser, client[2] AS os, client[3] AS device,
   place[1] AS country, place[2] AS language, screen,
   event_value, event_unit, engagement_ms, interactive,
+  CAST(NULL AS VARCHAR) AS props, CAST(NULL AS VARCHAR) AS revenue_amount,
+  CAST(NULL AS VARCHAR) AS revenue_currency, CAST(NULL AS BIGINT) AS scroll_depth,
   lower(printf('%012x', epoch_ms(ts))) AS t,
   printf('%016x', hash(v, name, ts)) || printf('%016x', hash(ts, v)) AS r,
   website_id, strftime(ts, '%Y-%m-%d') AS day

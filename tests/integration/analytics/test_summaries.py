@@ -33,7 +33,9 @@ def rows_of_day(day: str, rng: random.Random) -> list[dict[str, Any]]:
         device = rng.choice(["desktop", "mobile"])
         for _ in range(rng.randint(1, 4)):
             name = rng.choice(["pageview"] * 5 + ["signup", "engagement"])
-            values: dict[str, Any] = {column: "" for column in schema.COLUMN_NAMES}
+            values: dict[str, Any] = {
+                column: "" if kind == "string" else None for column, kind in schema.COLUMNS
+            }
             values.update(
                 website_id=1,
                 hit_id=str(uuid.uuid4()),

@@ -22,7 +22,7 @@ DAY = "2026-11-23"
 
 def row(website: int, visitor: str, at: str, name: str = "pageview", **fields: Any) -> dict:
     ts = datetime.fromisoformat(f"{DAY}T{at}") if "T" not in at else datetime.fromisoformat(at)
-    values = {column: "" for column in schema.COLUMN_NAMES}
+    values = {column: "" if kind == "string" else None for column, kind in schema.COLUMNS}
     values.update(
         website_id=website,
         hit_id=str(uuid.uuid4()),

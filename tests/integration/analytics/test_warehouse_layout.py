@@ -49,7 +49,7 @@ def rows(website_id: int, count: int, start: datetime) -> list[dict[str, Any]]:
     found = []
     for n in range(count):
         ts = start + timedelta(minutes=count - n)  # out of order: compaction sorts
-        row = {name: "" for name in schema.COLUMN_NAMES}
+        row = {name: "" if kind == "string" else None for name, kind in schema.COLUMNS}
         row.update(
             website_id=website_id,
             day=ts.date().isoformat(),

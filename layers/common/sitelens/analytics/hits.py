@@ -185,6 +185,16 @@ def _engaged_ms(text: str) -> int:
     return min(int(text), MAX_ENGAGED_MS)
 
 
+def _scroll_depth(text: str | None) -> int | None:
+    if text is None:
+        return None
+    if not text.isascii() or not text.isdigit() or int(text) > 100:
+        raise InvalidHit(
+            "The scroll_depth field must be a whole percent from 0 to 100.", "scroll_depth"
+        )
+    return int(text)
+
+
 def build_hit(
     website: Mapping[str, Any],
     fields: Mapping[str, str],
@@ -235,6 +245,7 @@ def build_hit(
             visitor=visitor,
             engaged_ms=_engaged_ms(engaged),
             id=hit_id,
+            scroll_depth=_scroll_depth(fields.get("scroll_depth")),
         )
     if fields.get("event[name]", "").strip():
         event = _event(fields)

@@ -16,7 +16,7 @@ from typing import Any
 
 from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups
-from sitelens.analytics.warehouse import answers, conversions, goals, query, revenue, sql
+from sitelens.analytics.warehouse import answers, conversions, goals, query, revenue, scroll, sql
 from sitelens.core import clock, errors
 from sitelens.data import goals as stored_goals
 from sitelens.data import websites as stored_websites
@@ -58,6 +58,8 @@ def rows_source(parsed: query.Query) -> answers.Rows:
     step aside for a range they do not hold every page of), else the warehouse."""
     if conversions.asked(parsed):
         return conversions.rows
+    if scroll.asked(parsed):
+        return scroll.rows
     if rollups.answers(parsed):
         return rollups.rows
     return sql.rows

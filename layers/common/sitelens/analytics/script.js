@@ -32,16 +32,37 @@
     }).catch(ignore);
   }
 
-  function send(fields) {
+  var keepalive = window.Request && 'keepalive' in Request.prototype;
+
+  // `now`: at once, for what the page's end must not lose (an engagement, a click that
+  // leaves); else one after another, so the server sees them in the order they happened.
+  // Both outlive the page; a keepalive fetch sends no cookies, a beacon would.
+  function send(fields, now) {
     fields.page = fields.page || location.href;
     var body = new URLSearchParams(fields);
-    if (window.Request && 'keepalive' in Request.prototype) {
-      // One after another, so the server sees them in the order they happened.
-      sending = sending.then(function () { return post(body); });
-    } else if (navigator.sendBeacon) {
-      navigator.sendBeacon(endpoint, body);
-    }
+    if (keepalive && now) post(body);
+    else if (keepalive) sending = sending.then(function () { return post(body); });
+    else if (navigator.sendBeacon) navigator.sendBeacon(endpoint, body);
   }
+
+  // This tag's attributes: data-sitelens-<key> are the pageviews' properties, data-auto
+  // the automatic events asked for (data-auto="outbound,downloads,404,scroll"), data-404
+  // says that this page is one
+  var pageProps = {};
+  var hasProps = false;
+  var auto = [];
+  var attributes = script.attributes || [];
+  for (var a = 0; a < attributes.length; a++) {
+    var attribute = attributes[a];
+    if (attribute.name.indexOf('data-sitelens-') === 0) {
+      pageProps[attribute.name.slice(14)] = attribute.value;
+      hasProps = true;
+    }
+    if (attribute.name === 'data-auto') auto = attribute.value.split(/[\s,]+/);
+    if (attribute.name === 'data-404') auto.notFound = true;
+  }
+  function on(part) { return auto.indexOf(part) >= 0; }
+  var scrolled = 0; // the deepest share of the page seen in this page view, in percent
 
   // Time on the page: visible time since its pageview, sent as an engagement when the
   // page is hidden or left (or another page of a single-page app is shown), so visits
@@ -55,11 +76,9 @@
     visibleSince = stopping || document.visibilityState !== 'visible' ? null : Date.now();
     if (last === null || engaged < 1) return;
     var fields = {page: last, engagement_ms: String(Math.round(engaged))};
+    if (on('scroll')) fields.scroll_depth = String(scrolled);
     engaged = 0;
-    var body = new URLSearchParams(fields);
-    // Both outlive the page; a keepalive fetch sends no cookies, a beacon would.
-    if (window.Request && 'keepalive' in Request.prototype) post(body);
-    else if (navigator.sendBeacon) navigator.sendBeacon(endpoint, body);
+    send(fields, true);
   }
 
   function pageview() {
@@ -73,6 +92,8 @@
     if (hasProps) fields.props = JSON.stringify(pageProps);
     send(fields);
     last = url;
+    scrolled = 0;
+    if (on('scroll')) depth();
   }
 
   function text(value) {
@@ -96,16 +117,34 @@
     send(fields);
   }
 
-  // A pageview's properties: the script tag's data-sitelens-<key> attributes
-  var pageProps = {};
-  var hasProps = false;
-  for (var a = 0; a < script.attributes.length; a++) {
-    var attribute = script.attributes[a];
-    if (attribute.name.indexOf('data-sitelens-') === 0) {
-      pageProps[attribute.name.slice(14)] = attribute.value;
-      hasProps = true;
-    }
+
+  // part: scroll
+  function depth() {
+    var root = document.documentElement;
+    var seen = (window.scrollY + innerHeight) / Math.max(root.scrollHeight, 1);
+    scrolled = Math.max(scrolled, Math.min(100, Math.round(seen * 100)));
   }
+  if (on('scroll')) addEventListener('scroll', depth, {passive: true});
+  // end part
+
+  // part: outbound, downloads
+  // A click on a link to another site, or to a file: sent at once, and the navigation
+  // goes on undelayed (nothing waits for the request)
+  var files = new RegExp('\\.(pdf|xlsx?|docx?|txt|rtf|csv|exe|key|pp[st]|pptx|7z|pkg|rar|' +
+    'gz|zip|avi|mov|mp4|mpe?g|wmv|midi?|mp3|wav|wma|dmg|iso|msi|apk|epub)$', 'i');
+  function clicked(click) {
+    var link = click.target.closest && click.target.closest('a[href]');
+    if (!link || !/^https?:$/.test(link.protocol)) return;
+    var name = on('downloads') && files.test(link.pathname) ? 'File Download'
+      : on('outbound') && link.host !== location.host ? 'Outbound Link: Click' : '';
+    var url = link.href.slice(0, 500); // the property's bound
+    if (name) send({'event[name]': name, props: JSON.stringify({url: url})}, true);
+  }
+  if (on('outbound') || on('downloads')) {
+    document.addEventListener('click', clicked, true);
+    document.addEventListener('auxclick', clicked, true);
+  }
+  // end part
 
   var pushState = history.pushState;
   history.pushState = function () {
@@ -129,5 +168,14 @@
   });
   window.sitelens = {event: event, q: []};
   pageview();
+  // part: 404
+  // A page not found: it says so (data-404 on this tag), or its status was 404
+  if (on('404')) {
+    var loaded = performance.getEntriesByType('navigation')[0];
+    if (auto.notFound || (loaded && loaded.responseStatus === 404)) {
+      event('404', {props: {path: location.pathname}});
+    }
+  }
+  // end part
   for (var i = 0; i < queued.length; i++) event.apply(null, queued[i]);
 })();

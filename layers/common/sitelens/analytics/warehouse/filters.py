@@ -64,6 +64,13 @@ def names_event(item: Filter) -> bool:
     return isinstance(item, Condition) and item.dimension == "event:name" and item.operator == "is"
 
 
+def dimensions_of(item: Filter) -> set[str]:
+    """The dimensions a filter names, through and/or/not."""
+    if isinstance(item, Condition):
+        return {item.dimension}
+    return {name for part in item.parts for name in dimensions_of(part)}
+
+
 def _filter(value: Any, depth: int, count: list[int]) -> Filter:
     if depth > MAX_FILTER_DEPTH:
         raise errors.Invalid.field(

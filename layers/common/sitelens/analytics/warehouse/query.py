@@ -37,6 +37,7 @@ METRICS: Final = (
     "percentage",
     "total_revenue",  # of revenue goals (`goals.REVENUE_METRICS`)
     "average_revenue",
+    "scroll_depth",  # with event:page, visitors and pageviews only (`scroll`)
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
 INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations")
@@ -183,6 +184,8 @@ def parse(
     if "percentage" in metrics and not dimensions:
         raise errors.Invalid.field("metrics", "The percentage metric needs at least one dimension.")
     goals.check(metrics, dimensions, query_filters, site_goals)
+    if "scroll_depth" in metrics:
+        _check_scroll_depth(metrics, dimensions, query_filters)
     if "conversion_rate" in metrics and not (
         "event:name" in dimensions
         or any(filters.names_event(f) for f in query_filters)
@@ -211,6 +214,21 @@ def parse(
         offset,
         site_goals or (),
     )
+
+
+def _check_scroll_depth(metrics: list[str], dimensions: list[str], found: list[Filter]) -> None:
+    named = {d for item in found for d in filters.dimensions_of(item)}
+    if "event:page" not in dimensions and "event:page" not in named:
+        raise errors.Invalid.field(
+            "metrics", "scroll_depth needs an event:page filter or dimension."
+        )
+    others = set(metrics) - {"scroll_depth", "visitors", "pageviews"}
+    if others or any(d in VISIT_DIMENSIONS or d == GOAL_DIMENSION for d in (*dimensions, *named)):
+        raise errors.Invalid.field(
+            "metrics",
+            "scroll_depth goes with visitors and pageviews only, and no visit: or event:goal"
+            " dimension or filter.",
+        )
 
 
 def _site_ids(value: Any) -> list[int]:

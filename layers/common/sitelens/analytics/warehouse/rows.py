@@ -51,4 +51,5 @@ def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
         "props": hit.props or None,
         "revenue_amount": hit.revenue_amount or None,
         "revenue_currency": hit.revenue_currency or None,
+        "scroll_depth": hit.scroll_depth,
     }

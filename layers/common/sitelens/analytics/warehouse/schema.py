@@ -42,6 +42,7 @@ COLUMNS: Final[tuple[tuple[str, ColumnType], ...]] = (
     ("props", "string"),  # custom properties: JSON of a flat text map, NULL for none
     ("revenue_amount", "string"),  # a custom event's revenue, a decimal as text
     ("revenue_currency", "string"),  # ISO 4217: revenue stays in the currency it came in
+    ("scroll_depth", "bigint"),  # engagement rows: the deepest percent seen, NULL unmeasured
 )
 # hive-style folders: website_id=12/day=2026-11-24/
 PARTITIONS: Final[tuple[tuple[str, ColumnType], ...]] = (

@@ -1,0 +1,94 @@
+"""The tracking script's automatic events in headless Chromium (`data-auto`): a page
+served with status 404 sends `404`, a click on a PDF link `File Download`, a click on a
+link to another host `Outbound Link: Click` while the browser goes on to that page, and
+the engagement sent as the page is left carries the deepest scroll (100 on a page scrolled
+to its end). Without `data-auto` none of them is sent."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.analytics.test_script_browser import (
+    SCRIPT,
+    Collector,
+    Handler,
+    open_in_chromium,
+    pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
+)
+
+PAGE = """<!doctype html>
+<meta charset="utf-8">
+<title>Missing</title>
+<script async src="http://127.0.0.1:{port}/js/script.js" {auto}></script>
+<div style="height: 5000px">tall</div>
+<a id="file" href="/files/guide.pdf">guide</a>
+<a id="out" href="http://127.0.0.1:{port}/landed">elsewhere</a>
+<script>
+document.getElementById('file').addEventListener('click', function (e) {{ e.preventDefault(); }});
+addEventListener('load', function () {{
+  setTimeout(function () {{
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    setTimeout(function () {{
+      document.getElementById('file').click();
+      document.getElementById('out').click();
+    }}, 100);
+  }}, 100);
+}});
+</script>
+"""
+AUTO = 'data-auto="outbound,downloads,404,scroll"'
+
+
+class AutoHandler(Handler):
+    def do_GET(self) -> None:
+        path = self.path.split("?")[0]
+        if path == "/js/script.js":
+            self.reply(200, SCRIPT, "text/javascript")
+        elif path in ("/missing", "/plain"):
+            auto = AUTO if path == "/missing" else ""
+            page = PAGE.format(port=self.server.port, auto=auto).encode()
+            self.reply(404 if path == "/missing" else 200, page, "text/html; charset=utf-8")
+        else:
+            self.reply(200, b"<title>Landed</title>", "text/html")
+
+
+@pytest.fixture
+def collector() -> Iterator[Collector]:
+    server = Collector()
+    server.RequestHandlerClass = AutoHandler
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    yield server
+    server.shutdown()
+    server.server_close()
+    thread.join()
+
+
+def test_automatic_events(collector: Collector, tmp_path: Path) -> None:
+    page = f"http://localhost:{collector.port}/missing"
+    assert "<title>Landed</title>" in open_in_chromium(page, tmp_path)  # not held up
+    sent = [s.form for s in collector.posts(expected=5, timeout=3.0)]
+    events = sorted(
+        (form["event[name]"], json.loads(form["props"])) for form in sent if "event[name]" in form
+    )
+    assert events == [
+        ("404", {"path": "/missing"}),
+        ("File Download", {"url": f"http://localhost:{collector.port}/files/guide.pdf"}),
+        ("Outbound Link: Click", {"url": f"http://127.0.0.1:{collector.port}/landed"}),
+    ]
+    assert all(form["page"] == page for form in sent)
+    [left] = [form for form in sent if "engagement_ms" in form]
+    assert left["scroll_depth"] == "100"
+
+
+def test_nothing_automatic_without_data_auto(collector: Collector, tmp_path: Path) -> None:
+    page = f"http://localhost:{collector.port}/plain"
+    open_in_chromium(page, tmp_path)
+    sent = [s.form for s in collector.posts(expected=2, timeout=3.0)]
+    assert [form for form in sent if "event[name]" in form] == []
+    assert all("scroll_depth" not in form for form in sent)
