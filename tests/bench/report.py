@@ -280,10 +280,12 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 _verdict(per["median"] < 2),
             )
         )
+    crawl = results.get("audit_crawl")
+    rows += _audit_lines(crawl) if crawl else [Line("site audit crawl", "not run", "", None)]
     known = {
         "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
-        "report_write_units", "cost", "bench_run", "event_cpu_ms",
+        "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
@@ -298,6 +300,40 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
             )
         )
     return rows
+
+
+def _audit_lines(found: dict[str, Any]) -> list[Line]:
+    """Site audits under make serve (tests/bench/test_audit_crawl.py): speed, memory, and
+    the cross-page checks against the generated site's known answers."""
+    checks = found["checks"]
+    wrong = {
+        name: f"{c['false']} false, {c['missed']} missed"
+        for name, c in checks.items()
+        if c["false"] or c["missed"]
+    }
+    exact = not wrong
+    return [
+        Line(
+            "site audit: pages crawled and analysed per second (make serve)",
+            f"{found['pages_per_s']:.0f} pages/s ({found['pages']:,} pages in "
+            f"{found['seconds']:.0f} s)",
+            ">= 50 pages/s",
+            _verdict(found["pages_per_s"] >= 50),
+        ),
+        Line(
+            "site audit: peak memory, server (worker) / DynamoDB Local",
+            f"{found['server_mib']:,.0f} / {found['children_mib']:,.0f} MiB",
+            "",
+            None,
+        ),
+        Line(
+            f"site audit: precision / recall of {len(checks)} cross-page checks",
+            f"min {found['precision_min']:.0%} / min {found['recall_min']:.0%}"
+            + ("" if exact else f" ({_compact(wrong, 60)})"),
+            "100% / 100%",
+            _verdict(exact),
+        ),
+    ]
 
 
 def _compact(value: Any, limit: int = 90) -> str:

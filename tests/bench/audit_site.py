@@ -1,0 +1,231 @@
+"""A generated site for the audit bench, served on 127.0.0.1 (a port of its own), with
+known answers: `GeneratedSite(pages, groups)` serves about `pages` pages, `groups` of them
+each planting one of every defect the cross-page checks find (broken links, redirect
+chains and loops, duplicate titles, descriptions and text, canonicals to an error and to a
+noindex page, an orphan only in the sitemap, a dead end, pages too deep, hreflang without
+a return link, an invalid code and no x-default); the rest are clean filler pages under
+hubs. `expected` names, for each check, exactly the paths it must list.
+
+`python -m tests.bench.audit_site 20000` serves 20,000 pages until interrupted.
+
+Layout: `/` links to every hub `/h<n>` and every group's entry pages (at most 500 links, the
+crawler's bound a page); a hub links to its 100 fillers `/h<n>/p<j>`; a filler links back.
+Every page has its own title, description and 60 words of text of its own.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+FILLERS_PER_HUB = 100
+HTML = "text/html; charset=utf-8"
+
+
+def words(seed: str, count: int = 60) -> str:
+    """Text of its own for each seed (so only the planted copies are near-duplicates)."""
+    return " ".join(
+        "w" + hashlib.blake2b(f"{seed}{n}".encode(), digest_size=3).hexdigest()
+        for n in range(count)
+    )
+
+
+def page(title: str, links: list[str], head: str = "", text: str | None = None) -> str:
+    anchors = "".join(f'<a href="{href}">{href}</a> ' for href in links)
+    return (
+        f"<!doctype html><html lang=en><head><title>{title}</title>"
+        f'<meta name="description" content="About {title}.">{head}</head>'
+        f"<body><h1>{title}</h1><p>{text if text is not None else words(title)}</p>"
+        f"{anchors}</body></html>"
+    )
+
+
+def _group(g: str) -> dict[str, tuple[int, str, str]]:
+    """One group's pages (path -> status, Location or content type, body)."""
+    same = words(f"duplicate {g}")
+
+    def alternates(*pairs: tuple[str, str]) -> str:
+        return "".join(f'<link rel="alternate" hreflang="{c}" href="{h}">' for c, h in pairs)
+
+    return {
+        f"{g}/broken-src": (200, HTML, page(f"Broken source {g}", ["/", f"{g}/missing"])),
+        f"{g}/r1": (301, f"{g}/r2", ""),
+        f"{g}/r2": (301, f"{g}/r-end", ""),
+        f"{g}/r-end": (200, HTML, page(f"Redirect end {g}", ["/"])),
+        f"{g}/l1": (302, f"{g}/l2", ""),
+        f"{g}/l2": (302, f"{g}/l1", ""),
+        f"{g}/d1": (200, HTML, page(f"Duplicate {g}", ["/"], text=same)),
+        f"{g}/d2": (200, HTML, page(f"Duplicate {g}", ["/"], text=same)),
+        f"{g}/canon-src": (
+            200,
+            HTML,
+            page(
+                f"Canonical source {g}",
+                ["/", f"{g}/gone"],
+                f'<link rel="canonical" href="{g}/gone">',
+            ),
+        ),
+        f"{g}/gone": (410, HTML, "gone"),
+        f"{g}/canon-noindex": (
+            200,
+            HTML,
+            page(
+                f"Canonical to noindex {g}",
+                ["/", f"{g}/noindex"],
+                f'<link rel="canonical" href="{g}/noindex">',
+            ),
+        ),
+        f"{g}/noindex": (
+            200,
+            HTML,
+            page(f"Noindex {g}", ["/"], '<meta name="robots" content="noindex">'),
+        ),
+        f"{g}/orphan": (200, HTML, page(f"Orphan {g}", ["/"])),
+        f"{g}/dead": (200, HTML, page(f"Dead end {g}", [])),
+        **{
+            f"{g}/deep{n}": (200, HTML, page(f"Deep {n} {g}", ["/", f"{g}/deep{n + 1}"]))
+            for n in range(1, 5)
+        },
+        f"{g}/deep5": (200, HTML, page(f"Deep 5 {g}", ["/"])),
+        f"{g}/en": (
+            200,
+            HTML,
+            page(
+                f"English {g}",
+                ["/", f"{g}/de"],
+                alternates(("en", f"{g}/en"), ("de", f"{g}/de"), ("en_GB", f"{g}/en")),
+            ),
+        ),
+        f"{g}/de": (200, HTML, page(f"Deutsch {g}", ["/"], alternates(("de", f"{g}/de")))),
+    }
+
+
+# a group's pages linked from the home page (its other pages are reached from these)
+ENTRIES = (
+    "broken-src",
+    "r1",
+    "l1",
+    "d1",
+    "d2",
+    "canon-src",
+    "canon-noindex",
+    "dead",
+    "deep1",
+    "en",
+)
+
+
+def expected(groups: int) -> dict[str, set[str]]:
+    """What an audit of `/` must report, by check: the affected paths, each exactly."""
+    found: dict[str, set[str]] = {}
+    for n in range(groups):
+        g = f"/g{n}"
+        for check, paths in {
+            "broken_internal_link": {"broken-src", "canon-src"},  # missing (404), gone (410)
+            "redirect_loop": {"l1", "l2"},
+            "redirect_chain": {"r1"},
+            "duplicate_title": {"d1", "d2"},
+            "duplicate_description": {"d1", "d2"},
+            "near_duplicate_content": {"d1", "d2"},
+            "canonical_to_error": {"canon-src"},
+            "canonical_to_noindex": {"canon-noindex"},
+            "canonicalised": {"canon-src", "canon-noindex"},
+            "orphan_page": {"orphan"},
+            "dead_end": {"dead"},
+            "deep_page": {"deep4", "deep5"},  # 4 and 5 clicks from /
+            "hreflang_no_return": {"en"},
+            "hreflang_invalid_code": {"en"},
+            "hreflang_no_x_default": {"en", "de"},
+        }.items():
+            found.setdefault(check, set()).update(f"{g}/{p}" for p in paths)
+    for check in ("sitemap_non_indexable", "hreflang_no_self", "mixed_content"):
+        found.setdefault(check, set())  # none planted: anything listed is a false positive
+    return found
+
+
+class GeneratedSite:
+    """The site, served until `close`; its pages are generated once, up front."""
+
+    def __init__(self, pages: int, groups: int) -> None:
+        fillers = max(0, pages - 1 - groups * len(_group("/g0")))
+        hubs = -(-fillers // (FILLERS_PER_HUB + 1))  # each hub and its fillers
+        if hubs + groups * len(ENTRIES) > 500:
+            raise ValueError("too many links on the home page: fewer groups or pages")
+        self.groups = groups
+        self.expected = expected(groups)
+        home = [f"/h{n}" for n in range(hubs)]
+        home += [f"/g{n}/{entry}" for n in range(groups) for entry in ENTRIES]
+        self.pages: dict[str, tuple[int, str, str]] = {"/": (200, HTML, page("Home", home))}
+        left = fillers - hubs
+        for n in range(hubs):
+            mine = [f"/h{n}/p{j}" for j in range(min(FILLERS_PER_HUB, left))]
+            left -= len(mine)
+            self.pages[f"/h{n}"] = (200, HTML, page(f"Hub {n}", ["/", *mine]))
+            for path in mine:
+                self.pages[path] = (200, HTML, page(f"Page {path}", ["/", f"/h{n}"]))
+        for n in range(groups):
+            self.pages.update(_group(f"/g{n}"))
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.fetches = 0  # page requests served (robots.txt and the sitemap aside)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+    def _sitemap(self) -> bytes:
+        paths = ["/", *(f"/g{n}/orphan" for n in range(self.groups))]
+        urls = "".join(f"<url><loc>{self.base}{p}</loc></url>" for p in paths)
+        return (
+            "<?xml version='1.0'?><urlset xmlns='http://www.sitemaps.org/schemas/sitemap/0.9'>"
+            f"{urls}</urlset>"
+        ).encode()
+
+    def _handler(self) -> type[BaseHTTPRequestHandler]:
+        site = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                path = self.path.split("?")[0]
+                if path == "/robots.txt":
+                    body = f"User-agent: *\nSitemap: {site.base}/sitemap.xml\n".encode()
+                    return self._send(200, {"Content-Type": "text/plain"}, body)
+                if path == "/sitemap.xml":
+                    return self._send(200, {"Content-Type": "application/xml"}, site._sitemap())
+                site.fetches += 1
+                status, meta, body = site.pages.get(path, (404, "text/plain", "not found"))
+                if status in (301, 302):
+                    return self._send(status, {"Location": meta}, b"")
+                return self._send(status, {"Content-Type": meta}, body.encode())
+
+            def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        return Handler
+
+
+if __name__ == "__main__":
+    served = GeneratedSite(int(sys.argv[1]) if len(sys.argv) > 1 else 20_000, groups=30)
+    print(f"{len(served.pages)} pages at {served.base}/ (Ctrl-C stops)")
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        served.close()

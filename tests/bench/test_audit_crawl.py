@@ -1,0 +1,113 @@
+"""Site audits under `make serve`: the generated site (tests/bench/audit_site.py) served
+locally and crawled by the server's own worker (its embedded SQS, DynamoDB Local), as a
+client would start it (POST /api/v1/audits, then GET until done). Measured: pages crawled
+and analysed per second (start to done), the peak memory of the server process (the
+worker runs in it) and of DynamoDB Local, and the precision and recall of every
+cross-page check against the generator's known answers.
+
+Sized so that the crawl takes about a minute on 2 cores (4,000 pages; BENCH_AUDIT_PAGES
+changes it, up to the generator's 20,000), 300 pages in quick mode."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from tests.bench import report, timing
+from tests.bench.audit_site import GeneratedSite
+from tests.e2e.test_local_server import call, start_server
+
+PAGES = 300 if timing.QUICK else int(os.environ.get("BENCH_AUDIT_PAGES", "4000"))
+GROUPS = 3 if timing.QUICK else 20  # each plants one of every defect
+KEY = "sl_bench_audit_" + uuid.uuid4().hex
+DEADLINE_S = 600
+
+
+def peak_mib(pid: int) -> float:
+    """A process's peak resident memory (VmHWM), MiB; 0 when it is gone."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def children(pid: int) -> list[int]:
+    try:
+        found = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return []
+    return [int(child) for child in found]
+
+
+def scores(expected: dict[str, set[str]], issues: dict[str, Any], base: str) -> dict[str, Any]:
+    """Per check: true and false positives, misses, precision and recall (1.0 when there
+    was nothing to find or nothing found)."""
+    found = {}
+    for check, paths in expected.items():
+        listed = {p["url"].removeprefix(base) for p in issues.get(check, {"pages": []})["pages"]}
+        hits = len(listed & paths)
+        found[check] = {
+            "true": hits,
+            "false": len(listed - paths),
+            "missed": len(paths - listed),
+            "precision": hits / len(listed) if listed else 1.0,
+            "recall": hits / len(paths) if paths else 1.0,
+        }
+    return found
+
+
+def test_audit_crawl() -> None:
+    site = GeneratedSite(PAGES, GROUPS)
+    server = start_server(
+        SITELENS_DEV_API_KEY=KEY,
+        SITELENS_ALLOW_PRIVATE_URLS="1",  # the site is on 127.0.0.1,
+        SITELENS_FETCH_PORTS=str(site.port),  # on a port of its own
+        POWERTOOLS_LOG_LEVEL="WARNING",
+    )
+    try:
+        form = {"url": site.url("/"), "max_pages": str(PAGES + 100)}
+        started = time.monotonic()
+        created = call("POST", f"{server.seo}/api/v1/audits", KEY, form=form)
+        assert created.status == 201, created.body
+        path = f"{server.seo}/api/v1/audits/{created.body['data']['id']}"
+        while True:
+            audit = call("GET", path, KEY).body["data"]
+            if audit["status"] not in ("queued", "crawling", "analysing"):
+                break
+            assert time.monotonic() - started < DEADLINE_S, audit
+            time.sleep(0.5)
+        seconds = time.monotonic() - started
+        assert audit["status"] == "done", audit
+        issues = {i["code"]: i for i in call("GET", f"{path}/issues", KEY).body["data"]}
+        pid = server.process.pid
+        memory = {
+            "server_mib": round(peak_mib(pid), 1),
+            "children_mib": round(sum(peak_mib(child) for child in children(pid)), 1),
+        }
+    finally:
+        server.stop()
+        site.close()
+    checked = scores(site.expected, issues, site.base)
+    fetched = audit["progress"]["fetched"]
+    report.RESULTS["audit_crawl"] = {
+        "pages": fetched,
+        "seconds": round(seconds, 1),
+        "pages_per_s": round(fetched / seconds, 1),
+        **memory,
+        "precision_min": min(c["precision"] for c in checked.values()),
+        "recall_min": min(c["recall"] for c in checked.values()),
+        "checks": checked,
+    }
+    report.CONTEXT["audit_crawl"] = {
+        "site": f"tests/bench/audit_site.py: {len(site.pages)} pages, {GROUPS} groups of "
+        "planted defects, the rest filler under hubs of 100",
+        "server": "make serve (sitelens.local.server): the audit worker in process, "
+        "SITELENS_AUDIT_RATE 200/s and concurrency 16 (its defaults), DynamoDB Local",
+        "site_requests": site.fetches,
+    }

@@ -1,0 +1,25 @@
+"""The bench's generated site (tests/bench/audit_site.py) crawled through the worker on
+moto, small: every cross-page check lists exactly the pages its known answers name, so the
+precision and recall `make bench` measures at scale rest on answers that are right."""
+
+from __future__ import annotations
+
+from tests.bench.audit_site import GeneratedSite
+from tests.integration.audits.test_audits import crawlable, drain
+
+__all__ = ["crawlable"]  # fixtures this module uses
+
+
+def test_the_generated_site_s_known_answers(seo, crawlable):
+    site = GeneratedSite(pages=90, groups=2)
+    try:
+        created = seo.post("/api/v1/audits", {"url": site.url("/"), "max_pages": "500"}).data
+        drain(2_000)
+    finally:
+        site.close()
+    audit = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert audit["status"] == "done" and audit["progress"]["fetched"] >= 90
+    issues = {i["code"]: i for i in seo.get(f"/api/v1/audits/{created['id']}/issues").data}
+    for check, paths in site.expected.items():
+        found = issues.get(check, {"pages": []})["pages"]
+        assert {p["url"].removeprefix(site.base) for p in found} == paths, check
