@@ -28,6 +28,7 @@ RECORD_KEYS = {
     "exclude_params",
     "exclude_ips",
     "timezone",
+    "traffic_alerts",
     "favorite",
     "favorited_at",
     "created_at",

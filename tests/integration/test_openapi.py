@@ -99,6 +99,7 @@ APPLIED_DEFAULTS = {
     ("WebsiteCreate", "email"),
     ("WebsiteCreate", "exclude_bots"),
     ("WebsiteCreate", "timezone"),
+    ("WebsiteCreate", "traffic_alerts"),
     ("ReportCreate", "privacy"),
     ("ReportUpdate", "results"),
 }

@@ -24,6 +24,7 @@ RECORD_FIELDS = {
     "exclude_params",
     "exclude_ips",
     "timezone",
+    "traffic_alerts",
     "favorite",
     "favorited_at",
     "created_at",

@@ -20,9 +20,9 @@ from sitelens import initialized
 from sitelens.analytics import counting, realtime
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
-from sitelens.core import metrics
+from sitelens.core import clock, metrics
 from sitelens.core.log import logger
-from sitelens.data import queues, warehouse
+from sitelens.data import queues, traffic, warehouse
 from sitelens.data import realtime as realtime_store
 from sitelens.data import websites as stored_websites
 
@@ -95,6 +95,7 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
     for hit_id in unsent:
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "rows"))
     _store_presences([m.hit for m in counted])
+    _note_traffic(counted)
 
     duplicates = len(live) - len(by_hit) + outcome.already_counted
     metrics.count("HitsCounted", len(outcome.counted) - outcome.already_counted)
@@ -141,6 +142,31 @@ def _store_presences(counted: list[Hit]) -> None:
     except Exception:
         logger.exception("realtime presences not stored", extra={"presences": len(requests)})
         metrics.count("PresencesFailed", len(requests))
+
+
+# (account, website id, UTC day) noted by this container: a website is noted once a day
+# here, not once a batch. Bounded: cleared when it grows past _NOTED_MAX.
+_noted: set[tuple[str, int, str]] = set()
+_NOTED_MAX = 100_000
+
+
+def _note_traffic(counted: list[_Message]) -> None:
+    """Note the websites that had hits counted today, which the hourly traffic alerts read
+    (`data.traffic`). Not retried: a failure is counted, and the next batch notes them."""
+    day = clock.now().date().isoformat()
+    fresh = {(m.account, m.hit.website_id, day) for m in counted} - _noted
+    if not fresh:
+        return
+    try:
+        expires = int(clock.now().timestamp()) + traffic.ACTIVITY_KEPT_SECONDS
+        traffic.note_active(day, [(account, website) for account, website, _ in fresh], expires)
+    except Exception:
+        logger.exception("traffic activity not noted", extra={"websites": len(fresh)})
+        metrics.count("TrafficActivityFailed", len(fresh))
+        return
+    if len(_noted) > _NOTED_MAX:
+        _noted.clear()
+    _noted.update(fresh)
 
 
 def _message(record: dict[str, Any]) -> _Message:

@@ -18,7 +18,15 @@ from sitelens.records.inputs import Flag, Input, text
 
 MAX_URL_LENGTH = 2048
 # What an endpoint may subscribe to; `webhook.test` is the test ping, sent on request only.
-EVENTS = ("website.created", "website.deleted", "key.created", "key.revoked", "report.completed")
+EVENTS = (
+    "website.created",
+    "website.deleted",
+    "key.created",
+    "key.revoked",
+    "report.completed",
+    "traffic.spike",
+    "traffic.drop",
+)
 
 
 def _events(value: Any, info: ValidationInfo) -> list[str]:

@@ -23,6 +23,8 @@ Domain = Annotated[str, BeforeValidator(_domain)]
 ExcludeIps = Annotated[str, lines(rules.check_ip_line)]
 ExcludeParams = Annotated[str, lines(rules.check_param_line)]
 Timezone = Annotated[str, BeforeValidator(rules.check_timezone)]
+# 0: no traffic alerts; otherwise the factor an hour must be off its baseline by
+TrafficAlerts = Annotated[int, choice(*rules.TRAFFIC_ALERTS)]
 
 
 class WebsiteSettings(PrivacyFields):
@@ -33,6 +35,7 @@ class WebsiteSettings(PrivacyFields):
     exclude_params: ExcludeParams | None = None
     exclude_ips: ExcludeIps | None = None
     timezone: Timezone | None = None  # the days, hours and salts of its statistics
+    traffic_alerts: TrafficAlerts | None = None  # docs/traffic-alerts.md
 
 
 class WebsiteCreate(WebsiteSettings):

@@ -9,7 +9,7 @@ from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
 from sitelens.records import listing, privacy
-from sitelens.websites.rules import DEFAULT_TIMEZONE, DOMAIN_TAKEN
+from sitelens.websites.rules import DEFAULT_TIMEZONE, DEFAULT_TRAFFIC_ALERTS, DOMAIN_TAKEN
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
@@ -27,6 +27,7 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
         "exclude_params": record["exclude_params"],
         "exclude_ips": record["exclude_ips"],
         "timezone": record.get("timezone") or DEFAULT_TIMEZONE,
+        "traffic_alerts": int(record.get("traffic_alerts", DEFAULT_TRAFFIC_ALERTS)),
         "favorite": bool(record["favorite"]),
         "favorited_at": record.get("favorited_at"),
         "created_at": record["created_at"],
@@ -58,6 +59,9 @@ def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
         "exclude_params": fields.exclude_params or "",
         "exclude_ips": fields.exclude_ips or "",
         "timezone": fields.timezone or DEFAULT_TIMEZONE,
+        "traffic_alerts": (
+            fields.traffic_alerts if fields.traffic_alerts is not None else DEFAULT_TRAFFIC_ALERTS
+        ),
         "favorite": False,
         "favorited_at": None,
         "created_at": now,
@@ -90,7 +94,15 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
     update never mixes with this one (see `data.records.update`).
     """
     sent: dict[str, Any] = fields.model_dump(
-        include={"privacy", "email", "exclude_bots", "exclude_params", "exclude_ips", "timezone"},
+        include={
+            "privacy",
+            "email",
+            "exclude_bots",
+            "exclude_params",
+            "exclude_ips",
+            "timezone",
+            "traffic_alerts",
+        },
         exclude_none=True,
     )
 

@@ -16,6 +16,13 @@ DOMAIN_TAKEN = "The domain has already been taken."
 _PARAM_FORBIDDEN = set("=&#?/ \t")
 
 
+# A website's `traffic_alerts`: 0 (off), or how many times its baseline an hour's
+# pageviews must reach (a spike) or fall below (a drop): 2 to 20, by default 3
+# (`webhooks.anomalies`, docs/traffic-alerts.md).
+TRAFFIC_ALERTS_OFF = 0
+TRAFFIC_ALERTS = (TRAFFIC_ALERTS_OFF, *range(2, 21))
+DEFAULT_TRAFFIC_ALERTS = 3
+
 DEFAULT_TIMEZONE = "UTC"
 INVALID_TIMEZONE = "The timezone field must be an IANA time zone name, such as Europe/Berlin."
 
