@@ -23,8 +23,12 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
         os.environ.setdefault("AWS_ACCESS_KEY_ID", "local")
         os.environ.setdefault("AWS_SECRET_ACCESS_KEY", "local")
-        for table in ("ACCOUNTS", "WEBSITES", "STATS"):
-            os.environ[f"SITELENS_{table}_TABLE"] = f"{table.title()}Table"
+        from sitelens.local import resources, template
+
+        # every table by its local name, as `make serve` names them (digests read several)
+        for name, value in resources.function_environment(template.load(), {}).items():
+            if name.endswith("_TABLE"):
+                os.environ[name] = value
         os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
         os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
         os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
