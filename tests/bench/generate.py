@@ -189,6 +189,9 @@ SELECT
   event_value, event_unit, engagement_ms, interactive,
   CAST(NULL AS VARCHAR) AS props, CAST(NULL AS VARCHAR) AS revenue_amount,
   CAST(NULL AS VARCHAR) AS revenue_currency, CAST(NULL AS BIGINT) AS scroll_depth,
+  CAST(NULL AS BIGINT) AS vital_lcp, CAST(NULL AS BIGINT) AS vital_inp,
+  CAST(NULL AS BIGINT) AS vital_cls, CAST(NULL AS BIGINT) AS vital_fcp,
+  CAST(NULL AS BIGINT) AS vital_ttfb,
   lower(printf('%012x', epoch_ms(ts))) AS t,
   printf('%016x', hash(v, name, ts)) || printf('%016x', hash(ts, v)) AS r,
   website_id, strftime(ts, '%Y-%m-%d') AS day

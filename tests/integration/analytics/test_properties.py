@@ -187,6 +187,7 @@ def write_old_file(path: Path, rows_of: list[dict[str, Any]], partitioned: bool)
         name
         for name in schema.COLUMN_NAMES
         if name not in ("props", "revenue_amount", "revenue_currency", "scroll_depth")
+        and not name.startswith("vital_")
     ]
     keep = (["website_id", "day"] if partitioned else []) + old
     path.parent.mkdir(parents=True, exist_ok=True)

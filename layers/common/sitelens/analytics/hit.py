@@ -111,6 +111,7 @@ class Hit:
     revenue_amount: str = ""  # a custom event's revenue: a decimal as text
     revenue_currency: str = ""  # ISO 4217, the currency it came in
     scroll_depth: int | None = None  # an engagement: the deepest percent of the page seen
+    vitals: dict[str, int] | None = None  # an engagement: Core Web Vitals (`vitals`)
     # The hit's identity (`new_id`); "" only in messages queued before ids existed, which
     # the aggregator then knows by their SQS message id.
     id: str = ""

@@ -14,7 +14,7 @@ from typing import Any, Literal
 from urllib.parse import parse_qsl, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics import datacenters, visitors
+from sitelens.analytics import datacenters, visitors, vitals
 from sitelens.analytics.hit import Hit, new_id
 from sitelens.core import hosts
 from sitelens.core.config import settings
@@ -237,6 +237,12 @@ def build_hit(
 
     engaged = fields.get("engagement_ms")  # sent at all: exactly a number, as documented
     if engaged is not None:
+        try:
+            measured = vitals.parse(fields)
+        except vitals.InvalidVital as invalid:
+            raise InvalidHit(str(invalid), invalid.field) from None
+        # vitals are asked by device and country: their row carries them
+        where = visitors.location(source_ip, headers) if measured else None
         return Hit(
             website_id=int(website["id"]),
             at=at,
@@ -246,6 +252,9 @@ def build_hit(
             engaged_ms=_engaged_ms(engaged),
             id=hit_id,
             scroll_depth=_scroll_depth(fields.get("scroll_depth")),
+            vitals=measured,
+            device=agent.device if measured else "",
+            country=where.country if where else "",
         )
     if fields.get("event[name]", "").strip():
         event = _event(fields)

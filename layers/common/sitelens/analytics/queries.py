@@ -16,7 +16,16 @@ from typing import Any
 
 from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups
-from sitelens.analytics.warehouse import answers, conversions, goals, query, revenue, scroll, sql
+from sitelens.analytics.warehouse import (
+    answers,
+    conversions,
+    goals,
+    query,
+    revenue,
+    scroll,
+    sql,
+    vitals,
+)
 from sitelens.core import clock, errors
 from sitelens.data import goals as stored_goals
 from sitelens.data import websites as stored_websites
@@ -60,6 +69,8 @@ def rows_source(parsed: query.Query) -> answers.Rows:
         return conversions.rows
     if scroll.asked(parsed):
         return scroll.rows
+    if vitals.asked(parsed):
+        return vitals.rows
     if rollups.answers(parsed):
         return rollups.rows
     return sql.rows

@@ -77,6 +77,7 @@
     if (last === null || engaged < 1) return;
     var fields = {page: last, engagement_ms: String(Math.round(engaged))};
     if (on('scroll')) fields.scroll_depth = String(scrolled);
+    if (on('vitals') && !vitalsSent) vitalsInto(fields);
     engaged = 0;
     send(fields, true);
   }
@@ -125,6 +126,67 @@
     scrolled = Math.max(scrolled, Math.min(100, Math.round(seen * 100)));
   }
   if (on('scroll')) addEventListener('scroll', depth, {passive: true});
+  // end part
+
+  // part: vitals
+  // Core Web Vitals as Google's web-vitals library measures them, sent once per page
+  // view with its first engagement: LCP (the last candidate before an input), CLS (the
+  // largest session window: shifts under 1 s apart, 5 s at most, none after an input),
+  // INP (the slowest interaction, one left out per 50), FCP and TTFB.
+  var vitals = {cls: 0};
+  var vitalsSent = false;
+  var lcpDone = false;
+  var slowest = {};
+  var windowValue = 0;
+  var windowStart = 0;
+  var windowLast = 0;
+  function observe(type, run, extra) {
+    try {
+      var options = {type: type, buffered: true, durationThreshold: extra};
+      new PerformanceObserver(function (list) { list.getEntries().forEach(run); })
+        .observe(options);
+    } catch (unsupported) { /* this browser measures less */ }
+  }
+  function vitalsInto(fields) {
+    var times = Object.keys(slowest).map(function (id) { return slowest[id]; })
+      .sort(function (a, b) { return b - a; });
+    if (times.length) vitals.inp = times[Math.min(times.length - 1, Math.floor(times.length / 50))];
+    for (var name in vitals) {
+      fields[name] = name === 'cls' ? vitals.cls.toFixed(4) : String(Math.round(vitals[name]));
+    }
+    vitalsSent = true;
+  }
+  if (on('vitals')) {
+    var navigation = performance.getEntriesByType('navigation')[0];
+    var activated = navigation && navigation.activationStart || 0;
+    if (navigation) vitals.ttfb = Math.max(navigation.responseStart - activated, 0);
+    observe('paint', function (entry) {
+      if (entry.name === 'first-contentful-paint') {
+        vitals.fcp = Math.max(entry.startTime - activated, 0);
+      }
+    });
+    observe('largest-contentful-paint', function (entry) {
+      if (!lcpDone) vitals.lcp = Math.max(entry.startTime - activated, 0);
+    });
+    ['keydown', 'click', 'pointerdown'].forEach(function (type) {
+      addEventListener(type, function () { lcpDone = true; }, true);
+    });
+    observe('layout-shift', function (entry) {
+      if (entry.hadRecentInput) return;
+      var joins = windowValue && entry.startTime - windowLast < 1000 &&
+        entry.startTime - windowStart < 5000;
+      windowValue = joins ? windowValue + entry.value : entry.value;
+      if (!joins) windowStart = entry.startTime;
+      windowLast = entry.startTime;
+      vitals.cls = Math.max(vitals.cls, windowValue);
+    });
+    var interaction = function (entry) {
+      var id = entry.interactionId;
+      if (id) slowest[id] = Math.max(slowest[id] || 0, entry.duration);
+    };
+    observe('event', interaction, 40);
+    observe('first-input', interaction);
+  }
   // end part
 
   // part: outbound, downloads

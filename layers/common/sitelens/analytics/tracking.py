@@ -133,7 +133,7 @@ EXCLUDED = ExcludedTally()
 # The fields a hit reads; anything else sent is ignored. `engagement_ms` makes the hit an
 # engagement (the time on the page when it was hidden or left), and may be a JSON number.
 TEXT_FIELDS = ("page", "referrer", "screen_resolution")
-NUMBER_FIELDS = ("engagement_ms", "scroll_depth")
+NUMBER_FIELDS = ("engagement_ms", "scroll_depth", "lcp", "inp", "cls", "fcp", "ttfb")
 EVENT_PARTS = ("name", "value", "unit")
 
 

@@ -12,6 +12,7 @@ from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
+from sitelens.analytics.vitals import NAMES as VITALS
 from sitelens.analytics.warehouse import filters, goals, periods, props
 from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
@@ -24,6 +25,12 @@ from sitelens.analytics.warehouse.dimensions import (
 from sitelens.analytics.warehouse.filters import Filter
 from sitelens.analytics.warehouse.goals import Goal
 from sitelens.core import errors
+
+# Core Web Vitals' metrics (`vitals` has their SQL): p75 of each, and its shares
+VITAL_METRICS: Final = (
+    *(f"p75_{name}" for name in VITALS),
+    *(f"{name}_{share}" for name in VITALS for share in ("good", "needs_improvement", "poor")),
+)
 
 METRICS: Final = (
     "visitors",
@@ -38,6 +45,7 @@ METRICS: Final = (
     "total_revenue",  # of revenue goals (`goals.REVENUE_METRICS`)
     "average_revenue",
     "scroll_depth",  # with event:page, visitors and pageviews only (`scroll`)
+    *VITAL_METRICS,  # Core Web Vitals (`vitals`)
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
 INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations")
@@ -186,6 +194,8 @@ def parse(
     goals.check(metrics, dimensions, query_filters, site_goals)
     if "scroll_depth" in metrics:
         _check_scroll_depth(metrics, dimensions, query_filters)
+    if any(metric in VITAL_METRICS for metric in metrics):
+        _check_vitals(metrics, dimensions, query_filters)
     if "conversion_rate" in metrics and not (
         "event:name" in dimensions
         or any(filters.names_event(f) for f in query_filters)
@@ -228,6 +238,18 @@ def _check_scroll_depth(metrics: list[str], dimensions: list[str], found: list[F
             "metrics",
             "scroll_depth goes with visitors and pageviews only, and no visit: or event:goal"
             " dimension or filter.",
+        )
+
+
+def _check_vitals(metrics: list[str], dimensions: list[str], found: list[Filter]) -> None:
+    if set(metrics) - set(VITAL_METRICS):
+        raise errors.Invalid.field("metrics", "Vitals metrics go with vitals metrics only.")
+    named = {d for item in found for d in filters.dimensions_of(item)}
+    allowed = {"event:page", "visit:device", "visit:country", *TIME_DIMENSIONS}
+    if not {*dimensions, *named} <= allowed:
+        raise errors.Invalid.field(
+            "dimensions",
+            "Vitals are asked by event:page, visit:device, visit:country and time only.",
         )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.analytics import sources
+from sitelens.analytics import sources, vitals
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import schema
 
@@ -52,4 +52,5 @@ def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
         "revenue_amount": hit.revenue_amount or None,
         "revenue_currency": hit.revenue_currency or None,
         "scroll_depth": hit.scroll_depth,
+        **{f"vital_{name}": (hit.vitals or {}).get(name) for name in vitals.NAMES},
     }

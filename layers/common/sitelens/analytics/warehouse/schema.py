@@ -43,6 +43,12 @@ COLUMNS: Final[tuple[tuple[str, ColumnType], ...]] = (
     ("revenue_amount", "string"),  # a custom event's revenue, a decimal as text
     ("revenue_currency", "string"),  # ISO 4217: revenue stays in the currency it came in
     ("scroll_depth", "bigint"),  # engagement rows: the deepest percent seen, NULL unmeasured
+    # Core Web Vitals, on a page view's first engagement (`analytics.vitals`); NULL unmeasured
+    ("vital_lcp", "bigint"),  # ms
+    ("vital_inp", "bigint"),  # ms
+    ("vital_cls", "bigint"),  # thousandths
+    ("vital_fcp", "bigint"),  # ms
+    ("vital_ttfb", "bigint"),  # ms
 )
 # hive-style folders: website_id=12/day=2026-11-24/
 PARTITIONS: Final[tuple[tuple[str, ColumnType], ...]] = (
