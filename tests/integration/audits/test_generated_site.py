@@ -23,3 +23,25 @@ def test_the_generated_site_s_known_answers(seo, crawlable):
     for check, paths in site.expected.items():
         found = issues.get(check, {"pages": []})["pages"]
         assert {p["url"].removeprefix(site.base) for p in found} == paths, check
+
+
+def test_a_start_url_that_redirects_to_another_host_crawls_that_host(seo, crawlable):
+    site = GeneratedSite(pages=90, groups=2)
+    other = site.base.replace("127.0.0.1", "localhost")  # another host, the same server
+    site.pages["/moved"] = (301, site.url("/"), "")
+    try:
+        created = seo.post("/api/v1/audits", {"url": f"{other}/moved"}).data
+        drain(2_000)
+    finally:
+        site.close()
+    audit = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert audit["status"] == "done" and audit["progress"]["fetched"] >= 90
+    issues = {i["code"]: i for i in seo.get(f"/api/v1/audits/{created['id']}/issues").data}
+    for check, paths in site.expected.items():
+        found = issues.get(check, {"pages": []})["pages"]
+        assert {p["url"].removeprefix(site.base) for p in found} == paths, check
+    first = seo.get(f"/api/v1/audits/{created['id']}/pages", query={"depth": "0"}).data
+    assert {(p["url"], p["redirect_to"]) for p in first} == {
+        (f"{other}/moved", site.url("/")),
+        (site.url("/"), None),
+    }

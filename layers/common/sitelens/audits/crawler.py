@@ -115,8 +115,23 @@ def start(crawl: str) -> None:
         return  # a redelivered start, or a cancelled audit
     scope = _scope(state)
     start_url = scope.name(state["url"]) or state["url"]
-    origin = start_url.split("/", 3)[:3]
-    robots_url = "/".join(origin) + "/robots.txt"
+    kept, delay, declared = _read_robots(start_url)
+    if not stored.set_state(crawl, ("queued",), status="crawling", robots=kept, crawl_delay=delay):
+        return
+    state.update(robots=kept, crawl_delay=delay)
+    _known.pop(crawl, None)  # a run's name is new; a test's may not be
+    queued = []
+    if _claim(state, _page(start_url, 0)):
+        queued.append(_fetch_step(state, start_url, 0))
+    queued += _seed_sitemaps(state, scope, start_url, declared)
+    stored.send(queued)
+    _done_with(crawl, 1)
+
+
+def _read_robots(url: str) -> tuple[str, float, list[str]]:
+    """The robots.txt of the URL's origin as the run keeps it (bounded), its crawl-delay
+    for the crawler's agent (bounded) and the sitemaps it declares; none without one."""
+    robots_url = "/".join(url.split("/", 3)[:3]) + "/robots.txt"
     robots_text, delay, declared = "", 0.0, []
     try:
         response = _get(robots_url, cap=robots.MAX_ROBOTS_BYTES)
@@ -127,15 +142,16 @@ def start(crawl: str) -> None:
             declared = list(rules.sitemaps)
     except fetch.FetchError:
         pass  # no robots.txt to obey: the pages say the rest
-    kept = robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore")
-    if not stored.set_state(crawl, ("queued",), status="crawling", robots=kept, crawl_delay=delay):
-        return
-    state.update(robots=kept, crawl_delay=delay)
-    _known.pop(crawl, None)  # a run's name is new; a test's may not be
+    return robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore"), delay, declared
+
+
+def _seed_sitemaps(
+    state: dict[str, Any], scope: Scope, start_url: str, declared: list[str]
+) -> list[dict[str, Any]]:
+    """Claim the in-scope URLs of the declared sitemaps and the origin's /sitemap.xml;
+    their fetch steps (the run's state counts them as `sitemap_urls`)."""
     queued = []
-    if _claim(state, _page(start_url, 0)):
-        queued.append(_fetch_step(state, start_url, 0))
-    roots = [*declared, "/".join(origin) + "/sitemap.xml"]
+    roots = [*declared, "/".join(start_url.split("/", 3)[:3]) + "/sitemap.xml"]
     in_sitemaps = 0
     for found in sitemaps.urls(roots, _sitemap_body, state["max_pages"]):
         url = scope.name(found)
@@ -146,10 +162,25 @@ def start(crawl: str) -> None:
         if _claim(state, page):
             queued.append(_fetch_step(state, url, None))
         elif url == start_url:
-            stored.save_page(crawl, url, {"in_sitemap": True})
-    stored.send(queued)
-    stored.set_state(crawl, sitemap_urls=in_sitemaps)
-    _done_with(crawl, 1)
+            stored.save_page(state["crawl"], url, {"in_sitemap": True})
+    stored.set_state(state["crawl"], sitemap_urls=in_sitemaps)
+    return queued
+
+
+def _move(state: dict[str, Any], target: str) -> list[dict[str, Any]]:
+    """The start URL redirects to another host (a site moved to `www.`, say): that host
+    becomes the run's scope, once: its robots.txt is read, the target claimed at depth 0
+    and its sitemaps seeded. The steps to queue (none when the run moved already)."""
+    crawl = state["crawl"]
+    kept, delay, declared = _read_robots(target)
+    fields = {"url": target, "moved_from": state["url"], "robots": kept, "crawl_delay": delay}
+    if not stored.set_state(crawl, ACTIVE, only_once="moved_from", **fields):
+        return []
+    moved = {**state, **fields}
+    queued = []
+    if _claim(moved, _page(target, 0)):
+        queued.append(_fetch_step(moved, target, 0))
+    return queued + _seed_sitemaps(moved, _scope(moved), target, declared)
 
 
 def _sitemap_body(url: str) -> bytes | None:
@@ -294,6 +325,8 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
         target = scope.name(location, url) if 300 <= response.status < 400 and location else None
         if target is not None:
             found.update(redirect_to=target, redirects=1)
+            if depth == 0 and not scope.internal(target) and "moved_from" not in state:
+                queued += _move(state, target)  # the site lives on another host
             crawled = scope.internal(target) and scope.follows(target)
             if crawled and _claim(state, _page(target, depth)):
                 queued.append(_fetch_step(state, target, depth))

@@ -145,9 +145,12 @@ def state(crawl: str) -> Item | None:
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
-def set_state(crawl: str, only_if_status: tuple[str, ...] = (), **fields: Any) -> bool:
+def set_state(
+    crawl: str, only_if_status: tuple[str, ...] = (), only_once: str | None = None, **fields: Any
+) -> bool:
     """Set fields of the run's state; with `only_if_status`, only while its status is one
-    of those. Whether it was set."""
+    of those; with `only_once`, only while the state has no field of that name. Whether it
+    was set."""
     names = {f"#f{n}": name for n, name in enumerate(fields)}
     values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
     request: dict[str, Any] = {
@@ -162,6 +165,11 @@ def set_state(crawl: str, only_if_status: tuple[str, ...] = (), **fields: Any) -
         allowed = [f":s{n}" for n in range(len(only_if_status))]
         values.update({a: to_attr(s) for a, s in zip(allowed, only_if_status, strict=True)})
         request["ConditionExpression"] = f"#status IN ({', '.join(allowed)})"
+    if only_once:
+        names["#once"] = only_once
+        unset = "attribute_not_exists(#once)"
+        current = request.get("ConditionExpression")
+        request["ConditionExpression"] = f"{current} AND {unset}" if current else unset
     try:
         client("dynamodb").update_item(**request)
     except client("dynamodb").exceptions.ConditionalCheckFailedException:
