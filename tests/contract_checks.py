@@ -78,7 +78,14 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
             "timezone",
         )
     },
-    "trackEvent": {"page": "a URL whose host is no host name or address"},
+    "trackEvent": {
+        "page": "a URL whose host is no host name or address",
+        # custom properties, revenue, scroll depth, vitals (docs/properties-and-events.md)
+        "props": "text that is no JSON object of the documented bounds",
+        "revenue": "an amount that is no decimal in range, or no ISO 4217 currency with it",
+        "scroll_depth": "a number over 100",
+        **{vital: "a number beyond its bound" for vital in ("lcp", "inp", "cls", "fcp", "ttfb")},
+    },
     "unsubscribeLink": None,  # a token we did not sign, on an HTML page
     "unsubscribeOneClick": {"token": "a token of the documented shape we did not sign"},
     "listReports": {"cursor": CURSOR},
@@ -92,6 +99,8 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         "page_path": "another goal of the website has it",
         "display_name": "another goal of the website has it, or it is white space only",
         "goals": "a 101st goal, or goals too large beside the website's exclusion lists",
+        "custom_props": "sent with page_path (only an event goal matches properties)",
+        "currency": "sent with page_path (only an event goal counts revenue)",
     },
     "updateGoal": {"display_name": GOAL_NAME},
     "patchGoal": {"display_name": GOAL_NAME},
