@@ -18,6 +18,7 @@ from sitelens.core import clock
 from sitelens.data import audits as stored
 from sitelens.seo.checks import CHECKS
 from sitelens.seo.checks.guidance import ADVICE
+from sitelens.webhooks import events
 
 # Checks of the whole site that a report runs on its page: an audit judges them once, by
 # its own checks (robots.txt, sitemaps, the 404 page), not once a page.
@@ -98,6 +99,7 @@ def analyse(crawl: str) -> None:
     summary["regression"] = history.regression(summary["diff"])
     stored.set_state(crawl, status="done", summary=json.dumps(summary))
     _record_run(state, summary)
+    events.audit_finished(state["account"], state, summary)  # audit.completed, .regressed
 
 
 def _change(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.core import metrics
+from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import webhooks as stored
 from sitelens.webhooks import deliveries, endpoints
@@ -52,3 +52,35 @@ def report_completed(account_id: str, report: dict[str, Any]) -> int:
     """`report.completed` for a report generated (created, or generated again)."""
     data = {name: report.get(name) for name in REPORT_FIELDS}
     return emit(account_id, "report.completed", data, project=report.get("project"))
+
+
+def audit_finished(account_id: str, audit: dict[str, Any], summary: dict[str, Any]) -> int:
+    """`audit.completed` for a run that finished, and `audit.regressed` too when the run
+    regressed (`audits.history.regression`); to endpoints reaching the project of the
+    audit's URL, as a report's. How many deliveries were queued."""
+    url = str(audit.get("url", ""))
+    data = {
+        "id": int(audit["audit"]) if "audit" in audit else audit.get("id"),
+        "url": url,
+        **{name: summary.get(name) for name in AUDIT_RUN_FIELDS},
+    }
+    project = scopes.project_of(url)
+    queued = emit(account_id, "audit.completed", data, project=project)
+    if summary.get("regression"):
+        queued += emit(account_id, "audit.regressed", data, project=project)
+    return queued
+
+
+# A finished run's summary as sent: its issue counts by severity and the change from the
+# run before (None for the first run), not its pages or issues (the API has them).
+AUDIT_RUN_FIELDS = (
+    "run",
+    "status",
+    "started_at",
+    "finished_at",
+    "pages",
+    "score",
+    "issues",
+    "diff",
+    "regression",
+)

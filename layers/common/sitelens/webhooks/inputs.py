@@ -26,6 +26,8 @@ EVENTS = (
     "report.completed",
     "traffic.spike",
     "traffic.drop",
+    "audit.completed",
+    "audit.regressed",
 )
 
 

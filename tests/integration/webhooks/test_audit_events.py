@@ -1,0 +1,58 @@
+"""audit.completed for every finished audit run, and audit.regressed as well for a run
+that regressed, to the endpoints reaching the project of the audit's URL (signed, through
+the queue's function); endpoints of another project hear nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from standardwebhooks import Webhook
+
+from tests.integration.audits.site import page
+from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain
+from tests.integration.webhooks.receiver import Receiver
+from tests.integration.webhooks.test_webhooks import deliver_queued, make, private_urls
+
+__all__ = ["audit_site", "crawlable", "private_urls"]  # the fixtures, used by name
+EVENTS = "audit.completed,audit.regressed"
+
+
+@pytest.fixture
+def receivers(private_urls):
+    served = [Receiver(), Receiver()]
+    yield served
+    for receiver in served:
+        receiver.close()
+
+
+def test_finished_runs_and_regressions_reach_the_audits_project(
+    analytics, seo, audit_site, crawlable, receivers
+):
+    reaching, elsewhere = receivers
+    endpoint = make(analytics, reaching.url(), events=EVENTS, projects="127.0.0.1")
+    make(analytics, elsewhere.url(), events=EVENTS, projects="elsewhere.example")
+    created = audit(seo, audit_site)
+    drain()
+    deliver_queued()
+    [first] = reaching.received
+    payload = Webhook(endpoint["secret"]).verify(first.body, first.headers)
+    assert payload["type"] == "audit.completed"
+    run = seo.get(f"/api/v1/audits/{created['id']}/runs").data[0]
+    assert payload["data"]["id"] == created["id"] and payload["data"]["url"] == created["url"]
+    assert payload["data"]["run"] == 1 and payload["data"]["score"] == run["score"]
+    assert payload["data"]["regression"] is False and payload["data"]["diff"] is None
+
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    saved = dict(audit_site.pages)
+    try:  # /a now links to a missing page: new pages with a high-severity issue
+        audit_site.pages["/a"] = (200, html, page("Page A", ["/", "/deep1", "/missing"]))
+        assert seo.post(f"/api/v1/audits/{created['id']}/runs").status == 201
+        drain()
+    finally:
+        audit_site.pages = saved
+    deliver_queued()
+    sent = [json.loads(r.body) for r in reaching.received[1:]]
+    assert [p["type"] for p in sent] == ["audit.completed", "audit.regressed"]
+    assert all(p["data"]["run"] == 2 and p["data"]["regression"] is True for p in sent)
+    assert elsewhere.received == []
