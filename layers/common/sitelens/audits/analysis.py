@@ -12,7 +12,7 @@ import json
 from collections import defaultdict
 from typing import Any
 
-from sitelens.audits import checks, history
+from sitelens.audits import checks, history, traffic
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
@@ -82,6 +82,9 @@ def analyse(crawl: str) -> None:
         return
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
     issues = checks.run(pages, _start_name(state)) + page_checks(pages)
+    views = traffic.of_site(state["account"], state["url"])
+    if views is not None:
+        traffic.annotate(issues, views)
     stored.save_issues(crawl, issues, state["expires_at"])
     counts = {severity: 0 for severity in checks.SEVERITIES}
     for issue in issues:

@@ -354,6 +354,7 @@ def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str,
             "fix": item["fix"],
             "learn_more": item["learn_more"],
             "count": item["count"],
+            "pageviews": item.get("pageviews"),  # None: the account does not track the host
             "pages": json.loads(item["pages"]),
         }
         for item in found
