@@ -10,36 +10,19 @@ hubs. `expected` names, for each check, exactly the paths it must list.
 
 Layout: `/` links to every hub `/h<n>` and every group's entry pages (at most 500 links, the
 crawler's bound a page); a hub links to its 100 fillers `/h<n>/p<j>`; a filler links back.
-Every page has its own title, description and 60 words of text of its own.
+Every page has its own title, description and 120 words of text of its own.
 """
 
 from __future__ import annotations
 
-import hashlib
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from tests.integration.audits.site import page, words  # the small fixture site's pages
+
 FILLERS_PER_HUB = 100
 HTML = "text/html; charset=utf-8"
-
-
-def words(seed: str, count: int = 60) -> str:
-    """Text of its own for each seed (so only the planted copies are near-duplicates)."""
-    return " ".join(
-        "w" + hashlib.blake2b(f"{seed}{n}".encode(), digest_size=3).hexdigest()
-        for n in range(count)
-    )
-
-
-def page(title: str, links: list[str], head: str = "", text: str | None = None) -> str:
-    anchors = "".join(f'<a href="{href}">{href}</a> ' for href in links)
-    return (
-        f"<!doctype html><html lang=en><head><title>{title}</title>"
-        f'<meta name="description" content="About {title}.">{head}</head>'
-        f"<body><h1>{title}</h1><p>{text if text is not None else words(title)}</p>"
-        f"{anchors}</body></html>"
-    )
 
 
 def _group(g: str) -> dict[str, tuple[int, str, str]]:
