@@ -7,16 +7,14 @@ to its end). Without `data-auto` none of them is sent."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.analytics.serving import collecting
 from tests.e2e.analytics.test_script_browser import (
-    SCRIPT,
     Collector,
-    Handler,
     open_in_chromium,
     pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
 )
@@ -44,34 +42,27 @@ addEventListener('load', function () {{
 AUTO = 'data-auto="outbound,downloads,404,scroll"'
 
 
-class AutoHandler(Handler):
-    def do_GET(self) -> None:
-        path = self.path.split("?")[0]
-        if path == "/js/script.js":
-            self.reply(200, SCRIPT, "text/javascript")
-        elif path in ("/missing", "/plain"):
-            auto = AUTO if path == "/missing" else ""
-            page = PAGE.format(port=self.server.port, auto=auto).encode()
-            self.reply(404 if path == "/missing" else 200, page, "text/html; charset=utf-8")
-        else:
-            self.reply(200, b"<title>Landed</title>", "text/html")
+LANDED: list[str] = []  # the paths the browser went on to
+
+
+def page(path: str, port: int) -> tuple[int, str]:
+    if path in ("/missing", "/plain"):
+        auto = AUTO if path == "/missing" else ""
+        return (404 if path == "/missing" else 200), PAGE.format(port=port, auto=auto)
+    LANDED.append(path)
+    return 200, "<title>Landed</title>"
 
 
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    server = Collector()
-    server.RequestHandlerClass = AutoHandler
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with collecting(page) as server:
+        yield server
 
 
 def test_automatic_events(collector: Collector, tmp_path: Path) -> None:
     page = f"http://localhost:{collector.port}/missing"
-    assert "<title>Landed</title>" in open_in_chromium(page, tmp_path)  # not held up
+    LANDED.clear()
+    open_in_chromium(page, tmp_path)
     sent = [s.form for s in collector.posts(expected=5, timeout=3.0)]
     events = sorted(
         (form["event[name]"], json.loads(form["props"])) for form in sent if "event[name]" in form
@@ -84,6 +75,7 @@ def test_automatic_events(collector: Collector, tmp_path: Path) -> None:
     assert all(form["page"] == page for form in sent)
     [left] = [form for form in sent if "engagement_ms" in form]
     assert left["scroll_depth"] == "100"
+    assert "/landed" in LANDED  # the outbound click's navigation went on
 
 
 def test_nothing_automatic_without_data_auto(collector: Collector, tmp_path: Path) -> None:

@@ -5,16 +5,14 @@ revenue}) sends them as POST /api/event takes them (`core.properties`)."""
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.analytics.serving import collecting
 from tests.e2e.analytics.test_script_browser import (
-    SCRIPT,
     Collector,
-    Handler,
     open_in_chromium,
     pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
 )
@@ -33,25 +31,10 @@ sitelens.event('Purchase', {{props: {{plan: 'pro', seats: 3}},
 """
 
 
-class PropsHandler(Handler):
-    def do_GET(self) -> None:
-        if self.path.split("?")[0] == "/js/script.js":
-            self.reply(200, SCRIPT, "text/javascript")
-        else:
-            page = PAGE.format(port=self.server.port)
-            self.reply(200, page.encode(), "text/html; charset=utf-8")
-
-
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    server = Collector()
-    server.RequestHandlerClass = PropsHandler
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with collecting(lambda path, port: (200, PAGE.format(port=port))) as server:
+        yield server
 
 
 def test_page_properties_and_an_event_with_revenue(collector: Collector, tmp_path: Path) -> None:

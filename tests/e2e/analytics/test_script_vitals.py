@@ -5,16 +5,14 @@ per page view. (INP needs a trusted input, which a page cannot make of itself.)"
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.e2e.analytics.serving import collecting
 from tests.e2e.analytics.test_script_browser import (
-    SCRIPT,
     Collector,
-    Handler,
     open_in_chromium,
     pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
 )
@@ -55,24 +53,10 @@ new PerformanceObserver(function (list) {{
 """
 
 
-class VitalsHandler(Handler):
-    def do_GET(self) -> None:
-        if self.path.split("?")[0] == "/js/script.js":
-            self.reply(200, SCRIPT, "text/javascript")
-        else:
-            self.reply(200, PAGE.format(port=self.server.port).encode(), "text/html")
-
-
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    server = Collector()
-    server.RequestHandlerClass = VitalsHandler
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
-    thread.start()
-    yield server
-    server.shutdown()
-    server.server_close()
-    thread.join()
+    with collecting(lambda path, port: (200, PAGE.format(port=port))) as server:
+        yield server
 
 
 def test_vitals_are_sent_once_with_the_first_engagement(collector: Collector, tmp_path: Path):
@@ -82,11 +66,12 @@ def test_vitals_are_sent_once_with_the_first_engagement(collector: Collector, tm
     # the browser scores the shift (about 0.2 in a default window); a browser too loaded
     # to paint before it (no shift then) must still agree with the script
     sent = [s.form for s in collector.posts(expected=3, timeout=3.0)]
-    with_vitals = [form for form in sent if "lcp" in form]
+    with_vitals = [form for form in sent if "cls" in form]
     assert len(with_vitals) == 1  # once per page view, whatever follows
     [first] = with_vitals
     assert first["page"] == page and "engagement_ms" in first
     assert abs(float(first["cls"]) - expected) < 0.001, (first, expected)
-    assert 0 < float(first["fcp"]) <= float(first["lcp"])
+    # LCP and FCP as the browser reported them by then (a loaded machine may be later)
+    assert 0 < float(first.get("fcp", 1)) <= float(first.get("lcp", 1e9))
     assert float(first["ttfb"]) >= 0
     assert "inp" not in first  # no interaction

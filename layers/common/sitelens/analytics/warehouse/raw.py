@@ -7,6 +7,7 @@ numbers; `sql` builds the rest of a statement on the relation `raw` this defines
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final
 
 import sqlglot
@@ -14,6 +15,7 @@ from sqlglot import exp
 
 from sitelens.analytics.warehouse import schema
 from sitelens.analytics.warehouse.query import Query
+from sitelens.data import warehouse
 
 # The engine's relations: compacted rows, partitioned by site and day, and rows still in
 # landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
@@ -60,6 +62,23 @@ def stale_statement(query: Query, dialect: str) -> str:
     `stale`): their compacted files and summaries may lack rows."""
     text = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
     return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+
+
+def engine_rows(
+    statement: Callable[[Query, str, SiteDays], str],
+    run: Callable[[str], warehouse.Rows],
+    dialect: str,
+) -> Callable[[Query], warehouse.Rows]:
+    """A query's rows from an engine (`run` a statement in `dialect`): the partitions with
+    rows still in landing are found first (`stale_statement`), so that `statement(query,
+    dialect, stale)` names every partition it reads by constants, which engines prune by."""
+
+    def rows(query: Query) -> warehouse.Rows:
+        found = run(stale_statement(query, dialect))
+        stale = tuple((int(site), str(day)) for site, day in found)
+        return run(statement(query, dialect, stale))
+
+    return rows
 
 
 def raw_sql(query: Query, stale: SiteDays, days: str = "TRUE") -> str:

@@ -71,14 +71,8 @@ LIMIT {query.limit} OFFSET {query.offset}
 def rows_from(
     run: Callable[[str], warehouse.Rows], dialect: str
 ) -> Callable[[Query], warehouse.Rows]:
-    """A scroll-depth query's rows from an engine, as `sql.rows_from`."""
-
-    def rows(query: Query) -> warehouse.Rows:
-        found = run(raw.stale_statement(query, dialect))
-        stale = tuple((int(site), str(day)) for site, day in found)
-        return run(statement(query, dialect, stale))
-
-    return rows
+    """A scroll-depth query's rows from an engine (`raw.engine_rows`)."""
+    return raw.engine_rows(statement, run, dialect)
 
 
 def rows(query: Query) -> warehouse.Rows:

@@ -1,0 +1,35 @@
+"""A collector (`test_script_browser.Collector`) serving a page of a test's own: the tracking
+script at /js/script.js, `page(path, port)` for every other path, as (status, HTML)."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+from tests.e2e.analytics.test_script_browser import SCRIPT, Collector, Handler
+
+Page = Callable[[str, int], tuple[int, str]]
+
+
+@contextmanager
+def collecting(page: Page) -> Iterator[Collector]:
+    class PageHandler(Handler):
+        def do_GET(self) -> None:
+            path = self.path.split("?")[0]
+            if path == "/js/script.js":
+                self.reply(200, SCRIPT, "text/javascript")
+            else:
+                status, html = page(path, self.server.port)
+                self.reply(status, html.encode(), "text/html; charset=utf-8")
+
+    server = Collector()
+    server.RequestHandlerClass = PageHandler
+    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread.start()
+    try:
+        yield server
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
