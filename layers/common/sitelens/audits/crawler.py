@@ -76,6 +76,27 @@ def _fetched(url: str, not_before: float) -> Fetched:
         return Fetched(url, None, str(err))
 
 
+class _Politeness:
+    """One crawl's fetches in this worker. With a crawl-delay, one at a time, each begun
+    at its reserved slot and at least the delay after the previous one ended, so that the
+    site sees the gap however late a busy machine runs a thread; without one, at the
+    reserved slots (the configured rate), several at once."""
+
+    def __init__(self, delay: float) -> None:
+        self.delay = delay
+        self.lock = threading.Lock()
+        self.ended = 0.0
+
+    def fetch(self, url: str, not_before: float) -> Fetched:
+        if not self.delay:
+            return _fetched(url, not_before)
+        with self.lock:
+            try:
+                return _fetched(url, max(not_before, self.ended + self.delay))
+            finally:
+                self.ended = time.time()
+
+
 def handle(records: list[dict[str, Any]]) -> list[str]:
     """One batch of crawl steps (SQS records); the message ids of those that failed."""
     failed: list[str] = []
@@ -274,15 +295,18 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
     planned: list[tuple[str, dict[str, Any], float]] = []
+    polite: dict[str, _Politeness] = {}
     now = time.time()
     for crawl, batch in wanted.items():
         state = states[crawl] or {}
-        interval = max(1.0 / settings().audit_rate, float(state.get("crawl_delay") or 0.0))
+        delay = float(state.get("crawl_delay") or 0.0)
+        polite[crawl] = _Politeness(delay)
+        interval = max(1.0 / settings().audit_rate, delay)
         first = stored.reserve_slots(crawl, now, interval, len(batch))
         planned += [(m, step, first + n * interval) for n, (m, step) in enumerate(batch)]
 
     def crawl_one(message_id: str, step: dict[str, Any], not_before: float) -> None:
-        result = _fetched(step["url"], not_before)
+        result = polite[step["crawl"]].fetch(step["url"], not_before)
         try:
             _store(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception:
