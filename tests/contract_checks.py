@@ -91,6 +91,18 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "listReports": {"cursor": CURSOR},
     "listProjects": {"cursor": CURSOR},
     "createReport": REPORT_FIELDS,
+    # audits (docs/audits.md): a start URL the fetcher refuses, as a report's
+    "createAudit": {
+        "url": "a URL whose host is no host, or that is no public http(s) address",
+        "password": "privacy 2 without a password",
+        "include": "a line that is no path pattern (one starts with /, * or ?)",
+        "exclude": "a line that is no path pattern (one starts with /, * or ?)",
+    },
+    "listAudits": {"cursor": CURSOR},
+    **{
+        operation: {"cursor": CURSOR, "run": "a run the audit has not had yet"}
+        for operation in ("listAuditPages", "listAuditIssues")
+    },
     "updateReport": REPORT_FIELDS,
     "patchReport": REPORT_FIELDS,
     # goals, funnels and annotations (docs/goals-and-funnels.md)

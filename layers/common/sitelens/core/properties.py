@@ -1,14 +1,14 @@
 """Custom properties and revenue of a hit: their bounds, and their stored form.
 
-A pageview or a custom event may carry properties, a flat map of text keys to text values
-(`sitelens.event(name, {props})`, or a page's `data-sitelens-*` attributes for its
-pageview); a custom event may carry revenue, an amount in a currency, kept in the currency
-it came in. Stored in the warehouse's rows as `props` (the map as JSON text, keys sorted),
-`revenue_amount` (a decimal as text, as sent, at most `MAX_DECIMALS` places) and
-`revenue_currency` (ISO 4217 code). Anything beyond a bound is refused (422 on the field),
-never cut: a cut value would count under a value nobody sent. A shared basic: the
-tracking (`analytics`) and goals' property matches (`websites.goals`) check by it.
-"""
+A pageview or a custom event may carry properties, a flat map of text keys to text
+values (the tracking script's event call with a props object, or a page's
+`data-sitelens-*` attributes for its pageview); a custom event may carry revenue, an
+amount in a currency, kept in the currency it came in. Stored in the warehouse's rows as
+`props` (the map as JSON text, keys sorted), `revenue_amount` (a decimal as text, as
+sent, at most `MAX_DECIMALS` places) and `revenue_currency` (ISO 4217 code). Anything
+beyond a bound is refused (422 on the field), never cut: a cut value would count under a
+value nobody sent. A shared basic: the tracking (`analytics`) and goals' property
+matches (`websites.goals`) check by it."""
 
 from __future__ import annotations
 
