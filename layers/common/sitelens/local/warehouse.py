@@ -106,6 +106,19 @@ class LocalWarehouse:
             ", CAST(NULL AS VARCHAR) AS hour",
         )
 
+    def _some_lack_columns(
+        self, files: list[Path], columns: tuple[tuple[str, schema.ColumnType], ...]
+    ) -> bool:
+        """Whether any of these Parquet files lacks one of the columns (read once a
+        definition, from the files' footers)."""
+        listed = ", ".join(f"'{path}'" for path in files)
+        names = ", ".join(f"'{name}'" for name, _ in columns)
+        found = self.connection.execute(  # the paths and names are ours
+            f"SELECT COUNT(*) FROM (SELECT file_name FROM parquet_schema([{listed}]) "  # noqa: S608
+            f"WHERE name IN ({names}) GROUP BY file_name HAVING COUNT(*) = {len(columns)})"
+        ).fetchone()
+        return int(found[0] if found else 0) < len(files)
+
     def _define(
         self,
         name: str,
@@ -118,8 +131,9 @@ class LocalWarehouse:
         if files:
             listed = ", ".join(f"'{path}'" for path in files)
             # rows' files written before a column was added lack it: NULL there, by name
-            # (summaries are written whole each time: their schemas need no merging)
-            by_name = columns is schema.COLUMNS
+            # (summaries are written whole each time: their schemas need no merging). Only
+            # when some file lacks one: merging by name reads every file's footer per query.
+            by_name = columns is schema.COLUMNS and self._some_lack_columns(files, columns)
             typed = schema.empty_relation((*columns, *schema.PARTITIONS))
             self.connection.execute(  # the paths are ours, not a request's
                 f"CREATE OR REPLACE TEMP VIEW {name} AS SELECT * FROM read_parquet("  # noqa: S608
