@@ -50,6 +50,17 @@ def text(max_length: int, min_length: int = 0) -> BeforeValidator:
     return BeforeValidator(check)
 
 
+def checked_text(check: Callable[[str], Any]) -> BeforeValidator:
+    """A string field, then `check` (a rule that raises FieldError or returns the value)."""
+
+    def run(value: Any, info: ValidationInfo) -> str:
+        if not isinstance(value, str):
+            raise FieldError(f"The {label(info.field_name or '')} field must be a string.")
+        return str(check(value))
+
+    return BeforeValidator(run)
+
+
 def lines(check_line: Callable[[str], str | None], max_lines: int = 1000) -> BeforeValidator:
     """A list given as one entry per line (or as repeated `name[]` fields / a JSON array),
     normalized to trimmed, non-empty, `\\n`-joined lines. `check_line` returns an error

@@ -2,27 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BeforeValidator, ValidationInfo
-
-from sitelens.core.errors import FieldError
-from sitelens.records.inputs import Input, label
+from sitelens.records.inputs import Input, checked_text
 from sitelens.websites.annotations import rules
 
-
-def _checked(check: Any) -> BeforeValidator:
-    def run(value: Any, info: ValidationInfo) -> str:
-        if not isinstance(value, str):
-            raise FieldError(f"The {label(info.field_name or '')} field must be a string.")
-        return str(check(value))
-
-    return BeforeValidator(run)
-
-
-AnnotationDate = Annotated[str, _checked(rules.check_date)]
-AnnotationText = Annotated[str, _checked(rules.check_text)]
-AnnotationLink = Annotated[str, _checked(rules.check_link)]
+AnnotationDate = Annotated[str, checked_text(rules.check_date)]
+AnnotationText = Annotated[str, checked_text(rules.check_text)]
+AnnotationLink = Annotated[str, checked_text(rules.check_link)]
 
 
 class AnnotationCreate(Input):

@@ -3,28 +3,17 @@ name the goal is shown by (Plausible's `display_name`)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BeforeValidator, ValidationInfo
+from pydantic import BeforeValidator
 
-from sitelens.core.errors import FieldError
-from sitelens.records.inputs import Input, label
+from sitelens.records.inputs import Input, checked_text
 from sitelens.websites.goals import rules
 
-
-def _checked(check: Any) -> BeforeValidator:
-    def run(value: Any, info: ValidationInfo) -> str:
-        if not isinstance(value, str):
-            raise FieldError(f"The {label(info.field_name or '')} field must be a string.")
-        return str(check(value))
-
-    return BeforeValidator(run)
-
-
-EventName = Annotated[str, _checked(rules.check_event_name)]
-PagePath = Annotated[str, _checked(rules.check_page_path)]
-DisplayName = Annotated[str, _checked(rules.check_display_name)]
-Currency = Annotated[str, _checked(rules.check_currency)]
+EventName = Annotated[str, checked_text(rules.check_event_name)]
+PagePath = Annotated[str, checked_text(rules.check_page_path)]
+DisplayName = Annotated[str, checked_text(rules.check_display_name)]
+Currency = Annotated[str, checked_text(rules.check_currency)]
 CustomProps = Annotated[dict[str, str], BeforeValidator(rules.check_custom_props)]
 
 
