@@ -92,8 +92,8 @@ def test_a_message_not_deleted_in_time_is_delivered_again_and_a_stale_receipt_de
 
 def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeypatch):
     url = client.create_queue(QueueName="Hits")["QueueUrl"]
-    changed = local.broker.changed
-    real_wait = changed.wait
+    arrived = local.broker.queues["Hits"].arrived
+    real_wait = arrived.wait
     waiting = threading.Event()
     woken: list[bool] = []  # for each wait of the receiver: by a change (True) or the clock
 
@@ -103,7 +103,7 @@ def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeyp
         woken.append(woke)
         return woke
 
-    monkeypatch.setattr(changed, "wait", wait)
+    monkeypatch.setattr(arrived, "wait", wait)
     sender = threading.Thread(
         target=lambda: waiting.wait() and client.send_message(QueueUrl=url, MessageBody="late")
     )
@@ -118,3 +118,41 @@ def test_an_unknown_queue_is_sqs_s_error(client):
     with pytest.raises(ClientError) as raised:
         client.send_message(QueueUrl="http://127.0.0.1/000000000000/Nope", MessageBody="x")
     assert raised.value.response["Error"]["Code"] == "AWS.SimpleQueueService.NonExistentQueue"
+
+
+def test_a_send_wakes_only_the_receivers_of_its_queue(client, local, monkeypatch):
+    """With every worker of `make serve` long-polling, a hit must not wake the others."""
+    hits = client.create_queue(QueueName="Hits")["QueueUrl"]
+    client.create_queue(QueueName="Digests")
+    woken: list[str] = []
+    for name in ("Hits", "Digests"):
+        arrived = local.broker.queues[name].arrived
+        monkeypatch.setattr(
+            arrived,
+            "notify_all",
+            lambda name=name, real=arrived.notify_all: (woken.append(name), real()),
+        )
+    client.send_message(QueueUrl=hits, MessageBody="one")
+    client.send_message_batch(QueueUrl=hits, Entries=[{"Id": "1", "MessageBody": "two"}])
+    assert woken == ["Hits", "Hits"]
+
+
+def test_many_in_flight_come_back_in_the_order_they_were_due(client, local):
+    url = client.create_queue(QueueName="Hits")["QueueUrl"]
+    now = [0.0]
+    local.broker.clock = lambda: now[0]
+    for index in range(30):
+        client.send_message(QueueUrl=url, MessageBody=str(index))
+    received = []
+    for seconds in (3, 1, 2):  # three receives of ten, due back in 3, 1 and 2 s
+        batch = client.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, VisibilityTimeout=seconds
+        )
+        received.append([m["Body"] for m in batch["Messages"]])
+    assert client.receive_message(QueueUrl=url).get("Messages", []) == []  # all in flight
+    now[0] += 5
+    again = []
+    for _ in range(3):
+        batch = client.receive_message(QueueUrl=url, MaxNumberOfMessages=10)["Messages"]
+        again.append([m["Body"] for m in batch])
+    assert again == [received[1], received[2], received[0]]

@@ -314,8 +314,9 @@ def _add(
     # One after another: a realistic batch of 5,000 hits makes about 16 transactions, and
     # moto (tests, `make serve`) cannot run transactions concurrently.
     failed_chunks = {c for c in map(commit, sorted(by_chunk)) if c is not None}
-    if failed_chunks:
-        metrics.count("CounterChunksFailed", len(failed_chunks))
+    if not failed_chunks:
+        return set()
+    metrics.count("CounterChunksFailed", len(failed_chunks))
     return {
         hit_id
         for hit_id, needed in to_add.items()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import secrets
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
@@ -121,7 +121,12 @@ class Hit:
 
     def to_json(self) -> str:
         """Compact JSON for the queue; empty values (and a weight of 1) are left out."""
-        data = {key: value for key, value in asdict(self).items() if value not in ("", None)}
+        # Shallow: asdict deep-copies every hit (about 5% of `make serve` under load).
+        data = {
+            name: value
+            for name in _FIELD_NAMES
+            if (value := getattr(self, name)) is not None and value != ""
+        }
         if self.weight == 1:
             del data["weight"]
         data["at"] = self.at.isoformat()
@@ -131,8 +136,7 @@ class Hit:
     def from_json(cls, text: str) -> Hit:
         """The hit `to_json` wrote; keys this version does not know are ignored."""
         data = json.loads(text)
-        known = {field.name for field in dataclasses.fields(cls)}
-        values: dict[str, Any] = {key: value for key, value in data.items() if key in known}
+        values: dict[str, Any] = {k: v for k, v in data.items() if k in _FIELD_NAMES}
         values["at"] = datetime.fromisoformat(values["at"]).astimezone(UTC)
         if values.get("event_parts") is not None:
             values["event_parts"] = tuple(values["event_parts"])
@@ -140,6 +144,9 @@ class Hit:
         if not isinstance(weight, int) or isinstance(weight, bool) or weight < 1:
             raise ValueError("a hit's weight is a whole number of at least 1")
         return cls(**values)
+
+
+_FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Hit))
 
 
 def counters(hit: Hit) -> list[tuple[str, str, str]]:

@@ -15,11 +15,14 @@ PasswordGuesses[reason].
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
 import threading
+import time
 from collections import Counter
+from typing import Any
 
 DEFAULT_NAMESPACE = "Sitelens"
 
@@ -42,18 +45,32 @@ def flush() -> None:
         _pending.clear()
     if not found:
         return
-    from aws_lambda_powertools.metrics import MetricUnit
-    from aws_lambda_powertools.metrics.base import SingleMetric
-
     namespace = os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_NAMESPACE
+    service = os.environ.get("POWERTOOLS_SERVICE_NAME")  # Powertools' default dimension
+    stamp = int(time.time() * 1000)
     lines = []
     for (name, dimensions), value in sorted(found.items()):
-        metric = SingleMetric(namespace=namespace)
-        metric.add_metric(name=name, unit=MetricUnit.Count, value=value)
-        for dimension, label in dimensions:
-            metric.add_dimension(name=dimension, value=label)
-        lines.append(json.dumps(metric.serialize_metric_set(), separators=(",", ":")) + "\n")
+        shape = _shape(namespace, service, name, dimensions)
+        line = {**shape, "_aws": {**shape["_aws"], "Timestamp": stamp}, name: [float(value)]}
+        lines.append(json.dumps(line, separators=(",", ":")) + "\n")
     # One write of whole lines: Powertools' own `print` writes a line and its newline apart,
     # so a log line from another thread could land between them and make both unreadable
     # to CloudWatch (it did under make serve, where the workers are threads).
     sys.stdout.write("".join(lines))
+
+
+@functools.cache
+def _shape(
+    namespace: str, service: str | None, name: str, dimensions: tuple[tuple[str, str], ...]
+) -> dict[str, Any]:
+    """Powertools' EMF line for one metric and dimension set, made once per process: a
+    flush only puts in the time and the value (making it anew cost about 10% of the event
+    function's time under load)."""
+    from aws_lambda_powertools.metrics import MetricUnit
+    from aws_lambda_powertools.metrics.base import SingleMetric
+
+    metric = SingleMetric(namespace=namespace, service=service)
+    metric.add_metric(name=name, unit=MetricUnit.Count, value=0)
+    for dimension, label in dimensions:
+        metric.add_dimension(name=dimension, value=label)
+    return metric.serialize_metric_set()

@@ -8,8 +8,9 @@ call costs the same whatever the queue holds.
 What it keeps of SQS: message ids, receipt handles (a new one per receive; a stale one
 deletes nothing), the visibility timeout (30 s unless the queue says otherwise; a message
 not deleted in time is delivered again, with `ApproximateReceiveCount` counted up), long
-polling (`WaitTimeSeconds`), batches of at most 10, message attributes and the MD5 digests
-botocore checks, and `DelaySeconds` of a single send (the webhook retries wait on it).
+polling (`WaitTimeSeconds`; a send wakes only its own queue's receivers), batches of at
+most 10, message attributes and the MD5 digests botocore checks, and `DelaySeconds` of a
+single send (the webhook retries wait on it).
 Not kept: FIFO queues, batch delays, dead-letter queues and retention, which the local
 stack does not rely on. Messages last as long as the process.
 
@@ -20,6 +21,8 @@ The server's handlers and workers call it in process (`InProcessClient`, given t
 from __future__ import annotations
 
 import hashlib
+import heapq
+import itertools
 import json
 import struct
 import threading
@@ -56,10 +59,14 @@ class Message:
 class Queue:
     name: str
     url: str
+    arrived: threading.Condition  # on the broker's lock; its receivers wait on it
     visibility: int = DEFAULT_VISIBILITY
     ready: deque[Message] = field(default_factory=deque)
-    # receipt handle -> (message, when it becomes visible again), in order of receipt
+    # receipt handle -> (message, when it becomes visible again)
     in_flight: dict[str, tuple[Message, float]] = field(default_factory=dict)
+    # (when visible again, order of receipt, receipt handle) of in_flight, soonest first;
+    # entries of deleted receipts stay until they come up or the heap is rebuilt
+    due: list[tuple[float, int, str]] = field(default_factory=list)
 
 
 def _md5(data: bytes) -> str:
@@ -85,12 +92,14 @@ def attributes_md5(attributes: dict[str, Any]) -> str:
 
 
 class Broker:
-    """The queues, behind one lock; receivers wait on its condition for new messages."""
+    """The queues, behind one lock; a queue's receivers wait on its own condition for new
+    messages."""
 
     def __init__(self, endpoint: str) -> None:
         self.endpoint = endpoint
         self.queues: dict[str, Queue] = {}
-        self.changed = threading.Condition()
+        self.lock = threading.Lock()
+        self._receipts = itertools.count()
         self.clock = time.monotonic  # visibility timeouts and waits (a test may move it)
 
     def call(self, action: str, params: dict[str, Any]) -> dict[str, Any]:
@@ -111,10 +120,12 @@ class Broker:
 
     def _CreateQueue(self, params: dict[str, Any]) -> dict[str, Any]:
         name = params["QueueName"]
-        with self.changed:
+        with self.lock:
             queue = self.queues.get(name)
             if queue is None:
-                queue = Queue(name, f"{self.endpoint}/000000000000/{name}")
+                queue = Queue(
+                    name, f"{self.endpoint}/000000000000/{name}", threading.Condition(self.lock)
+                )
                 self.queues[name] = queue
             visibility = (params.get("Attributes") or {}).get("VisibilityTimeout")
             if visibility is not None:
@@ -143,31 +154,44 @@ class Broker:
         queue = self._queue(params)
         message, answer = self._new(params)
         delay = int(params.get("DelaySeconds") or 0)
-        with self.changed:
+        with self.lock:
             if delay > 0:  # held as if received, to become visible when the delay is over
-                queue.in_flight[f"delayed-{message.id}"] = (message, self.clock() + delay)
+                self._hold(queue, f"delayed-{message.id}", message, self.clock() + delay)
             else:
                 queue.ready.append(message)
-            self.changed.notify_all()
+            queue.arrived.notify_all()
         return answer
 
     def _SendMessageBatch(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
         sent = []
-        with self.changed:
+        with self.lock:
             for entry in params["Entries"][:MAX_BATCH]:
                 message, answer = self._new(entry)
                 queue.ready.append(message)
                 sent.append({"Id": entry["Id"], **answer})
-            self.changed.notify_all()
+            queue.arrived.notify_all()
         return {"Successful": sent, "Failed": []}
 
-    def _expire(self, queue: Queue, now: float) -> None:
-        """Messages whose visibility timeout passed become visible again (oldest first)."""
-        # a few batches at most: the worker deletes what it was given as soon as it is done
-        expired = [receipt for receipt, (_, at) in queue.in_flight.items() if at <= now]
-        for receipt in reversed(expired):
-            queue.ready.appendleft(queue.in_flight.pop(receipt)[0])
+    def _hold(self, queue: Queue, receipt: str, message: Message, until: float) -> None:
+        """Keep `message` out of sight until `until`, under `receipt` (lock held)."""
+        queue.in_flight[receipt] = (message, until)
+        heapq.heappush(queue.due, (until, next(self._receipts), receipt))
+
+    @staticmethod
+    def _expire(queue: Queue, now: float) -> None:
+        """Messages whose visibility timeout passed become visible again, the soonest due
+        first in line: a heap, so a receive costs the same however many are in flight."""
+        expired = []
+        while queue.due and queue.due[0][0] <= now:
+            receipt = heapq.heappop(queue.due)[2]
+            held = queue.in_flight.pop(receipt, None)  # None: deleted meanwhile
+            if held is not None:
+                expired.append(held[0])
+        queue.ready.extendleft(reversed(expired))
+        if len(queue.due) > 2 * len(queue.in_flight) + 1024:  # mostly deleted receipts
+            queue.due = [entry for entry in queue.due if entry[2] in queue.in_flight]
+            heapq.heapify(queue.due)
 
     def _ReceiveMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
@@ -175,20 +199,20 @@ class Broker:
         wait = max(0, min(int(params.get("WaitTimeSeconds", 0)), MAX_WAIT))
         visibility = int(params.get("VisibilityTimeout", queue.visibility))
         deadline = self.clock() + wait
-        with self.changed:
+        with self.lock:
             while True:
                 now = self.clock()
                 self._expire(queue, now)
                 if queue.ready or now >= deadline:
                     break
-                self.changed.wait(min(deadline - now, 1.0))
+                queue.arrived.wait(min(deadline - now, 1.0))
             taken: list[tuple[str, Message]] = []
             while queue.ready and len(taken) < limit:
                 message = queue.ready.popleft()
                 message.receives += 1
                 message.first_received = message.first_received or int(time.time() * 1000)
                 receipt = uuid.uuid4().hex
-                queue.in_flight[receipt] = (message, now + visibility)
+                self._hold(queue, receipt, message, now + visibility)
                 taken.append((receipt, message))
         return {"Messages": [self._shown(receipt, message) for receipt, message in taken]}
 
@@ -213,20 +237,20 @@ class Broker:
 
     def _DeleteMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
-        with self.changed:
+        with self.lock:
             queue.in_flight.pop(params["ReceiptHandle"], None)
         return {}
 
     def _DeleteMessageBatch(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
-        with self.changed:
+        with self.lock:
             for entry in params["Entries"]:
                 queue.in_flight.pop(entry["ReceiptHandle"], None)
         return {"Successful": [{"Id": entry["Id"]} for entry in params["Entries"]], "Failed": []}
 
     def _GetQueueAttributes(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
-        with self.changed:
+        with self.lock:
             self._expire(queue, self.clock())
             counts = {
                 "ApproximateNumberOfMessages": str(len(queue.ready)),
@@ -239,9 +263,10 @@ class Broker:
 
     def _PurgeQueue(self, params: dict[str, Any]) -> dict[str, Any]:
         queue = self._queue(params)
-        with self.changed:
+        with self.lock:
             queue.ready.clear()
             queue.in_flight.clear()
+            queue.due.clear()
         return {}
 
 
