@@ -18,9 +18,11 @@ from sitelens.core.log import logger
 from sitelens.data import accounts as stored_accounts
 from sitelens.data import keys as stored_keys
 from sitelens.data.transactions import ConditionFailed
+from sitelens.records import listing
 
 if TYPE_CHECKING:
     from sitelens.accounts.inputs import KeyCreate, KeyRotate
+    from sitelens.records.inputs import PageQuery
 
 MAX_KEYS = 100  # an account's keys: one Query lists them all
 PREFIX_LENGTH = len(KEY_PREFIX) + 8  # shown to tell keys apart; 35 characters stay secret
@@ -166,10 +168,11 @@ def check_websites(account_id: str, websites: list[int] | None) -> None:
         raise errors.Invalid.field("websites", f"No website of this account has id {named}.")
 
 
-def list_all(account_id: str) -> list[dict[str, Any]]:
-    """The account's keys, newest first."""
-    return sorted(
-        (show(e) for e in stored_keys.of_account(account_id)), key=lambda k: -int(k["id"])
+def list_page(account_id: str, query: PageQuery) -> listing.Page:
+    """One page of the account's keys by id (newest first unless `sort=asc`): read whole,
+    one Query, as an account has at most MAX_KEYS."""
+    return listing.id_page(
+        [show(e) for e in stored_keys.of_account(account_id)], account_id, "keys", query
     )
 
 

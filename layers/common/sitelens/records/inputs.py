@@ -169,6 +169,24 @@ class ListQuery(Input):
         return self.model_dump(exclude={"cursor", "format"}, exclude_none=True)
 
 
+class PageQuery(Input):
+    """What a short list read whole and shown by pages takes (an account's keys, an
+    endpoint's latest deliveries): order by id, page size and cursor."""
+
+    sort: Sort = "desc"
+    per_page: PerPage = 10
+    cursor: Annotated[str, text(4096)] | None = None
+
+    @classmethod
+    def parse(cls, data: dict[str, Any]) -> Self:
+        """An empty parameter is no parameter, as for `ListQuery`."""
+        return super().parse({name: value for name, value in data.items() if value != ""})
+
+    def params(self) -> dict[str, Any]:
+        """Every parameter but the cursor."""
+        return self.model_dump(exclude={"cursor"})
+
+
 class Exportable(Input):
     """A list that can also be had whole, as CSV (`?format=csv`)."""
 

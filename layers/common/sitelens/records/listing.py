@@ -14,7 +14,7 @@ from sitelens.data.records import Collection
 from sitelens.tokens import signing
 
 if TYPE_CHECKING:
-    from sitelens.records.inputs import ListQuery
+    from sitelens.records.inputs import ListQuery, PageQuery
 
 
 @dataclass(frozen=True)
@@ -143,6 +143,19 @@ def rows_page(
         params=params,
         cost=cost,
     )
+
+
+def id_page(rows: list[dict[str, Any]], account_id: str, name: str, query: PageQuery) -> Page:
+    """One page of a short list held whole (`rows`, each with an `id` that orders it), with
+    the envelope and signed cursors of every list; `name` binds its cursors to this list."""
+    params = query.params()
+    bound_to = binding(account_id, name, params)
+    descending = query.sort == "desc"
+    return rows_page(rows, _by_id, descending, query.per_page, query.cursor, bound_to, params, {})
+
+
+def _by_id(row: dict[str, Any]) -> list[Any]:
+    return [row["id"]]
 
 
 EXPORT_PAGE = 100  # records read per page of an export

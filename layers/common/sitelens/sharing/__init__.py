@@ -1,7 +1,8 @@
-"""Share views: reading a website's statistics, a report or an audit without an API key, as the
-record's privacy allows, and proving its password (`access`); reports' and audits' unguessable share
-links (`links`); each client address's limit on share routes (`limits`). Knows nothing of
-HTTP: the edge turns what is decided here into JSON, pages and cookies."""
+"""Share views: reading a website's statistics, a report or an audit without an API key, as
+the record's privacy allows, proving its password, and what a guest session opens
+(`access`); reports' and audits' unguessable share links (`links`); each client address's
+limit on share routes (`limits`). Knows nothing of HTTP: the edge turns what is decided
+here into JSON, pages and cookies."""
 
 from sitelens.sharing import limits, links
 from sitelens.sharing.access import (
@@ -11,6 +12,7 @@ from sitelens.sharing.access import (
     FREE_FAILURES,
     TOKEN_SECONDS,
     Grant,
+    Guest,
     Shared,
     admit,
     audit,
@@ -26,6 +28,7 @@ __all__ = [
     "FREE_FAILURES",
     "TOKEN_SECONDS",
     "Grant",
+    "Guest",
     "Shared",
     "admit",
     "audit",

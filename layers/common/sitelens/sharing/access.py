@@ -1,5 +1,7 @@
 """Who may read a shared record: privacy 0 anyone, 1 no one (as if it did not exist), 2
-whoever proves the password, with a token bound to that record and that password.
+whoever proves the password, with a token bound to that record and that password; and,
+whatever its privacy, a guest of the account whose key reaches it (`Guest`; the links that
+open guest sessions are `sitelens.guests`).
 
 A proof is a `signing` token whose purpose names the record and the stored password hash
 (`privacy.password_version`): a new password, even the same words again, or a record that
@@ -20,7 +22,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from sitelens.core import clock, errors, hosts, metrics
+from sitelens.core import clock, errors, hosts, metrics, scopes
 from sitelens.data import audits as stored_audits
 from sitelens.data import limits
 from sitelens.data import reports as stored_reports
@@ -31,6 +33,8 @@ from sitelens.sharing.links import is_share_id
 from sitelens.tokens import signing
 
 Kind = Literal["website", "report", "audit"]
+# the collection whose scope rule (`core.scopes.Scope.admits`) says whether a key reaches it
+COLLECTIONS: dict[str, str] = {"website": "websites", "report": "reports", "audit": "audits"}
 
 TOKEN_SECONDS = 24 * 3600  # a proof lasts a day at most, then the password is asked again
 ATTEMPT_WINDOW_SECONDS = 15 * 60
@@ -49,7 +53,7 @@ FAILURES_KEPT_SECONDS = 24 * 3600
 
 @dataclass(frozen=True)
 class Shared:
-    """A record that exists and is not private: what a share view shows."""
+    """A record that exists: what a share view shows, to whom `admit` lets through."""
 
     kind: Kind
     record: dict[str, Any]
@@ -66,11 +70,32 @@ class Shared:
     def locked(self) -> bool:
         return self.record["privacy"] == privacy.PASSWORD_PROTECTED
 
+    @property
+    def private(self) -> bool:
+        """Shown to no one but a guest who reaches it: 404 to everyone else."""
+        return self.record["privacy"] == 1
+
     def purpose(self) -> str:
         """What proofs for this record are signed for: the record and its password."""
         stored = self.record.get("password_hash")
         version = privacy.password_version(stored) if stored else "open"
         return f"share:{self.kind}:{self.id}:{version}"
+
+
+@dataclass(frozen=True)
+class Guest:
+    """A guest session: the client of one of the account's read keys, who may open the
+    share views of exactly the records that key reaches, whatever their privacy."""
+
+    account: str
+    scope: scopes.Scope
+    expires_at: float | None = None  # epoch seconds the session ends (its link's end)
+
+    def reaches(self, shared: Shared) -> bool:
+        """Whether the guest's key reaches the record (its account's, within its scope)."""
+        return shared.account == self.account and self.scope.admits(
+            COLLECTIONS[shared.kind], shared.record
+        )
 
 
 @dataclass(frozen=True)
@@ -85,8 +110,9 @@ class Grant:
 
 
 def website(domain: str) -> Shared:
-    """The website of a domain, as a share view may see it; 404 when there is none or it
-    is private (the same answer, so a private website cannot be told from a missing one)."""
+    """The website of a domain, as a share view may see it; 404 when there is none. A
+    private one is found, and `admit` answers the same 404 to all but a guest reaching it,
+    so a private website cannot be told from a missing one."""
     try:
         site = hosts.site(domain)
     except ValueError:
@@ -110,14 +136,18 @@ def audit(share_id: str) -> Shared:
 
 
 def _shared(kind: Kind, record: dict[str, Any] | None) -> Shared:
-    if record is None or record["privacy"] == 1:
+    if record is None:
         raise errors.NotFound()
     return Shared(kind, record)
 
 
-def admit(shared: Shared, proof: str | None) -> None:
-    """Let the view through when the record is public or `proof` is a valid token for it;
-    401 otherwise."""
+def admit(shared: Shared, proof: str | None, guest: Guest | None = None) -> None:
+    """Let the view through when `guest` reaches the record, or it is public, or `proof`
+    is a valid token for it; 404 for a private record (as if missing), 401 otherwise."""
+    if guest is not None and guest.reaches(shared):
+        return
+    if shared.private:
+        raise errors.NotFound()
     if shared.locked and not (proof and _proves(shared, proof)):
         raise errors.Unauthenticated()
 
@@ -133,7 +163,10 @@ def _proves(shared: Shared, proof: str) -> bool:
 def unlock(shared: Shared, password: str, client_address: str) -> Grant:
     """A token for the record when `password` is its password (a public record needs none,
     and gets one whatever was sent); 401 when it is not, 429 when the record or this
-    client has tried too often in this window."""
+    client has tried too often in this window; 404 for a private record, which has no
+    password (a guest opens it without one)."""
+    if shared.private:
+        raise errors.NotFound()
     if shared.locked:
         # counted before the comparison, so that concurrent guesses cannot pass the limit;
         # a right password is given back: only wrong ones use the allowance up

@@ -13,7 +13,7 @@ import json
 import secrets
 import time
 from email.message import EmailMessage
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sitelens.accounts.keys import get_account
 from sitelens.core import clock, errors, metrics
@@ -21,7 +21,11 @@ from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import mail
 from sitelens.data import webhooks as stored
+from sitelens.records import listing
 from sitelens.webhooks import endpoints, sending, signing
+
+if TYPE_CHECKING:
+    from sitelens.records.inputs import PageQuery
 
 # Seconds before each attempt after the first: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h;
 # 8 attempts over 27.6 hours, so an endpoint down for a day still gets its events.
@@ -90,10 +94,12 @@ def ping(account_id: str, endpoint_id: int) -> dict[str, Any]:
     return queue(account_id, str(endpoint["id"]), "webhook.test", body)
 
 
-def log(account_id: str, endpoint_id: int) -> list[dict[str, Any]]:
-    """The endpoint's latest deliveries, newest first."""
+def log(account_id: str, endpoint_id: int, query: PageQuery) -> listing.Page:
+    """One page of the endpoint's latest MAX_LOGGED deliveries by id, which sort by time
+    (newest first unless `sort=asc`); 404 for an endpoint the account does not have."""
     endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
-    return [show(d) for d in stored.deliveries(account_id, str(endpoint["id"]), MAX_LOGGED)]
+    found = [show(d) for d in stored.deliveries(account_id, str(endpoint["id"]), MAX_LOGGED)]
+    return listing.id_page(found, account_id, f"deliveries/{endpoint['id']}", query)
 
 
 def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, Any]:

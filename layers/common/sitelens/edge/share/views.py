@@ -1,22 +1,27 @@
 """What the share views of every record kind do: find the record within the client
 address's limit, read a share token (a bearer token for programs, the page's cookie for
-browsers), unlock with a password as JSON or as a page's form, and draw pages or their
+browsers) or a guest session (a guest link's token: as a bearer token, or the cookie its
+link set), unlock with a password as JSON or as a page's form, and draw pages or their
 errors."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from sitelens import sharing
+from sitelens import guests, sharing
 from sitelens.core import errors
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
 from sitelens.sharing.inputs import Unlock
 
 COOKIE = "sitelens_share"
+GUEST_COOKIE = "sitelens_guest"  # a guest session, on every share page of its base URL
+GUEST_PARAMETER = "guest"  # a guest link's token, on the page it opens first
+MAX_GUEST_TOKEN = 400  # a guest token is about 120 characters; longer is no token of ours
 
 
 @dataclass(frozen=True)
@@ -39,7 +44,7 @@ def opened(request: Request, kind: Kind) -> sharing.Shared:
     """The record the request names, when the request may read it: 404, 401 or 429
     otherwise."""
     shared = found(request, kind)
-    sharing.admit(shared, proof(request))
+    sharing.admit(shared, proof(request), guest(request))
     return shared
 
 
@@ -57,12 +62,28 @@ def proof(request: Request) -> str | None:
     scheme, _, token = request.headers.get("authorization", "").strip().partition(" ")
     if scheme.lower() == "bearer" and token.strip():
         return token.strip()
+    return _cookie(request, COOKIE)
+
+
+def guest(request: Request) -> sharing.Guest | None:
+    """The guest session the request carries, as a bearer token or its cookie; None for
+    none, or one that no longer opens anything (revoked, expired, tampered with)."""
+    scheme, _, token = request.headers.get("authorization", "").strip().partition(" ")
+    bearer = token.strip() if scheme.lower() == "bearer" else None
+    for carried in (bearer, _cookie(request, GUEST_COOKIE)):
+        session = guests.session(carried) if carried and len(carried) <= MAX_GUEST_TOKEN else None
+        if session is not None:
+            return session
+    return None
+
+
+def _cookie(request: Request, name: str) -> str | None:
     jar: SimpleCookie = SimpleCookie()
     try:
         jar.load(request.headers.get("cookie", ""))
     except CookieError:
         return None
-    return jar[COOKIE].value if COOKIE in jar else None
+    return jar[name].value if name in jar else None
 
 
 def asset(request: Request) -> Response:
@@ -82,9 +103,16 @@ def page(request: Request, kind: Kind) -> Response:
     answer); every error as a page."""
     try:
         shared = found(request, kind)
+        if request.method == "GET" and GUEST_PARAMETER in request.query:
+            landed = _guest_landing(request, shared)
+            if landed is not None:
+                return landed
+            request = replace(request, query=_without_token(request))
         if request.method == "POST":
             return _unlock_form(request, kind, shared)
-        if shared.locked and not _proves(request, shared):
+        try:
+            sharing.admit(shared, proof(request), guest(request))
+        except errors.Unauthenticated:
             return _password_page(request, kind, shared, status=401)
         return kind.render(request, shared)
     except errors.ApiError as err:
@@ -123,17 +151,33 @@ def _unlock_form(request: Request, kind: Kind, shared: sharing.Shared) -> Respon
     return Response(303, "", {"Location": location, "Set-Cookie": cookie, **pages.PAGE_HEADERS})
 
 
+def _without_token(request: Request) -> dict[str, str]:
+    return {k: v for k, v in request.query.items() if k != GUEST_PARAMETER}
+
+
+def _guest_landing(request: Request, shared: sharing.Shared) -> Response | None:
+    """A guest link opened: a token that opens this record sets the guest cookie for every
+    share page of this base URL and shows the page again without the token in its address
+    (303). None for any other token: the page answers as it would without one."""
+    token = request.query[GUEST_PARAMETER]
+    session = guests.session(token) if len(token) <= MAX_GUEST_TOKEN else None
+    if session is None or not session.reaches(shared):
+        return None
+    rest = _without_token(request)
+    base_path = urlsplit(request.base_url).path.rstrip("/")
+    lasts = max(int(session.expires_at - time.time()), 1) if session.expires_at else None
+    cookie = f"{GUEST_COOKIE}={token}; Path={base_path}/share; HttpOnly; Secure; SameSite=Lax"
+    if lasts is not None:
+        cookie += f"; Max-Age={lasts}"
+    location = f"{request.base_url}{request.path}"
+    if rest:
+        location += "?" + urlencode(rest)
+    return Response(303, "", {"Location": location, "Set-Cookie": cookie, **pages.PAGE_HEADERS})
+
+
 def _page_path(request: Request) -> str:
     """The page's path as the browser sees it (behind a stage, say): the cookie's scope."""
     return urlsplit(request.base_url).path.rstrip("/") + request.path
-
-
-def _proves(request: Request, shared: sharing.Shared) -> bool:
-    try:
-        sharing.admit(shared, proof(request))
-    except errors.Unauthenticated:
-        return False
-    return True
 
 
 def _password_page(

@@ -1,0 +1,77 @@
+"""Guest links of API keys (`sitelens.guests`) in the accounts table.
+
+Items: `GUESTS#<account>#<key id>`/`<link id>`, with `record` (what the link opens first,
+as JSON), `created_at` and `expires_at` (Unix seconds, which the table's TTL removes it by
+too). One Query lists a key's links; a share view reads one link by its key (a GetItem).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sitelens.core.config import settings
+from sitelens.data.clients import client
+from sitelens.data.items import Item, error_code, from_item, to_item
+
+
+def _table() -> str:
+    return settings().accounts_table
+
+
+def _key(account_id: str, key_id: str, link_id: str) -> dict[str, Any]:
+    return {"pk": {"S": f"GUESTS#{account_id}#{key_id}"}, "sk": {"S": link_id}}
+
+
+def put(account_id: str, key_id: str, link_id: str, details: Item) -> None:
+    """Store a new link of the key: `details` holds `record`, `created_at`, `expires_at`."""
+    client("dynamodb").put_item(
+        TableName=_table(),
+        Item={**_key(account_id, key_id, link_id), **to_item(details)},
+        ConditionExpression="attribute_not_exists(pk)",
+    )
+
+
+def get(account_id: str, key_id: str, link_id: str) -> Item | None:
+    """One link of the key (strongly consistent: a deleted link is gone at once), or None."""
+    answer = client("dynamodb").get_item(
+        TableName=_table(), Key=_key(account_id, key_id, link_id), ConsistentRead=True
+    )
+    return _link(answer["Item"]) if "Item" in answer else None
+
+
+def of_key(account_id: str, key_id: str) -> list[Item]:
+    """The key's links (expired ones the TTL has not removed yet included), in id order."""
+    query: dict[str, Any] = {
+        "TableName": _table(),
+        "KeyConditionExpression": "pk = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": f"GUESTS#{account_id}#{key_id}"}},
+    }
+    found: list[Item] = []
+    while True:
+        answer = client("dynamodb").query(**query)
+        found.extend(_link(item) for item in answer["Items"])
+        if "LastEvaluatedKey" not in answer:
+            return found
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+
+
+def delete(account_id: str, key_id: str, link_id: str) -> bool:
+    """Delete one link of the key; False when there is none."""
+    try:
+        client("dynamodb").delete_item(
+            TableName=_table(),
+            Key=_key(account_id, key_id, link_id),
+            ConditionExpression="attribute_exists(pk)",
+        )
+    except Exception as err:
+        if error_code(err) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def _link(raw: dict[str, Any]) -> Item:
+    item = from_item(raw)
+    item["id"] = item.pop("sk")
+    item["key_id"] = str(item.pop("pk")).rsplit("#", 1)[1]
+    return item

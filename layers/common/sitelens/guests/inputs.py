@@ -1,0 +1,66 @@
+"""What a guest link request may carry: the record it opens first, and when it ends."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, ValidationInfo
+
+from sitelens.core import errors
+from sitelens.core.errors import FieldError
+from sitelens.records.inputs import Input
+
+MAX_LINK_DAYS = 90  # a guest link ends within a quarter; make a new one for a longer engagement
+
+
+def _record_id(value: Any, info: ValidationInfo) -> int:
+    text_value = str(value).strip() if isinstance(value, str | int) else ""
+    if isinstance(value, bool) or not text_value.isdigit() or len(text_value) > 18:
+        raise FieldError(f"The {info.field_name} field must be a {info.field_name}'s id.")
+    return int(text_value)
+
+
+def _expiry(value: Any, info: ValidationInfo) -> int:
+    """A future moment within MAX_LINK_DAYS (ISO-8601, UTC when no offset is given), as
+    Unix seconds."""
+    sentence = (
+        f"The expires at field must be a date-time in the future, within {MAX_LINK_DAYS} days."
+    )
+    if not isinstance(value, str):
+        raise FieldError(sentence)
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise FieldError(sentence) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    now = datetime.now(UTC).timestamp()
+    if not now < moment.timestamp() <= now + MAX_LINK_DAYS * 86_400:
+        raise FieldError(sentence)
+    return int(moment.timestamp())
+
+
+KINDS = ("website", "report", "audit")
+ONE_RECORD = "Name exactly one of website, report and audit: the share view the link opens."
+RecordId = Annotated[int, BeforeValidator(_record_id)]
+
+
+class LinkCreate(Input):
+    """Exactly one of `website`, `report` and `audit` (an id of the account's, within the
+    key's reach): the share view the link opens first; `expires_at` ends it (default: in
+    `guests.DEFAULT_SECONDS`, never past the key's own expiry)."""
+
+    website: RecordId | None = None
+    report: RecordId | None = None
+    audit: RecordId | None = None
+    expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
+
+    def target(self) -> tuple[str, int]:
+        """(kind, id) of the record the link opens first; 422 on `website` unless exactly
+        one is named."""
+        named = [(k, getattr(self, k)) for k in KINDS if getattr(self, k) is not None]
+        if len(named) != 1:
+            raise errors.Invalid.field("website", ONE_RECORD)
+        kind, record_id = named[0]
+        return kind, int(record_id)
