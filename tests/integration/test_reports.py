@@ -23,6 +23,7 @@ RECORD_FIELDS = {
     "password",
     "share_url",
     "results",
+    "field_data",  # real visits of the page (tests/integration/seo/test_report_field_data.py)
     "generated_at",
     "created_at",
     "updated_at",

@@ -11,7 +11,7 @@ import ipaddress
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
-from urllib.parse import parse_qsl, unquote_plus, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
 
 from sitelens.analytics import datacenters, visitors, vitals
@@ -153,6 +153,13 @@ def _strip_params(query: str, exclude_params: str | None) -> str:
     )
 
 
+def counted_page(url: SplitResult, exclude_params: str | None) -> str:
+    """The page a hit of `url` is counted under: its path and the query left after the
+    tracking parameters and the website's excluded ones (`/pricing?id=3`)."""
+    query = _strip_params(url.query, exclude_params)
+    return (url.path or "/") + (f"?{query}" if query else "")
+
+
 def _resolution(value: str) -> str:
     width, x, height = value.strip().partition("x")
     ok = x and all(
@@ -228,8 +235,7 @@ def build_hit(
         name: next((v for k, v in params if k == name), "").strip()[:MAX_UTM_LENGTH]
         for name in UTM_NAMES
     }
-    query = _strip_params(url.query, website.get("exclude_params"))
-    path = (url.path or "/") + (f"?{query}" if query else "")
+    path = counted_page(url, website.get("exclude_params"))
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
     local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
     visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)

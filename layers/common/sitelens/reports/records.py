@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from sitelens.core import clock, errors
@@ -33,6 +34,8 @@ def show(record: dict[str, Any], base_url: str) -> dict[str, Any]:
         "password": bool(record.get("password_hash")),
         "share_url": report_url(base_url, share_id) if share_id else None,
         "results": advised(json.loads(record["results"])),
+        # real visits of the page when it was generated (`reports.field`); null before them
+        "field_data": json.loads(record["field_data"]) if record.get("field_data") else None,
         "generated_at": record["generated_at"],
         "created_at": record["created_at"],
         "updated_at": record["updated_at"],
@@ -44,22 +47,30 @@ def failed_checks(report: dict[str, Any]) -> str:
     return " ".join(key for key, result in report["results"].items() if not result["passed"])
 
 
-def generate(url: str) -> dict[str, Any]:
-    """Fetch the page and analyse it: the report fields a generation sets."""
-    # Imported here: only the operations that generate load the fetcher and the parser.
+def generate(url: str, account_id: str | None = None) -> dict[str, Any]:
+    """Fetch the page, read the account's field data of it (`reports.field`: real visits,
+    when the account tracks its host; none without an account) and analyse it with them:
+    the report fields a generation sets."""
+    # Imported here: only the operations that generate load the fetcher, the parser and
+    # the warehouse's query code.
+    from sitelens.reports import field
     from sitelens.seo import analysis, fetch
 
     try:
         site = fetch.fetch_site(url)
     except fetch.FetchError as err:
         raise errors.Invalid.field("url", str(err)) from None
-    report = analysis.analyse(site)
     final_url = site.page.url
+    field_data = field.gather(account_id, final_url) if account_id else None
+    if field_data is not None:
+        site = replace(site, field_vitals=field.judged(field_data))
+    report = analysis.analyse(site)
     return {
         "url": final_url,
         "search": final_url.lower(),
         "project": project_of(final_url),
         "results": json.dumps(report.results, separators=(",", ":")),
+        **({"field_data": json.dumps(field_data, separators=(",", ":"))} if field_data else {}),
         "score": report.score,
         "result": report.result,
         "generated_at": clock.now_iso(),
@@ -69,7 +80,7 @@ def generate(url: str) -> dict[str, Any]:
 def create(account_id: str, fields: ReportCreate, base_url: str) -> dict[str, Any]:
     """Generate a report of the URL for the account, with a share id of its own."""
     password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
-    generated = generate(fields.url)
+    generated = generate(fields.url, account_id)
     now = clock.now_iso()
     record = {
         "account": account_id,
@@ -110,7 +121,7 @@ def update(account_id: str, report_id: int, fields: ReportUpdate, base_url: str)
     current = stored(account_id, report_id)
     rule = privacy.PasswordRule(fields.privacy, fields.password)
     rule.changes(current)  # a refused password is refused before the page is fetched
-    generated = generate(current["url"]) if fields.results == 1 else {}
+    generated = generate(current["url"], account_id) if fields.results == 1 else {}
 
     def change(current: dict[str, Any]) -> dict[str, Any]:
         password, removed = rule.changes(current)

@@ -12,10 +12,20 @@ import json
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, TypedDict, cast
+from typing import Final, Literal, NotRequired, TypeAlias, TypedDict, cast
 
 from sitelens.seo import timebox
-from sitelens.seo.checks import CHECKS, JSON, Category, Check, Context, Errors, Importance, Outcome
+from sitelens.seo.checks import (
+    JSON,
+    Category,
+    Check,
+    Context,
+    Errors,
+    Importance,
+    Outcome,
+    checks_for,
+)
+from sitelens.seo.checks.outcome import FieldOutcome
 from sitelens.seo.page import Site
 
 logger = logging.getLogger(__name__)
@@ -49,6 +59,7 @@ class Result(TypedDict):
     category: Category
     value: JSON
     errors: Errors | None
+    source: NotRequired[Literal["field"]]  # judged by real visits' vitals, not the fetch
 
 
 @dataclass(frozen=True)
@@ -118,6 +129,9 @@ def fitted(found: Mapping[str, Result]) -> dict[str, Result]:
         )
         for key, entry in found.items()
     }
+    for key, entry in found.items():
+        if "source" in entry:
+            results[key]["source"] = entry["source"]
     if _serialised_size(results) > MAX_RESULTS_BYTES:
         largest_first = sorted(results, key=lambda key: -_serialised_size(results[key]["value"]))
         for key in largest_first:
@@ -140,19 +154,24 @@ def run(check: Check, context: Context) -> Result:
     except Exception:
         logger.exception("SEO check %s raised", check.key)
         outcome = Outcome(False, None, {"internal": "This check could not be run on this page."})
-    return Result(
+    result = Result(
         passed=outcome.passed,
         importance=check.importance,
         category=check.category,
         value=outcome.value,
         errors=outcome.errors,
     )
+    if isinstance(outcome, FieldOutcome):
+        result["source"] = "field"
+    return result
 
 
 def checked(site: Site) -> dict[str, Result]:
-    """Every check's bounded result, in this process: parse the page once, run the checks."""
+    """Every check's bounded result, in this process: parse the page once, run the checks
+    (the field-data ones too when the site has field data: `checks_for`)."""
     context = Context(site)
-    return fitted({key: run(check, context) for key, check in CHECKS.items()})
+    runs = checks_for(site.field_vitals)
+    return fitted({key: run(check, context) for key, check in runs.items()})
 
 
 def unfinished(check: Check) -> Result:
@@ -179,7 +198,7 @@ def analyse(site: Site) -> Report:
         done = timebox.run(lambda: checked(site), ANALYSIS_SECONDS)
         if done is None:
             logger.warning("SEO analysis of a %d-byte page did not finish", len(site.page.body))
-            done = {key: unfinished(check) for key, check in CHECKS.items()}
+            done = {key: unfinished(check) for key, check in checks_for(site.field_vitals).items()}
         results = cast(dict[str, Result], done)
     score = weighted_score(results)
     return Report(results=results, score=score, result=band(score))

@@ -32,6 +32,18 @@ LINE_HEADERS = ("x-robots-tag", "link")
 
 
 @dataclass(frozen=True)
+class FieldVital:
+    """A Core Web Vital measured on real visits of the page (a report's field data), rated
+    where Google's thresholds live (`analytics.warehouse.vitals`), so the checks need none."""
+
+    p75: float  # the 75th percentile: milliseconds, CLS a score
+    rating: str  # "good", "needs_improvement" or "poor"
+    good_up_to: float  # Google's "good" threshold, in the unit of `p75`
+    samples: int  # page views that measured it
+    days: int  # over the last this many days
+
+
+@dataclass(frozen=True)
 class Site:
     """The page with what the checks need from around it."""
 
@@ -39,3 +51,5 @@ class Site:
     robots_txt: Response | None = None  # None when /robots.txt was not or could not be fetched
     robots_error: str | None = None  # why it could not be fetched (a `FetchError` sentence)
     missing_page_status: int | None = None  # status of a random missing path, None on failure
+    # the vitals ("lcp", "inp", "cls") real visits measured often enough to judge the page by
+    field_vitals: dict[str, FieldVital] = field(default_factory=dict)

@@ -46,8 +46,10 @@ def _metric_sql(metric: str) -> str:
             return f"ROUND(CAST({value} AS DOUBLE) / {CLS_SCALE}, 3)"
         return f"CAST(ROUND({value}, 0) AS BIGINT)"
     name, share = metric.split("_", 1)
-    good, poor = THRESHOLDS[name]
     column = f"vital_{name}"
+    if share == "samples":  # not a metric of the API: how many page views measured it
+        return f"COUNT({column})"
+    good, poor = THRESHOLDS[name]
     test = {
         "good": f"{column} <= {good}",
         "needs_improvement": f"{column} > {good} AND {column} <= {poor}",

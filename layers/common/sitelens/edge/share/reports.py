@@ -3,6 +3,8 @@ API, never by its id: the report as JSON, its unlock route, and its page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitelens import sharing
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
@@ -26,6 +28,34 @@ def _title(shared: sharing.Shared) -> str:
 
 
 IMPORTANCE_ORDER = ("high", "medium", "low")  # failures are listed most important first
+VITAL_NAMES = {
+    "lcp": "Largest Contentful Paint (LCP)",
+    "inp": "Interaction to Next Paint (INP)",
+    "cls": "Cumulative Layout Shift (CLS)",
+    "fcp": "First Contentful Paint (FCP)",
+    "ttfb": "Time to First Byte (TTFB)",
+}
+RATINGS = {"good": "Good", "needs_improvement": "Needs improvement", "poor": "Poor"}
+
+
+def _vital_rows(field_data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The table of a report's field vitals, as the page shows it (`reports.field`)."""
+    found = []
+    for name, vital in (field_data.get("vitals") or {}).items():
+        p75 = vital["p75"]
+        shown = None if p75 is None else f"{p75:.3f}" if name == "cls" else f"{p75:,} ms"
+        samples = vital["samples"]
+        found.append(
+            {
+                "name": VITAL_NAMES.get(name, name),
+                "p75": shown,
+                "rating": vital["rating"],
+                "verdict": RATINGS.get(vital["rating"] or "", ""),
+                "shares": [vital[share] for share in RATINGS],
+                "samples": f"{samples:,} page view" + ("" if samples == 1 else "s"),
+            }
+        )
+    return found
 
 
 def _render(request: Request, shared: sharing.Shared) -> Response:
@@ -48,6 +78,8 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
         report=record,
         failed=failed,
         passed=[check for check in checks if check["passed"]],
+        field=record["field_data"],
+        vitals=_vital_rows(record["field_data"] or {}),
     )
 
 

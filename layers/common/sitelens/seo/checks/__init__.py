@@ -4,10 +4,13 @@ Each check takes a `Context` (`context`) and returns an `Outcome` (`outcome`: `p
 `value`, `errors`). The checks live in modules by what they look at (`content`, `crawling`,
 `anchors`, `performance`, `security`, `markup`); `CHECKS` below is the registry: which
 checks a report runs, with their key, importance and category, in the order of a report's
-`results`.
+`results`. `FIELD_CHECKS` run only on a report with field data for their vital
+(`performance.FIELD_VITALS`), after the others.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from sitelens.seo.checks import anchors, content, crawling, markup, performance, security
 from sitelens.seo.checks.context import Context
@@ -15,6 +18,7 @@ from sitelens.seo.checks.outcome import JSON, Category, Check, Errors, Importanc
 
 __all__ = [
     "CHECKS",
+    "FIELD_CHECKS",
     "JSON",
     "Category",
     "Check",
@@ -22,6 +26,7 @@ __all__ = [
     "Errors",
     "Importance",
     "Outcome",
+    "checks_for",
     "verdict",
 ]
 
@@ -74,3 +79,23 @@ CHECKS: dict[str, Check] = _registry(
     Check("inline_css", "low", "miscellaneous", markup.inline_css),
     Check("deprecated_html_tags", "low", "miscellaneous", markup.deprecated_html_tags),
 )
+
+# Checks of real visits' measurements, which a fetch cannot make: in a report's results
+# only when it has enough field data for their vital (`Site.field_vitals`)
+FIELD_CHECKS: dict[str, Check] = _registry(
+    Check(
+        "interaction_to_next_paint", "medium", "performance", performance.interaction_to_next_paint
+    ),
+    Check("cumulative_layout_shift", "medium", "performance", performance.cumulative_layout_shift),
+)
+
+
+def checks_for(site_field_vitals: Collection[str]) -> dict[str, Check]:
+    """The checks a page runs: every one of `CHECKS`, then the `FIELD_CHECKS` whose vital
+    the page has field data for."""
+    extra = {
+        key: check
+        for key, check in FIELD_CHECKS.items()
+        if performance.FIELD_VITALS[key] in site_field_vitals
+    }
+    return {**CHECKS, **extra}

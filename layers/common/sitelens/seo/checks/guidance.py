@@ -1,7 +1,8 @@
 """What to do about each failed check: a one-line fix and a link to the standard it
 applies (Google Search Central, web.dev and Chrome's Lighthouse docs, MDN, the RFC or
-the spec), as Lighthouse's "learn more" links do. One entry per check of `CHECKS`; a
-report's failed results carry theirs (`advised`), and so do audits' `page_<check>` issues."""
+the spec), as Lighthouse's "learn more" links do. One entry per check of `CHECKS` and
+`FIELD_CHECKS`; a report's failed results carry theirs (`advised`), and so do audits'
+`page_<check>` issues."""
 
 from __future__ import annotations
 
@@ -96,6 +97,15 @@ ADVICE: dict[str, Advice] = {
     "load_time": Advice(
         "Make the server answer faster (caching, a CDN, less work per request): under 2 s.",
         "https://web.dev/articles/ttfb",
+    ),
+    # field data only (`FIELD_CHECKS`): judged on real visits' vitals
+    "interaction_to_next_paint": Advice(
+        "Answer clicks and key presses sooner: break up long tasks, do less work per input.",
+        "https://web.dev/articles/inp",
+    ),
+    "cumulative_layout_shift": Advice(
+        "Reserve room for images, embeds and ads (width and height) so content does not move.",
+        "https://web.dev/articles/cls",
     ),
     "page_size": Advice(
         "Cut the HTML below 330 KB: move inline data, scripts and styles out, paginate lists.",

@@ -23,6 +23,13 @@ class Outcome(NamedTuple):
     errors: Errors | None
 
 
+class FieldOutcome(Outcome):
+    """An outcome judged by real visits' measurements (a report's field data), not by the
+    fetched page: its result says `"source": "field"`."""
+
+    __slots__ = ()
+
+
 def verdict(value: JSON, errors: Errors) -> Outcome:
     """An outcome that passes exactly when there are no errors."""
     return Outcome(not errors, value, errors or None)

@@ -1,10 +1,16 @@
 """Checks of what the page costs to load: compression, load time, size, requests, image
-formats, blocking scripts and the number of elements."""
+formats, blocking scripts and the number of elements.
+
+Where a report has field data (real visits' Core Web Vitals, `Site.field_vitals`), the
+load time is judged by the visits' LCP instead of the one fetch, and two checks only
+visits can answer join: INP and CLS (a fetch runs no script and sees no interaction).
+"""
 
 from __future__ import annotations
 
 from sitelens.seo.checks.context import Context, _attr, _distinct, _shown
-from sitelens.seo.checks.outcome import Errors, Outcome, verdict
+from sitelens.seo.checks.outcome import Errors, FieldOutcome, Outcome, verdict
+from sitelens.seo.page import FieldVital
 
 MAX_LOAD_TIME = 2.0  # seconds
 MAX_PAGE_SIZE = 330_000  # bytes
@@ -22,8 +28,32 @@ def text_compression(ctx: Context) -> Outcome:
     return verdict(encoding or None, errors)
 
 
+def _from_field(vital: FieldVital, name: str, value: float, unit: str) -> Outcome:
+    """The verdict of a vital measured on real visits: passed when its p75 is good by
+    Google's threshold; the error (keyed by its rating) says it is field data."""
+    errors: Errors = {}
+    if vital.rating != "good":
+        shown = f"{value:g}{unit}"
+        errors[vital.rating] = (
+            f"Real visits' {name} is {shown} at the 75th percentile (field data: "
+            f"{vital.samples:,} page views over {vital.days} days); "
+            f"aim for {_in_unit(vital.good_up_to, unit):g}{unit} or less."
+        )
+    return FieldOutcome(not errors, value, errors or None)
+
+
+def _in_unit(value: float, unit: str) -> float:
+    return value / 1000 if unit == " s" else value
+
+
 def load_time(ctx: Context) -> Outcome:
-    """The page loads in under 2 seconds. Value: seconds, to 2 decimals."""
+    """The page loads in under 2 seconds. Value: seconds, to 2 decimals.
+
+    With field data: real visits' LCP p75 is good (2.5 s or less), in seconds.
+    """
+    lcp = ctx.site.field_vitals.get("lcp")
+    if lcp is not None:
+        return _from_field(lcp, "LCP (Largest Contentful Paint)", round(lcp.p75 / 1000, 2), " s")
     seconds = ctx.page.elapsed
     errors: Errors = {}
     if seconds >= MAX_LOAD_TIME:
@@ -134,3 +164,19 @@ def dom_size(ctx: Context) -> Outcome:
     if count > MAX_ELEMENTS:
         errors["too_large"] = f"The page has {count:,} elements; keep it to {MAX_ELEMENTS:,}."
     return verdict(count, errors)
+
+
+# The checks only field data answers (`checks.FIELD_CHECKS`), by the vital each judges
+FIELD_VITALS = {"interaction_to_next_paint": "inp", "cumulative_layout_shift": "cls"}
+
+
+def interaction_to_next_paint(ctx: Context) -> Outcome:
+    """Field data only: real visits' INP p75 is good (200 ms or less). Value: milliseconds."""
+    inp = ctx.site.field_vitals["inp"]
+    return _from_field(inp, "INP (Interaction to Next Paint)", round(inp.p75), " ms")
+
+
+def cumulative_layout_shift(ctx: Context) -> Outcome:
+    """Field data only: real visits' CLS p75 is good (0.1 or less). Value: the score."""
+    cls = ctx.site.field_vitals["cls"]
+    return _from_field(cls, "CLS (Cumulative Layout Shift)", round(cls.p75, 3), "")
