@@ -13,9 +13,6 @@ from dataclasses import dataclass
 from typing import Final
 from urllib.parse import urljoin
 
-import langcodes
-import pycountry
-
 from sitelens.core import hosts
 
 X_DEFAULT: Final = "x-default"
@@ -142,6 +139,11 @@ def hreflang_problem(code: str) -> str | None:
         return "has whitespace" if code else "is empty"
     if "_" in code:
         return "uses _ where BCP 47 has -"
+    # Imported here: their registries take about 80 ms to load, which every function that
+    # imports the audit checks (listing an audit's issues, say) paid at a cold start.
+    import langcodes
+    import pycountry
+
     if not langcodes.tag_is_valid(code):
         return "is not a valid language[-Script][-REGION] code"
     region = langcodes.Language.get(code, normalize=False).territory
