@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitelens import initialized
-from sitelens.analytics import counting, realtime
+from sitelens.analytics import converted, counting, realtime
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, metrics
@@ -96,6 +96,9 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "rows"))
     _store_presences([m.hit for m in counted])
     _note_traffic(counted)
+    # goal.converted webhooks: each counted hit's conversions, once by hit id (`converted`)
+    for hit_id in converted.note([(m.account, m.hit_id, m.hit) for m in counted]):
+        retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "conversions"))
 
     duplicates = len(live) - len(by_hit) + outcome.already_counted
     metrics.count("HitsCounted", len(outcome.counted) - outcome.already_counted)

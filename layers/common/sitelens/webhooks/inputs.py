@@ -28,6 +28,7 @@ EVENTS = (
     "traffic.drop",
     "audit.completed",
     "audit.regressed",
+    "goal.converted",
 )
 
 

@@ -1,0 +1,171 @@
+"""Goal conversions of the aggregator's counted hits, kept per website and minute for the
+`goal.converted` webhook event (`sitelens.webhooks.goals` sends each minute once).
+
+Only accounts with an enabled endpoint subscribed to `goal.converted` pay anything: for
+the others this reads one Query of their endpoints a minute per container and writes
+nothing. A hit of such an account that completes goals of its website (matched as the
+warehouse matches them: a custom event by name and properties, a pageview by its path
+pattern; a revenue goal's amount when the event came in its currency) is counted in the
+minute it was counted in, in one transaction with a marker of its hit id: a hit delivered
+again (SQS, a redrive) adds nothing, so each conversion is counted exactly once. A write
+that fails returns the hit's id, and its message comes back as a failed count's does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from datetime import datetime, timedelta
+from decimal import Decimal, InvalidOperation
+from functools import cache
+from typing import Any
+
+from sitelens.analytics import counting
+from sitelens.analytics.hit import Hit
+from sitelens.analytics.warehouse.goals import path_regex
+from sitelens.core import clock
+from sitelens.core.log import logger
+from sitelens.data import conversions, goals, webhooks
+from sitelens.data import websites as stored_websites
+
+EVENT = "goal.converted"
+CACHE_SECONDS = 60.0  # a new subscription or goal is counted within a minute
+MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
+_MAX_CACHED = 10_000
+_cache: dict[tuple[str, Any], tuple[float, Any]] = {}
+_cache_lock = threading.Lock()
+
+Conversion = tuple[int, str, str | None, Decimal | None]  # goal id, name, currency, revenue
+
+
+def note(counted: list[tuple[str, str, Hit]]) -> set[str]:
+    """Count the goal conversions of these counted hits (account, hit id, hit) of accounts
+    that subscribe to `goal.converted`; the hit ids whose conversions were not written."""
+    work, failed = [], set()
+    for account, hit_id, hit in counted:
+        try:
+            if hit.excluded or not _subscribes(account):
+                continue
+            found = matches(_goals(account, hit.website_id), hit)
+        except Exception:
+            logger.exception("goal conversions not matched", extra={"hit_id": hit_id})
+            failed.add(hit_id)
+            continue
+        if found:
+            work.append((account, hit_id, hit.website_id, found))
+    for hit_id, written in zip((w[1] for w in work), counting.parallel(_add, work), strict=True):
+        if not written:
+            failed.add(hit_id)
+    return failed
+
+
+def _add(work: tuple[str, str, int, list[Conversion]]) -> bool:
+    """Write one hit's conversions in this minute (or the next, when this one was sent
+    already); False when they could not be written."""
+    account, hit_id, website_id, found = work
+    minute = clock.now().strftime(MINUTE_FORMAT)
+    try:
+        for _ in range(3):
+            try:
+                conversions.add(account, hit_id, website_id, minute, found, int(time.time()))
+                return True
+            except conversions.MinuteSent:
+                minute = _next(minute)
+    except Exception:
+        logger.exception("goal conversions not written", extra={"hit_id": hit_id})
+    return False
+
+
+def _next(minute: str) -> str:
+    later = datetime.strptime(minute, MINUTE_FORMAT) + timedelta(minutes=1)
+    return max(later.strftime(MINUTE_FORMAT), clock.now().strftime(MINUTE_FORMAT))
+
+
+def matches(stored: list[dict[str, Any]], hit: Hit) -> list[Conversion]:
+    """The goals (as stored, `data.goals`) the hit completes, with a revenue goal's amount
+    when the event came in its currency."""
+    if hit.engaged_ms is not None:
+        return []
+    found: list[Conversion] = []
+    for goal in stored:
+        if goal.get("page_path") is not None:
+            if hit.event_parts is None and _page(goal["page_path"]).match(hit.page):
+                found.append((int(goal["id"]), goal["display_name"], None, None))
+            continue
+        if hit.event_parts is None or hit.event_parts[0] != goal.get("event_name"):
+            continue
+        wanted = goal.get("custom_props") or {}
+        if wanted and not _has_props(hit.props, wanted):
+            continue
+        currency = goal.get("currency")
+        found.append((int(goal["id"]), goal["display_name"], currency, _amount(hit, currency)))
+    return found
+
+
+@cache
+def _page(pattern: str) -> re.Pattern[str]:
+    return re.compile(path_regex(pattern))
+
+
+def _has_props(props: str, wanted: dict[str, str]) -> bool:
+    try:
+        given = json.loads(props) if props else {}
+    except ValueError:
+        return False
+    return isinstance(given, dict) and all(given.get(k) == v for k, v in wanted.items())
+
+
+def _amount(hit: Hit, currency: str | None) -> Decimal | None:
+    """A revenue goal's amount of this event: in the goal's currency only (never converted)."""
+    if currency is None:
+        return None
+    if hit.revenue_currency != currency or not hit.revenue_amount:
+        return Decimal(0)
+    try:
+        return Decimal(hit.revenue_amount)
+    except InvalidOperation:
+        return Decimal(0)
+
+
+def _cached(key: tuple[str, Any], read: Any) -> Any:
+    now = time.monotonic()
+    with _cache_lock:
+        found = _cache.get(key)
+        if found and found[0] > now:
+            return found[1]
+    value = read()
+    with _cache_lock:
+        if len(_cache) >= _MAX_CACHED:
+            _cache.clear()
+        _cache[key] = (now + CACHE_SECONDS, value)
+    return value
+
+
+def _subscribes(account: str) -> bool:
+    """Whether an enabled endpoint of the account subscribes to `goal.converted` (which
+    websites it reaches is the sender's business: `webhooks.events.emit`)."""
+
+    def read() -> bool:
+        return any(
+            e.get("enabled") and EVENT in str(e.get("events", "")).split(",")
+            for e in webhooks.endpoints(account)
+        )
+
+    return bool(_cached(("subscribes", account), read))
+
+
+def _goals(account: str, website_id: int) -> list[dict[str, Any]]:
+    def read() -> list[dict[str, Any]]:
+        website = stored_websites.get(account, website_id)
+        return goals.of(website) if website else []
+
+    found: list[dict[str, Any]] = _cached(("goals", (account, website_id)), read)
+    return found
+
+
+def forget() -> None:
+    """Forget the cached subscriptions and goals (tests)."""
+    with _cache_lock:
+        _cache.clear()
