@@ -85,6 +85,9 @@ def analyse(crawl: str) -> None:
     views = traffic.of_site(state["account"], state["url"])
     if views is not None:
         traffic.annotate(issues, views)
+    vitals = traffic.field_of_site(state["account"], state["url"])
+    if vitals:
+        traffic.save_field(crawl, pages, vitals)
     stored.save_issues(crawl, issues, state["expires_at"])
     counts = {severity: 0 for severity in checks.SEVERITIES}
     for issue in issues:

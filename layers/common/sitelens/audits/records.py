@@ -274,6 +274,8 @@ def show_page(item: dict[str, Any]) -> dict[str, Any]:
         "links": len(json.loads(links)) if isinstance(links, str) else 0,
         "score": item.get("score"),
         "failed_checks": json.loads(item["failed_checks"]) if item.get("failed_checks") else [],
+        # real visits' vitals of the page (audits.traffic.save_field); None without them
+        "field_vitals": json.loads(item["field_vitals"]) if item.get("field_vitals") else None,
     }
 
 

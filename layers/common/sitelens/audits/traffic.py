@@ -2,18 +2,29 @@
 analytics (a website of the account whose domain is the host, `www.` or not), each issue
 of a run, and each page it lists, carries the pageviews of the last `DAYS` days, so that
 issues can be sorted by the traffic they touch. Read once a run, when it is analysed, from
-the website's `page` statistic (path and query, as the tracker counts a page)."""
+the website's `page` statistic (path and query, as the tracker counts a page).
+
+Each crawled page of such a run also carries its real visits' Core Web Vitals of the last
+28 days where enough page views measured them (`field_vitals`, as a report's field data
+shows them: `reports.field`), read by one grouped warehouse question a run (`field_of_site`).
+"""
 
 from __future__ import annotations
 
+import logging
 from collections import Counter
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from sitelens.analytics.stats import summed
-from sitelens.core import clock, hosts
+from sitelens.core import clock, hosts, metrics
+from sitelens.data import audits as stored_audits
 from sitelens.data import websites as stored_websites
+from sitelens.reports import field
+
+logger = logging.getLogger(__name__)
 
 DAYS = 30  # the pageviews of the last 30 whole days (UTC), today left out
 
@@ -46,3 +57,30 @@ def annotate(issues: list[dict[str, Any]], views: Counter[str]) -> None:
         for listed in issue["pages"]:
             listed["pageviews"] = views.get(page_of(listed["url"]), 0)
         issue["pageviews"] = sum(listed["pageviews"] for listed in issue["pages"])
+
+
+def field_of_site(account: str, start_url: str) -> dict[str, dict[str, Any]] | None:
+    """The field vitals by page (path and query) of the account's website for the audited
+    host (`reports.field.by_page`: one warehouse question); None when the account does not
+    track it, or when the warehouse fails (the run is finished without them, and counted)."""
+    website = field.website_of(account, start_url)
+    if website is None:
+        return None
+    try:
+        return field.by_page(account, website)
+    except Exception as error:  # a run is never lost to its field data
+        logger.warning("field vitals of website %s failed: %r", website["id"], error)
+        metrics.count("FieldDataUnavailable", reason="error")
+        return None
+
+
+def save_field(crawl: str, pages: Iterable[dict[str, Any]], vitals: dict[str, Any]) -> int:
+    """Give each crawled page of the run that has field vitals its `field_vitals` (one
+    write each, at most `field.MAX_PAGES`); how many were given them."""
+    given = 0
+    for page in pages:
+        found = None if page.get("external") else vitals.get(page_of(page["url"]))
+        if found:
+            stored_audits.save_page(crawl, page["url"], {"field_vitals": found})
+            given += 1
+    return given

@@ -35,6 +35,7 @@ MIN_SAMPLES: Final = 50
 # both questions together, waited for at most this long: with the fetch's 10 s and the
 # analysis' 8 s, the report still answers within its function's 25 s
 FIELD_SECONDS: Final = 5.0
+MAX_PAGES: Final = 1_000  # pages of a website given field vitals at once (an audit's)
 JUDGED: Final = ("lcp", "inp", "cls")  # the Core Web Vitals the performance checks judge
 TRAFFIC: Final = ("pageviews", "visitors", "bounce_rate")
 SHARES: Final = ("good", "needs_improvement", "poor")
@@ -112,6 +113,28 @@ def _measured(account_id: str, url: str, website: dict[str, Any]) -> dict[str, A
         }
     finally:
         pool.shutdown(wait=False, cancel_futures=True)  # a late question is not waited for
+
+
+def by_page(account_id: str, website: dict[str, Any]) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each page's field vitals of the last `DAYS` days (a report's `vitals` shape), for the
+    pages where some vital reached `MIN_SAMPLES`, of the `MAX_PAGES` most measured: one
+    grouped warehouse question, `event:page` its dimension (an audit run's). Raises what
+    the warehouse raises."""
+    body = {
+        "site_id": int(website["id"]),
+        "metrics": ["p75_lcp"],  # replaced by every vital's columns below
+        "date_range": f"{DAYS}d",
+        "dimensions": ["event:page"],
+    }
+    asked = queries.parse(account_id, body)
+    # the default order is the first column's, descending: the most measured pages first
+    grouped = dataclasses.replace(asked, metrics=_COLUMNS, limit=MAX_PAGES)
+    found = {}
+    for row in vitals.rows(grouped):
+        shown = _vitals([row[1 : 1 + len(_COLUMNS)]])
+        if any(vital["p75"] is not None for vital in shown.values()):
+            found[str(row[0])] = shown
+    return found
 
 
 def _empty() -> dict[str, Any]:
