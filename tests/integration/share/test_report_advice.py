@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from sitelens.seo.checks import CHECKS, FIELD_CHECKS
-from sitelens.seo.checks.guidance import ADVICE
+from sitelens.seo.checks.guidance import ADVICE, FIELD_ADVICE
 from tests.integration.share.test_report_links import (
     create,
     generous_limit,
@@ -22,7 +22,7 @@ IMPORTANCE = ("high", "medium", "low")
 
 def test_every_check_has_a_fix_and_a_link_to_its_standard():
     assert set(ADVICE) == set(CHECKS) | set(FIELD_CHECKS)
-    for key, advice in ADVICE.items():
+    for key, advice in [*ADVICE.items(), *FIELD_ADVICE.items()]:
         assert advice.fix.endswith(".") and len(advice.fix) <= 100, key
         assert re.fullmatch(r"https://[a-z0-9.-]+/\S*", advice.learn_more), key
 

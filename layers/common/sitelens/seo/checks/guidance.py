@@ -186,11 +186,24 @@ ADVICE: dict[str, Advice] = {
 }
 
 
+# A check judged by real visits (`"source": "field"`) whose fix is not its lab one's
+FIELD_ADVICE: dict[str, Advice] = {
+    "load_time": Advice(
+        "Show the largest element sooner: a faster server, a preloaded hero image, "
+        "less blocking CSS.",
+        "https://web.dev/articles/lcp",
+    ),
+}
+
+
 def advised(results: dict[str, Any]) -> dict[str, Any]:
-    """A report's results with each failed check's `fix` and `learn_more` added."""
+    """A report's results with each failed check's `fix` and `learn_more` added (a field
+    verdict's own where it has one: `FIELD_ADVICE`)."""
     shown = {}
     for key, result in results.items():
         advice = ADVICE.get(key)
+        if result.get("source") == "field":
+            advice = FIELD_ADVICE.get(key, advice)
         if not result["passed"] and advice is not None:
             result = {**result, "fix": advice.fix, "learn_more": advice.learn_more}
         shown[key] = result
