@@ -252,3 +252,32 @@ def test_a_key_has_at_most_so_many_live_links(analytics, guest, sites, monkeypat
     link(analytics, key_id, website=site_id)
     reply = analytics.post(f"/api/v1/keys/{key_id}/links", {"website": site_id})
     assert reply.status == 422 and "key" in reply.body["message"]
+
+
+@pytest.fixture
+def reports_owner(seo: Client, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]:
+    """The account's key on the SEO API, with reports of the local test site allowed."""
+    monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
+    config.reset()
+    yield seo
+    config.reset()
+
+
+def test_a_private_report_opens_for_a_guest_of_its_project(reports_owner, site):
+    report = reports_owner.post("/api/v1/reports", {"url": site.url("/good"), "privacy": 1}).data
+    public = Client("SeoApi", None)
+    page_path = urlsplit(report["share_url"]).path
+    assert public.get(page_path).status == 404
+    made = key(reports_owner, projects=report["project"])
+    made_link = link(reports_owner, made["id"], report=report["id"])
+    assert made_link["url"].startswith(f"https://api.test{page_path}?guest=")
+    location, cookie = opened_page(public, made_link["url"])
+    assert location == f"https://api.test{page_path}"
+    assert public.get(page_path, headers={"Cookie": cookie.split(";")[0]}).status == 200
+    json_path = page_path.replace("/share/", "/api/v1/share/")
+    bearer = {"Authorization": f"Bearer {made_link['token']}"}
+    assert public.get(json_path, headers=bearer).data["id"] == report["id"]
+    # a guest of another project is a stranger here, and may not be given this report
+    elsewhere = key(reports_owner, projects="elsewhere.example")
+    reply = reports_owner.post(f"/api/v1/keys/{elsewhere['id']}/links", {"report": report["id"]})
+    assert reply.status == 422 and "report" in reply.body["message"]
