@@ -3,9 +3,11 @@ days beside 100 smaller sites (`generate.py`, compacted), queried on DuckDB thro
 real handler, and the bytes Athena would scan for the same queries.
 
 Four questions a dashboard asks (Plausible's): the 30 days' totals, top pages, a daily
-series, and sources of visitors from Germany. Each is timed as the median wall clock of
-`RUNS` (3) runs of the handler (auth and the website look-up on moto, the SQL on the
-local warehouse's DuckDB: every question here is one the counters cannot answer exactly).
+series, and sources of visitors from Germany; and a fifth that no summary answers, the
+top pages of visitors from Germany (raw rows: a visitor's country is on each of its rows).
+Each is timed as the median wall clock of `RUNS` (3) runs of the handler (auth and the
+website look-up on moto, the SQL on the local warehouse's DuckDB: every question here is
+one the counters cannot answer exactly).
 
 Athena's bytes are derived, not measured: the sum of the compressed column chunks
 (DuckDB's `parquet_metadata()`) of the compacted files of the site's day partitions in
@@ -63,6 +65,12 @@ QUESTIONS: dict[str, dict[str, Any]] = {
     "filtered_breakdown": {
         "metrics": ["visitors", "visits", "bounce_rate"],
         "dimensions": ["visit:source"],
+        "filters": [["is", "visit:country", ["DE"]]],
+        "pagination": {"limit": 10},
+    },
+    "pages_from_country": {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["event:page"],
         "filters": [["is", "visit:country", ["DE"]]],
         "pagination": {"limit": 10},
     },

@@ -151,3 +151,44 @@ def test_questions_a_summary_cannot_answer_exactly_read_raw_rows():
     assert plan(metrics=["visitors"], filters=[["is", "visit:country", ["DE"]]]) == "visits"
     assert plan(metrics=["visitors"], dimensions=["visit:country"]) == "visits"
     assert plan(metrics=["pageviews"], dimensions=["event:page"]) == "pages"
+
+
+# Questions of rows alone that name a visit's location or device: read from the rows
+IDENTITY_QUESTIONS: list[dict[str, Any]] = [
+    {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["event:page"],
+        "filters": [["is", "visit:country", ["DE"]]],
+    },
+    {
+        "metrics": ["visitors", "events", "percentage"],
+        "dimensions": ["visit:device"],
+        "filters": [["contains", "event:page", ["blog"]]],
+    },
+    {"metrics": ["visitors", "pageviews"], "dimensions": ["visit:country", "time:day"]},
+    {
+        "metrics": ["visitors"],
+        "dimensions": ["event:page"],
+        "filters": [["is_not", "visit:device", ["Mobile"]], ["is", "visit:country", ["FR"]]],
+    },
+]
+
+
+@pytest.mark.parametrize("zone", ["UTC", "America/Los_Angeles"])
+@pytest.mark.parametrize("question", range(len(IDENTITY_QUESTIONS)))
+def test_a_visitor_s_location_and_device_are_read_from_rows_as_visits_would_give(
+    stores, monkeypatch, zone, question
+):
+    """Country, browser, OS and device come from the address and agent the visitor hash is
+    made of, so each row of a visit carries its visit's: the same answer, without finding
+    the visits."""
+    body = {"site_id": 1, "date_range": ["2026-11-18", "2026-11-23"], "timezone": zone}
+    body.update(IDENTITY_QUESTIONS[question])
+    monkeypatch.setattr(summaries, "plan", lambda parsed: None)
+    parsed = query.parse(body, NOW)
+    assert "found_visits" not in sql.statement(parsed, "duckdb", ())
+    from_rows = answered(stores["landing"], body, summarised=False)
+    monkeypatch.setattr(sql, "_of_events_only", lambda parsed: False)
+    assert "found_visits" in sql.statement(parsed, "duckdb", ())
+    assert from_rows == answered(stores["landing"], body, summarised=False)
+    assert from_rows["results"]

@@ -26,6 +26,12 @@ VISIT_DIMENSIONS: Final = {
     "visit:language": "language",
     "visit:screen": "screen",
 }
+# Visit dimensions that every row of a visitor's day shares: functions of the address and
+# user agent the visitor hash is made of, so a visit's value is each of its rows' value and
+# a query of rows alone reads them from the rows instead of finding the visits.
+IDENTITY_DIMENSIONS: Final = frozenset(
+    {"visit:country", "visit:browser", "visit:os", "visit:device"}
+)
 TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
 # A website's goals (`goals`): each of its defined goals, by display name, page goals too
 GOAL_DIMENSION: Final = "event:goal"

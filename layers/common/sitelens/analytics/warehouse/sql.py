@@ -19,7 +19,11 @@ import sqlglot
 from sqlglot import exp
 
 from sitelens.analytics.warehouse import props, raw, schema, summaries, visits
-from sitelens.analytics.warehouse.dimensions import EVENT_DIMENSIONS, VISIT_DIMENSIONS
+from sitelens.analytics.warehouse.dimensions import (
+    EVENT_DIMENSIONS,
+    IDENTITY_DIMENSIONS,
+    VISIT_DIMENSIONS,
+)
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
 from sitelens.analytics.warehouse.raw import SiteDays, stale_statement
@@ -166,13 +170,21 @@ def _filter_dimensions(item: Filter) -> set[str]:
 
 def _of_events_only(query: Query) -> bool:
     """Whether every metric, dimension and filter of the query is one of rows, not of
-    visits (no visit metric, `visit:` dimension or filter)."""
+    visits (no visit metric, and no `visit:` dimension or filter but those every row of a
+    visitor has, `IDENTITY_DIMENSIONS`)."""
     named = set(query.dimensions) | {
         name for item in query.filters for name in _filter_dimensions(item)
     }
     return set(query.metrics) <= _EVENT_METRICS and not any(
-        name in VISIT_DIMENSIONS for name in named
+        name in VISIT_DIMENSIONS and name not in IDENTITY_DIMENSIONS for name in named
     )
+
+
+# The identity dimensions under their visit names, read from each row
+_ROW_IDENTITY: Final = ", ".join(
+    f"{VISIT_DIMENSIONS[name]} AS v_{VISIT_DIMENSIONS[name]}"
+    for name in sorted(IDENTITY_DIMENSIONS)
+)
 
 
 def _total(column: str) -> str:
@@ -293,7 +305,7 @@ LIMIT {query.limit} OFFSET {query.offset}
         ]
         text = f"""
 WITH {raw.raw_sql(query, stale)},
-hits AS (SELECT * FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
+hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
 base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)})
 SELECT {

@@ -3,12 +3,13 @@ compaction when it writes each site-day's visits (`summaries`).
 
 A visitor's rows are ordered by time, and a pageview or custom event more than
 `VISIT_GAP_MINUTES` after the previous row starts a new visit (engagement rows only extend
-one). A visit's dimensions come from its first pageview, its duration runs from its first
-row to its last (an engagement row ends when the page was left), and it bounces when it
-has one pageview and no custom event. A visitor hash lives one day, so no visit crosses
-midnight UTC; rows continuing the previous day's visit (an engagement after midnight)
-count in no visit. That is why a whole UTC day's visits, found once at compaction, are the
-visits a query over that day would find.
+one). A visit's dimensions come from its first pageview, but for its location and device,
+which all its rows share, taken from its first row (so a visit of custom events alone has
+them too). Its duration runs from its first row to its last (an engagement row ends when
+the page was left), and it bounces when it has one pageview and no custom event. A visitor
+hash lives one day, so no visit crosses midnight UTC; rows continuing the previous day's
+visit (an engagement after midnight) count in no visit. That is why a whole UTC day's
+visits, found once at compaction, are the visits a query over that day would find.
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ from typing import Final
 from sqlglot import exp
 
 from sitelens.analytics.warehouse import schema
-from sitelens.analytics.warehouse.dimensions import VISIT_DIMENSIONS
+from sitelens.analytics.warehouse.dimensions import IDENTITY_DIMENSIONS, VISIT_DIMENSIONS
 
 VISIT_GAP_MINUTES: Final = 30
 # visit columns taken from the visit's first pageview
 FIRST_PAGEVIEW_COLUMNS: Final = tuple(
     column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
 )
+# what every row of a visitor has alike (`IDENTITY_DIMENSIONS`)
+IDENTITY_COLUMNS: Final = frozenset(VISIT_DIMENSIONS[name] for name in IDENTITY_DIMENSIONS)
 # A visit as compaction stores it (`summaries`): `ts` is when it started; `v_events` counts
 # its pageviews and custom events, `v_interactions` its custom events.
 COLUMNS: Final[tuple[tuple[str, schema.ColumnType], ...]] = (
@@ -55,12 +58,17 @@ VISITOR: Final = "website_id, day, visitor"
 ENGAGEMENT: Final = _text(schema.ENGAGEMENT)
 
 
+# the rows a visit's column is taken from the first of: its pageviews, or for an identity
+# column any row but an engagement (which may belong to the visit before)
+_FIRST_OF: Final = {False: f"= {PAGEVIEW}", True: f"<> {ENGAGEMENT}"}
+
+
 def ctes(source: str) -> str:
     """CTEs over the relation `source` (raw rows with `website_id` and `day`): `numbered`, each row
     with its visit number (0: in no visit), and `found_visits`, one row per visit that counts
     (it has a pageview or a custom event) with the columns of `COLUMNS`."""
     first_pageview = ",\n".join(
-        f"ARG_MIN({name}, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_{name}"
+        f"ARG_MIN({name}, ts) FILTER (WHERE name {_FIRST_OF[name in IDENTITY_COLUMNS]}) AS v_{name}"
         for name in FIRST_PAGEVIEW_COLUMNS
     )
     # rows of one instant in one order on every run: pageviews and events first, then by id
