@@ -19,9 +19,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitelens.analytics.stats import summed
-from sitelens.core import clock, hosts, metrics
+from sitelens.core import clock, metrics
 from sitelens.data import audits as stored_audits
-from sitelens.data import websites as stored_websites
 from sitelens.reports import field
 
 logger = logging.getLogger(__name__)
@@ -31,17 +30,14 @@ DAYS = 30  # the pageviews of the last 30 whole days (UTC), today left out
 
 def of_site(account: str, start_url: str) -> Counter[str] | None:
     """Pageviews by page (path and query) of the account's website for the audited host,
-    or None when the account does not track it."""
-    try:
-        site = hosts.site(urlsplit(start_url).hostname or "")
-    except ValueError:
+    or None when the account does not track it (the website as a report finds it:
+    `reports.field.website_of`)."""
+    website = field.website_of(account, start_url)
+    if website is None:
         return None
-    for website in stored_websites.of_account(account):
-        if hosts.site(website["domain"]) == site:
-            last = clock.now().date() - timedelta(days=1)
-            views, _ = summed(int(website["id"]), "page", last - timedelta(days=DAYS - 1), last)
-            return views
-    return None
+    last = clock.now().date() - timedelta(days=1)
+    views, _ = summed(int(website["id"]), "page", last - timedelta(days=DAYS - 1), last)
+    return views
 
 
 def page_of(url: str) -> str:
