@@ -87,10 +87,13 @@ class FakeDynamoDB:
             found = self.items.get((Key["account"]["S"], Key["id"]["N"]))
         return {"Item": found} if found else {}
 
-    def query(self, *, TableName: str, Limit: int = 100, **_: Any) -> dict[str, Any]:
+    def query(self, *, TableName: str, Limit: int = 100, **params: Any) -> dict[str, Any]:
         # A page of the account's websites; which index or order was asked does not change
         # what the handler has to do with it, so the stub does not sort.
         self.calls["Query"] += 1
+        values = params.get("ExpressionAttributeValues") or {}
+        if str(values.get(":pk", {}).get("S", "")).startswith("ENDPOINT#"):
+            return {"Items": [], "Count": 0, "ScannedCount": 0}  # an account without webhooks
         found = self.websites[:Limit]
         answer: dict[str, Any] = {"Items": found, "Count": len(found), "ScannedCount": len(found)}
         if len(found) < len(self.websites):

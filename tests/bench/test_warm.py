@@ -98,7 +98,9 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDynamoDB]:
     """The stub, served by `sitelens.data.clients.client` and by the peers' module-scope client."""
     from tests.bench.peers import websites as peer_websites
 
-    for entry in config.REQUIRED:  # the stub answers whatever the table or queue is called
+    # the stub answers whatever the table or queue is called; the webhooks table is set for
+    # every function in template.yaml's Globals (a create looks up the account's endpoints)
+    for entry in (*config.REQUIRED, "WEBHOOKS_TABLE", "WEBHOOK_QUEUE_URL"):
         name = entry if isinstance(entry, str) else entry[0]  # a tuple: any one of them
         monkeypatch.setenv(config.PREFIX + name, f"bench-{name.lower()}")
     stub = FakeDynamoDB()
