@@ -1,4 +1,4 @@
-"""Email digests: one per account and period, with each website's visitors and pageviews
+"""Email digests: one per account and period, with each website's figures (the query API's)
 against the period before, text and HTML, links that stop them without a key. Planned
 daily (one message per account on the digest queue, missed and failed ones again the next
 day), sent once per period by the sender however often a plan runs or a message comes;
@@ -32,6 +32,7 @@ from sitelens.data import clients, mail
 from sitelens.digests import claims, composing, planning
 from sitelens.local import gateway, sqs, template, worker
 from tests.fixtures.analytics import hit_record, run
+from tests.fixtures.local_warehouse import local_warehouse  # noqa: F401
 
 MONDAY = date(2026, 11, 23)  # digests of the week of 16 to 22 November (the 9th to 15th before)
 TEMPLATE = template.load()
@@ -217,6 +218,7 @@ def claim_of(account_id: str, period: str) -> dict[str, Any]:
     return item
 
 
+@pytest.mark.usefixtures("local_warehouse")
 def test_a_weekly_digest_of_the_websites_that_ask_for_one(
     analytics, account, queue, outbox, monkeypatch
 ):
@@ -233,10 +235,21 @@ def test_a_weekly_digest_of_the_websites_that_ask_for_one(
     assert "16 Nov to 22 Nov 2026" in message["Subject"]
     assert message["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     text, html = parts(message)
-    # shop: 10 pageviews and 5 visitors this week, against 5 and 3 the week before
+    # shop: 10 pageviews this week against 5 the week before, as the query API counts them
     assert "shop.example" in text and "quiet.example" not in text
     assert "Pageviews: 10 (+100%; 5 the period before)" in text
-    assert "Visitors:  5 (+67%; 3 the period before)" in text
+    [row] = analytics.post(
+        "/api/v1/query",
+        json_body={
+            "site_id": shop["id"],
+            "metrics": ["visitors", "visits"],
+            "date_range": ["2026-11-16", "2026-11-22"],
+            "include": {"comparisons": {"mode": "previous_period"}},
+        },
+    ).body["results"]
+    (visitors, visits), (before, visits_before) = row["metrics"], row["comparison"]["metrics"]
+    assert f"Unique visitors: {visitors} (" in text and f"; {before} the period before)" in text
+    assert f"Visits: {visits} (" in text and f"; {visits_before} the period before)" in text
     assert "https://api.test/share/shop.example" in text
     assert "https://api.test/share/secret.example" not in text  # private: no share page
     assert "secret.example" in html and "<strong>shop.example</strong>" in html

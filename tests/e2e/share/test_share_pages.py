@@ -1,7 +1,8 @@
 """The share pages in a real browser (Playwright on Debian's Chromium) against `make serve`:
-the statistics page's chart and totals drawn with the counted numbers at desktop and phone
-widths, the password flow and its cookie, a password change while the cookie is held, the
-404 of a private record, and the report page on screen and in print."""
+the statistics page's chart (with an annotation's marker) and totals drawn with the query
+API's numbers at desktop and phone widths, the password flow and its cookie, a password
+change while the cookie is held, the 404 of a private record, and the report page on
+screen and in print."""
 
 from __future__ import annotations
 
@@ -86,10 +87,38 @@ def wait_for_pageviews(server: Server, website_id: int, expected: int) -> None:
     pytest.fail("the hits were not counted within 20 s")
 
 
+def query_totals(server: Server, website_id: int) -> list[int]:
+    """Visitors, visits and pageviews of the share page's default period, as the query API
+    answers them, once the warehouse has the 5 pageviews."""
+    body = {
+        "site_id": website_id,
+        "metrics": ["visitors", "visits", "pageviews"],
+        "date_range": "30d",
+    }
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        reply = call("POST", f"{server.analytics}/api/v1/query", KEY, json_body=body)
+        assert reply.status == 200, reply.body
+        [row] = reply.body["results"] or [{"metrics": [0, 0, 0]}]
+        if row["metrics"][2] >= 5:
+            return list(row["metrics"])
+        time.sleep(0.2)
+    pytest.fail("the warehouse did not answer within 20 s")
+
+
 def test_the_statistics_page_draws_the_counted_numbers(server, chromium, tmp_path: Path):
     record = website(server)
     track(server, record["domain"], ["/", "/pricing", "/pricing", "/blog", "/"])
     wait_for_pageviews(server, record["id"], 5)
+    totals = query_totals(server, record["id"])
+    today = time.strftime("%Y-%m-%d", time.gmtime())
+    note = call(
+        "POST",
+        f"{server.analytics}/api/v1/websites/{record['id']}/annotations",
+        KEY,
+        form={"date": today, "text": "Deployed v2"},
+    )
+    assert note.status == 201, note.body
     for name, viewport in (("desktop", DESKTOP), ("phone", PHONE)):
         page = chromium.new_page(viewport=viewport)
         errors: list[str] = []
@@ -99,11 +128,18 @@ def test_the_statistics_page_draws_the_counted_numbers(server, chromium, tmp_pat
         drawn = page.evaluate(
             "() => window.sitelensChart.data.slice(1).map(s => s.reduce((a, b) => a + b, 0))"
         )
-        assert drawn == [5, 5]  # visitors, pageviews, summed over the period's days
+        # visitors, visits, pageviews, summed over the period's days (all today): the query
+        # API's figures, as the totals
+        assert drawn == totals
+        assert page.inner_text("#total-visitors") == str(totals[0])
+        assert page.inner_text("#total-visits") == str(totals[1])
         assert page.inner_text("#total-pageviews") == "5"
-        assert page.inner_text("#total-visitors") == "5"
         assert page.locator("canvas").count() >= 1
-        pages_table = page.inner_text("#page")
+        # the annotation is drawn on the chart, on its day, with its text
+        marker = page.locator("#chart .u-annotation")
+        assert marker.count() == 1 and marker.inner_text() == "Deployed v2"
+        assert marker.is_visible()
+        pages_table = page.inner_text("#pages")
         assert "/pricing" in pages_table and "2" in pages_table
         # nothing overflows the phone's width
         width = page.evaluate("() => document.documentElement.scrollWidth")

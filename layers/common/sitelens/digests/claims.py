@@ -13,10 +13,10 @@ from typing import Any
 from sitelens.core import clock
 from sitelens.data import accounts as stored_accounts
 
-# Twice the sender's Timeout (60 s) in template.yaml: a claim this old was made by an
-# invocation that has ended, and shorter than the queue's visibility timeout (360 s), so
+# Twice the sender's Timeout (300 s) in template.yaml: a claim this old was made by an
+# invocation that has ended, and shorter than the queue's visibility timeout (1,800 s), so
 # the redelivery of a crashed sender's message finds it stale.
-CLAIM_LEASE_SECONDS = 120
+CLAIM_LEASE_SECONDS = 600
 # Tries of one digest (three deliveries a day, then the next days' plans) before it is
 # given up and stays `failed`.
 MAX_ATTEMPTS = 10

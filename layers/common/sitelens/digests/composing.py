@@ -1,11 +1,13 @@
-"""A digest as an email: each website with `email` = 1, its visitors and pageviews in the
-period against the one before, links to its statistics and share page, and a signed link
-that stops its digests; then the account's audit runs that regressed in the period
-(`regressions`); plain text and HTML."""
+"""A digest as an email: each website with `email` = 1, its top figures of the period (unique
+visitors, visits, pageviews, bounce rate, visit duration) against the period before, as
+the query API answers them (`analytics.dashboard.totals_question`: one question a
+website, `FIGURES_PARALLEL` at a time), links to its statistics and share page, and a
+signed link that stops its digests; then the account's audit runs that regressed in the
+period (`regressions`); plain text and HTML."""
 
 from __future__ import annotations
 
-from datetime import date
+from concurrent.futures import ThreadPoolExecutor
 from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 from functools import cache
@@ -13,14 +15,23 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from sitelens.analytics import dashboard, queries
 from sitelens.core.config import settings
-from sitelens.data import stats
 from sitelens.data import websites as stored_websites
 from sitelens.digests import regressions
 from sitelens.digests.periods import Period
 from sitelens.digests.unsubscribing import unsubscribe_token
 
 MAX_WEBSITES = 50  # listed in one digest; the rest are named by their number
+FIGURES_PARALLEL = 5  # websites' questions at once (Athena queries, deployed)
+# what each website shows, by the query API's metric names, in this order
+FIGURES = {
+    "visitors": "Unique visitors",
+    "visits": "Visits",
+    "pageviews": "Pageviews",
+    "bounce_rate": "Bounce rate",
+    "visit_duration": "Visit duration",
+}
 
 
 @cache
@@ -37,16 +48,46 @@ def _environment() -> Any:
     )
 
 
-def _total(website_id: int, name: str, first: date, last: date) -> int:
-    found, _ = stats.counts(website_id, name, first.isoformat(), last.isoformat())
-    return sum(count for _, count in found)
+def figures(account_id: str, website_id: int, period: Period) -> dict[str, Any]:
+    """The website's top figures of the period, each with the period before's and the
+    change, as `POST /api/v1/query` answers them (with `previous_period`: as many days
+    just before), and the days they are compared with."""
+    question = dashboard.totals_question(website_id, period.first, period.last)
+    answer = queries.run(account_id, question)
+    found = dashboard.totals(answer)
+    return {
+        "figures": [
+            {
+                "name": name,
+                "title": title,
+                **found[name],
+                "shown": _shown(name, found[name]["value"]),
+                "previous_shown": _shown(name, found[name]["previous"]),
+                "change_shown": _change(name, found[name]["change"]),
+            }
+            for name, title in FIGURES.items()
+        ],
+        "compared": answer["meta"].get("comparison_date_range"),
+        "timezone": answer["query"]["timezone"],
+    }
 
 
-def _change(now: int, before: int) -> str:
-    if before == 0:
-        return "new" if now else "no change"
-    percent = round(100 * (now - before) / before)
-    return f"{percent:+d}%" if percent else "no change"
+def _shown(name: str, value: float) -> str:
+    if name == "bounce_rate":
+        return f"{value:g}%"
+    if name == "visit_duration":
+        minutes, seconds = divmod(int(value), 60)
+        return f"{minutes}m {seconds:02d}s" if minutes else f"{seconds}s"
+    return f"{int(value):,}"
+
+
+def _change(name: str, change: float | None) -> str:
+    """The query API's change in words: percent, or points for the bounce rate."""
+    if change is None:
+        return "new"
+    if not change:
+        return "no change"
+    return f"{change:+g} points" if name == "bounce_rate" else f"{change:+d}%"
 
 
 def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
@@ -57,20 +98,19 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
     if not websites and not regressed.listed:
         return None
     base = settings().analytics_base_url
+    listed = websites[:MAX_WEBSITES]
+    with ThreadPoolExecutor(max_workers=FIGURES_PARALLEL) as pool:
+        found = pool.map(lambda website: figures(account_id, int(website["id"]), period), listed)
+        numbers = list(found)
     rows = []
-    for website in websites[:MAX_WEBSITES]:
-        numbers = {}
-        for name in ("visitors", "pageviews"):
-            now = _total(website["id"], name, period.first, period.last)
-            before = _total(website["id"], name, period.before_first, period.before_last)
-            numbers[name] = {"now": now, "before": before, "change": _change(now, before)}
+    for website, figured in zip(listed, numbers, strict=True):
         query = urlencode(
             {"name": "pageviews", "from": period.first.isoformat(), "to": period.last.isoformat()}
         )
         rows.append(
             {
                 "domain": website["domain"],
-                **numbers,
+                **figured,
                 "stats_url": f"{base}/api/v1/stats/{website['id']}?{query}",
                 "share_url": (
                     f"{base}/share/{website['domain']}" if int(website["privacy"]) != 1 else None

@@ -1,29 +1,35 @@
 """A website's share views, addressed by its domain on the analytics API (as Plausible
-shares them): its statistics as JSON, its unlock route, and its statistics page."""
+shares them): its dashboard as JSON and as a page (the query API's figures,
+`analytics.dashboard`), its counters as the stats API gives them, and its unlock route."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitelens import sharing
-from sitelens.analytics import stats
+from sitelens.analytics import dashboard, stats
 from sitelens.analytics.inputs import PERIODS, SharePeriod, StatsQuery
 from sitelens.edge import pages
-from sitelens.edge.http import Request, Response, listed
+from sitelens.edge.http import Request, Response, listed, ok
 from sitelens.edge.share import views
 
-RANKED_TITLES = {
-    "page": "Pages",
-    "landing_page": "Landing pages",
-    "referrer": "Referrers",
-    "country": "Countries",
-    "browser": "Browsers",
-    "os": "Operating systems",
-    "device": "Devices",
-    "language": "Languages",
-    "resolution": "Screen sizes",
-    "utm_source": "Campaign sources",
-    "utm_medium": "Campaign media",
-    "campaign": "Campaigns",
-    "event": "Events",
+BREAKDOWN_TITLES = {
+    "sources": ("Sources", "Source"),
+    "pages": ("Pages", "Page"),
+    "entry_pages": ("Entry pages", "Entry page"),
+    "exit_pages": ("Exit pages", "Exit page"),
+    "countries": ("Countries", "Country"),
+    "devices": ("Devices", "Device"),
+    "browsers": ("Browsers", "Browser"),
+    "operating_systems": ("Operating systems", "Operating system"),
+}
+TOTAL_TITLES = {
+    "visitors": "Unique visitors",
+    "visits": "Visits",
+    "pageviews": "Pageviews",
+    "views_per_visit": "Views per visit",
+    "bounce_rate": "Bounce rate",
+    "visit_duration": "Visit duration",
 }
 
 
@@ -35,10 +41,14 @@ def _title(shared: sharing.Shared) -> str:
     return f"{shared.record['domain']} statistics"
 
 
-def _render(request: Request, shared: sharing.Shared) -> Response:
+def _figures(request: Request, shared: sharing.Shared) -> tuple[SharePeriod, dict[str, Any]]:
     period = SharePeriod.parse(request.query)
     first, last = period.days()
-    overview = stats.overview(shared.id, first, last)
+    return period, dashboard.of_website(shared.account, shared.record, first, last)
+
+
+def _render(request: Request, shared: sharing.Shared) -> Response:
+    period, figures = _figures(request, shared)
     return pages.page(
         request,
         "website.html",
@@ -46,19 +56,22 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
         domain=shared.record["domain"],
         period=period,
         periods=PERIODS,
-        first=first.isoformat(),
-        last=last.isoformat(),
-        overview=overview,
-        ranked_titles=RANKED_TITLES,
-        series={
-            "days": overview.days,
-            "visitors": overview.visitors,
-            "pageviews": overview.pageviews,
-        },
+        first=figures["date_range"][0],
+        last=figures["date_range"][1],
+        figures=figures,
+        total_titles=TOTAL_TITLES,
+        breakdown_titles=BREAKDOWN_TITLES,
+        chart={**figures["series"], "annotations": figures["annotations"]},
     )
 
 
 WEBSITE = views.Kind(find=_find, title=_title, render=_render)
+
+
+def figures(request: Request) -> Response:
+    """GET /api/v1/share/websites/{domain}: the dashboard's figures as JSON."""
+    shared = views.opened(request, WEBSITE)
+    return ok(_figures(request, shared)[1])
 
 
 def statistics(request: Request) -> Response:
