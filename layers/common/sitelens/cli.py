@@ -32,6 +32,7 @@ def _configure(args: argparse.Namespace) -> None:
         os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
         os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
         os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
+        _use_local_warehouse()
     elif args.stack:
         import boto3
 
@@ -39,6 +40,24 @@ def _configure(args: argparse.Namespace) -> None:
             StackName=args.stack, LogicalResourceId="AccountsTable"
         )
         os.environ["SITELENS_ACCOUNTS_TABLE"] = answer["StackResourceDetail"]["PhysicalResourceId"]
+
+
+def _use_local_warehouse() -> None:
+    """The warehouse `make serve` keeps on disk (SITELENS_LOCAL_WAREHOUSE_DIR, else its
+    folder), read by DuckDB, since digests ask the query API for their figures; an empty
+    one when make serve keeps its data in memory (that warehouse is its process's own)."""
+    import tempfile
+    from pathlib import Path
+
+    from sitelens.data import warehouse
+    from sitelens.local.server import WAREHOUSE_DIR
+    from sitelens.local.warehouse import LocalWarehouse
+
+    given = os.environ.get("SITELENS_LOCAL_WAREHOUSE_DIR")
+    on_disk = (os.environ.get("SITELENS_LOCAL_DB") or "disk") == "disk"
+    folder = Path(given) if given else WAREHOUSE_DIR if on_disk else None
+    local = LocalWarehouse(folder or Path(tempfile.mkdtemp(prefix="sitelens-warehouse-")))
+    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
 
 
 def main(argv: list[str] | None = None) -> int:
