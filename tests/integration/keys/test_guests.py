@@ -16,7 +16,7 @@ import boto3
 import pytest
 
 from sitelens.core import config
-from sitelens.guests import links
+from sitelens.guests import links, sessions
 from sitelens.tokens import signing
 from tests.conftest import Client
 
@@ -148,7 +148,7 @@ def test_an_expired_link_opens_nothing(analytics, public, guest, monkeypatch):
     made = guest["link"]
     assert stats(public, "client-a.example", made["token"]).status == 200
     later = SimpleNamespace(time=lambda: time.time() + 7 * 86_400 + 1)
-    monkeypatch.setattr(links, "time", later)  # the link's clock, and the token's
+    monkeypatch.setattr(sessions, "time", later)  # the link's clock, and the token's
     monkeypatch.setattr(signing, "time", later)
     assert stats(public, "client-a.example", made["token"]).body == NOT_FOUND
     landing = urlsplit(made["url"])

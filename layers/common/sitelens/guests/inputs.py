@@ -49,7 +49,7 @@ RecordId = Annotated[int, BeforeValidator(_record_id)]
 class LinkCreate(Input):
     """Exactly one of `website`, `report` and `audit` (an id of the account's, within the
     key's reach): the share view the link opens first; `expires_at` ends it (default: in
-    `guests.DEFAULT_SECONDS`, never past the key's own expiry)."""
+    `guests.links.DEFAULT_SECONDS`, never past the key's own expiry)."""
 
     website: RecordId | None = None
     report: RecordId | None = None

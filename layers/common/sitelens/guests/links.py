@@ -1,11 +1,8 @@
-"""Guest links of read keys: made, listed and revoked through the keys API, and the guest
-session a link's token opens.
+"""Guest links of read keys: made, listed and revoked through the keys API (the session a
+link's token opens is `guests.sessions`).
 
 A link's token is a `tokens.signing` token for the purpose "guest" carrying the account,
 the key's id and the link's id, never the key's secret, and ending when the link does.
-Every share request that carries one reads the link and the key (two strongly consistent
-GetItems): revoking the key or deleting the link closes every session at once, and a key
-that expired or a link that ended opens nothing.
 
 Only a read key limited to websites or projects may have links: a client login shows what
 its client may see, and a key over the whole account (or one that writes) is a staff
@@ -29,6 +26,7 @@ from sitelens.data import guests as stored_guests
 from sitelens.data import keys as stored_keys
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
+from sitelens.guests.sessions import ID_LENGTH, PURPOSE
 from sitelens.records import listing
 from sitelens.sharing.access import Kind
 from sitelens.tokens import signing
@@ -37,12 +35,10 @@ if TYPE_CHECKING:
     from sitelens.guests.inputs import LinkCreate
     from sitelens.records.inputs import PageQuery
 
-PURPOSE = "guest"
 DEFAULT_SECONDS = 7 * 86_400  # a link made without an expiry ends in a week
 MAX_SECONDS = 90 * 86_400  # as `inputs.MAX_LINK_DAYS`
 MAX_LINKS_PER_KEY = 20  # live links of one key: one Query lists them
 NOT_A_GUEST = "Only a read key limited to websites or projects can have guest links."
-_ID_LENGTH = 18  # ids are counters; anything longer names nothing
 
 
 def _iso(seconds: float) -> str:
@@ -94,7 +90,7 @@ def share_bases(fallback: str) -> dict[str, str]:
 
 def link_id(text: str) -> int:
     """The `{link_id}` of a path; 404 for anything but a positive whole number."""
-    if not text.isascii() or not text.isdigit() or len(text) > _ID_LENGTH or int(text) < 1:
+    if not text.isascii() or not text.isdigit() or len(text) > ID_LENGTH or int(text) < 1:
         raise errors.NotFound()
     return int(text)
 
@@ -162,30 +158,3 @@ def revoke(account_id: str, key_id: int, link_id: int) -> None:
     when there is no such link."""
     if not stored_guests.delete(account_id, str(key_id), str(link_id)):
         raise errors.NotFound()
-
-
-def session(token: str) -> sharing.Guest | None:
-    """The guest session a link's token opens: None for a token that is malformed,
-    tampered with, expired, of a deleted link, or of a key revoked, expired or no longer a
-    limited read key."""
-    try:
-        data = signing.verify(token, PURPOSE)
-    except signing.BadToken:
-        return None
-    ids = [data.get(name) for name in ("a", "k", "l")]
-    if not all(isinstance(i, str) and i.isdigit() and len(i) <= _ID_LENGTH for i in ids):
-        return None
-    account_id, key_id, link_id = (str(i) for i in ids)
-    link = stored_guests.get(account_id, key_id, link_id)
-    if link is None or time.time() >= float(link["expires_at"]):
-        return None
-    entry = stored_keys.get(account_id, key_id)
-    if entry is None:
-        return None  # revoked: its entry went with its lookups
-    expires_at = entry.get("expires_at")
-    if expires_at is not None and time.time() >= float(expires_at):
-        return None
-    scope = keyring.scope_of(entry.get("scope"))
-    if scope.writes or not scope.limited:
-        return None
-    return sharing.Guest(account_id, scope, float(link["expires_at"]))

@@ -1,7 +1,7 @@
 """Lambda's SQS event source mapping, locally: poll each queue, call its function; and
 EventBridge Scheduler's schedules, as a timer that calls the function at start and then
-every SCHEDULE_SECONDS, or every minute for `rate(1 minute)` (the scheduled functions are
-idempotent: the digests claim each period's email before sending it).
+every SCHEDULE_SECONDS, or every minute for a schedule of rate(1 minute) (the scheduled
+functions are idempotent: the digests claim each period's email before sending it).
 
 Like Lambda, a worker gathers messages into one batch until the function's BatchSize is
 reached or its batching window (at most 1 s here, so stats appear within about two
@@ -163,8 +163,8 @@ def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
 
 
 def _every(schedule: dict[str, Any]) -> float:
-    """How often a schedule runs here: `rate(1 minute)` every minute (goal.converted's
-    pass), any other schedule every SCHEDULE_SECONDS."""
+    """How often a schedule runs here: rate(1 minute) every minute (goal.converted's pass),
+    any other schedule every SCHEDULE_SECONDS."""
     if str(schedule.get("ScheduleExpression", "")).replace(" ", "") == "rate(1minute)":
         return 60.0
     return SCHEDULE_SECONDS

@@ -12,10 +12,11 @@ from dataclasses import dataclass, replace
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from sitelens import guests, sharing
+from sitelens import sharing
 from sitelens.core import errors
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
+from sitelens.guests import sessions
 from sitelens.sharing.inputs import Unlock
 
 COOKIE = "sitelens_share"
@@ -71,10 +72,14 @@ def guest(request: Request) -> sharing.Guest | None:
     scheme, _, token = request.headers.get("authorization", "").strip().partition(" ")
     bearer = token.strip() if scheme.lower() == "bearer" else None
     for carried in (bearer, _cookie(request, GUEST_COOKIE)):
-        session = guests.session(carried) if carried and len(carried) <= MAX_GUEST_TOKEN else None
+        session = sessions.opened_by(carried) if carried and _token_sized(carried) else None
         if session is not None:
             return session
     return None
+
+
+def _token_sized(text: str) -> bool:
+    return 0 < len(text) <= MAX_GUEST_TOKEN
 
 
 def _cookie(request: Request, name: str) -> str | None:
@@ -160,7 +165,7 @@ def _guest_landing(request: Request, shared: sharing.Shared) -> Response | None:
     share page of this base URL and shows the page again without the token in its address
     (303). None for any other token: the page answers as it would without one."""
     token = request.query[GUEST_PARAMETER]
-    session = guests.session(token) if len(token) <= MAX_GUEST_TOKEN else None
+    session = sessions.opened_by(token) if _token_sized(token) else None
     if session is None or not session.reaches(shared):
         return None
     rest = _without_token(request)
