@@ -61,6 +61,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "patchWebsite": WEBSITE_FIELDS,
     "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
     "getSharedStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
+    "getSharedDashboard": {"from": PERIOD, "to": PERIOD},
     "getWebsiteSharePage": None,  # the period, on an HTML page
     "query": {
         # Plausible's query language: bounds, metrics that need dimensions, filter syntax,
