@@ -153,6 +153,9 @@ def test_share_website_stats_and_page(website: dict[str, Any]) -> None:
     assert "example.com" in page
     status, _, body = invoke(event("share-website-unlock"))  # public: any password opens it
     assert status == 200 and set(body["data"]) == {"token", "expires_at"}
+    status, _, body = invoke(event("share-website-dashboard"))  # the query API's figures
+    assert status == 200, body
+    assert body["data"]["totals"]["visitors"]["value"] == 0 and body["data"]["goals"] is None
 
 
 def test_share_report_routes_answer_404_for_a_missing_report(events_account) -> None:
