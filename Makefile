@@ -61,16 +61,20 @@ $(MATOMO_COPY): $(STAMP)
 # One pytest worker a core (pytest-xdist); an idle worker takes tests from a busy one's queue
 # (worksteal: 242 s on 2 cores, against 319 s with whole files per worker and 650 s in one).
 TEST_WORKERS ?= auto
+# Compiled modules are kept (__pycache__, git-ignored) even where PYTHONDONTWRITEBYTECODE is
+# set: without them each worker, and each make serve the e2e tests start, compiles the layer
+# and rewrites the tests' asserts again (6 s of CPU a worker; docs/development.md).
+TEST_PYTHON := PYTHONDONTWRITEBYTECODE= $(BIN)/python
 test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal
+	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The tests of code alone (tests/unit), in one process: about 15 s.
 test-fast: $(STAMP)
-	$(BIN)/python -m pytest -m unit tests/unit
+	$(TEST_PYTHON) -m pytest -m unit tests/unit
 
 # One kind of test: make test-kind KIND=integration (or unit, e2e).
 test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m $(KIND) tests/$(KIND)
+	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m $(KIND) tests/$(KIND)
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
 browser:

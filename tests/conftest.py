@@ -4,6 +4,7 @@ Gateway proxy events through the template's routes."""
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import socket
@@ -42,7 +43,7 @@ from moto.dynamodb import models as moto_dynamodb  # noqa: E402
 from moto.sqs import models as moto_sqs  # noqa: E402
 
 from sitelens import accounts, initialized  # noqa: E402
-from sitelens.analytics import fairshare, tracking  # noqa: E402
+from sitelens.analytics import converted, fairshare, tracking  # noqa: E402
 from sitelens.core import config  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
@@ -53,17 +54,32 @@ from sitelens.local import (  # noqa: E402
     template,
 )
 from sitelens.records import privacy  # noqa: E402
-from tests.fixtures import moto_transactions  # noqa: E402
+from tests.fixtures import moto_queries, moto_responses, moto_transactions  # noqa: E402
 from tests.fixtures import site as fixture_site  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
 moto_transactions.install()  # its transactions back a table up once, not once an item
+moto_queries.install()  # its Queries read one partition, not the whole table sorted
+moto_responses.install()  # its answers' attribute values copied, not walked through the model
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
 REGION = os.environ["AWS_DEFAULT_REGION"]
 TESTS = Path(__file__).resolve().parent
 KINDS = ("unit", "integration", "e2e")
+_load_template = template.load
+_PARSED_TEMPLATE = _load_template()
+
+
+def _template_copy(path: Path = template.DEFAULT_PATH) -> dict[str, Any]:
+    """template.yaml parsed once a process: 20 test modules read it as they are imported, at
+    a quarter of a second of PyYAML each; every caller still gets a copy of its own."""
+    if path != template.DEFAULT_PATH:
+        return _load_template(path)
+    return copy.deepcopy(_PARSED_TEMPLATE)
+
+
+template.load = _template_copy  # type: ignore[assignment]
 TEMPLATE = template.load()
 ROUTES = template.routes(TEMPLATE)
 GATEWAYS = {api: gateway.Gateway(api, ROUTES) for api in ("AnalyticsApi", "SeoApi")}
@@ -129,6 +145,7 @@ def reset_caches() -> None:
     secrets.forget()
     tracking.EXCLUDED.forget()
     fairshare.reset()
+    converted.forget()
 
 
 class MotoBackend:
