@@ -9,6 +9,8 @@ from __future__ import annotations
 import html
 import json
 import re
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -16,7 +18,7 @@ import pytest
 
 from sitelens.analytics import dashboard
 from sitelens.core import clock, config
-from sitelens.data import warehouse
+from sitelens.data import dashboards, warehouse
 from sitelens.digests import composing, of_label
 from tests.conftest import Client
 from tests.fixtures.analytics import receive, run
@@ -140,7 +142,9 @@ def visits(analytics: Client, monkeypatch: pytest.MonkeyPatch) -> int:
     return int(site["id"])
 
 
-def test_every_figure_of_the_share_dashboard_is_the_query_api_s(analytics, public, monkeypatch):
+def test_every_figure_of_the_share_dashboard_and_digest_is_the_query_api_s(
+    analytics, account, public, monkeypatch
+):
     site = visits(analytics, monkeypatch)
     shown = share(public)
     days = list(DAYS)
@@ -246,9 +250,7 @@ def test_every_figure_of_the_share_dashboard_is_the_query_api_s(analytics, publi
     assert 'href="https://ci.example/runs/7"' in page.body and "Deploy v2</a>" in page.body
     assert 'id="goals"' in page.body and 'id="vital-lcp"' in page.body
 
-
-def test_the_digest_gives_the_query_api_s_figures(analytics, account, monkeypatch):
-    site = visits(analytics, monkeypatch)
+    # the week's digest says what the query API says of the week
     monkeypatch.setenv("SITELENS_ANALYTICS_BASE_URL", "https://api.test")
     config.reset()
     message = composing.digest(account.id, "o@example.com", of_label("2026-W48"))
@@ -348,3 +350,36 @@ def test_who_may_read_a_dashboard_and_bad_periods(analytics, public):
         "/api/v1/share/websites/open.example", query={"from": "2026-11-20", "to": "2026-11-10"}
     )
     assert backwards.status == 422
+
+
+def test_views_meanwhile_wait_for_the_one_computing(analytics, public, monkeypatch):
+    """While one view computes a website's days (its claim), another answers that view's
+    figures once kept, without asking the warehouse itself; none kept in time: 429. A
+    claim left by a view that died (stale) does not hold anyone."""
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data["id"]
+    monkeypatch.setattr(clock, "now", lambda: NOW)
+    first, last = (_day(day) for day in DAYS)
+    assert dashboards.claim(site, first, last, time.time(), 30)  # another view computes
+    assert not dashboards.claim(site, first, last, time.time(), 30)
+    asked: list[str] = []
+    monkeypatch.setattr(dashboard, "compute", lambda *a: asked.append("computed") or {})
+    monkeypatch.setattr(dashboard, "WAIT_SECONDS", 5.0)
+    theirs = {"date_range": list(DAYS), "from": "the other view"}
+    later = threading.Timer(0.3, dashboards.put, (site, first, last, theirs, time.time()))
+    later.start()
+    assert share(public)["from"] == "the other view" and asked == []
+    later.join()
+    dashboards.release(site, first, last)
+    monkeypatch.setattr(dashboard, "WAIT_SECONDS", 0.3)
+    monday, tuesday = first, last
+    assert dashboards.claim(site, monday, monday, time.time(), 30)  # held, never kept
+    held = share_of(public, monday)
+    assert held.status == 429 and held.headers["Retry-After"] == "5" and asked == []
+    assert dashboards.claim(site, tuesday, tuesday, time.time(), -1)  # its view died
+    assert share_of(public, tuesday).status == 200 and asked == ["computed"]
+
+
+def share_of(public: Client, day: Any) -> Any:
+    return public.get(
+        "/api/v1/share/websites/shop.example", query={"from": str(day), "to": str(day)}
+    )

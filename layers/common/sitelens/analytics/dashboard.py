@@ -9,7 +9,9 @@ website has goals, and Core Web Vitals (shown when some were collected). They ru
 `PARALLEL` at a time (deployed each is an Athena query). A share page is anonymous, so its
 dashboard is kept `FRESH_SECONDS` per website and days (`data.dashboards`) and computed at
 most `COMPUTATIONS_PER_HOUR` times per website and UTC hour; past that a kept copy stands
-in, or 429 until the hour ends. Visitors now (`realtime`: DynamoDB, not the warehouse) is
+in, or 429 until the hour ends. One view at a time computes a website's days (a claim);
+others arriving meanwhile answer the kept copy, or wait up to `WAIT_SECONDS` for the new
+one. Visitors now (`realtime`: DynamoDB, not the warehouse) is
 read for each view.
 """
 
@@ -31,6 +33,9 @@ from sitelens.data import goals as stored_goals
 FRESH_SECONDS: Final = 300  # a dashboard shown again within 5 minutes is not computed again
 COMPUTATIONS_PER_HOUR: Final = 30  # per website: at most 30 x 13 questions an hour
 PARALLEL: Final = 5  # questions at once, within Athena's concurrent queries
+CLAIM_SECONDS: Final = 30.0  # past the share function's 28 s: a claim this old was left
+WAIT_SECONDS: Final = 20.0  # a view waits this long for another's computation, then 429
+_POLL_SECONDS: Final = 0.25
 TOP: Final = 10  # rows of each breakdown
 TOTALS: Final = (
     "visitors",
@@ -203,14 +208,41 @@ def of_website(account_id: str, website: dict[str, Any], first: date, last: date
     now = time.time()
     kept = dashboards.get(site, first, last)
     if kept is None or now - kept.computed_at >= FRESH_SECONDS:
-        hour = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H")
-        if dashboards.spend(site, hour, COMPUTATIONS_PER_HOUR, now):
-            kept = dashboards.Kept(compute(account_id, website, first, last), now)
-            dashboards.put(site, first, last, kept.figures, now)
-        elif kept is None:
-            raise errors.TooManyRequests(retry_after=3600 - int(now) % 3600)
+        if dashboards.claim(site, first, last, now, CLAIM_SECONDS):
+            try:
+                kept = _computed(account_id, website, first, last, now) or kept
+            finally:
+                dashboards.release(site, first, last)
+            if kept is None:
+                raise errors.TooManyRequests(retry_after=3600 - int(now) % 3600)
+        elif kept is None:  # another view is computing these days: its figures, soon
+            kept = _awaited(site, first, last)
     return {
         **kept.figures,
         "realtime": {"visitors": realtime.now(account_id, site)["visitors"]},
         "computed_at": clock.iso(datetime.fromtimestamp(kept.computed_at, UTC)),
     }
+
+
+def _computed(
+    account_id: str, website: dict[str, Any], first: date, last: date, now: float
+) -> dashboards.Kept | None:
+    """The dashboard computed and kept, if the website's budget of the hour allows."""
+    site = int(website["id"])
+    hour = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H")
+    if not dashboards.spend(site, hour, COMPUTATIONS_PER_HOUR, now):
+        return None
+    kept = dashboards.Kept(compute(account_id, website, first, last), now)
+    dashboards.put(site, first, last, kept.figures, now)
+    return kept
+
+
+def _awaited(site: int, first: date, last: date) -> dashboards.Kept:
+    """The dashboard another view is computing, once kept; 429 after `WAIT_SECONDS`."""
+    deadline = time.monotonic() + WAIT_SECONDS
+    while time.monotonic() < deadline:
+        time.sleep(_POLL_SECONDS)
+        kept = dashboards.get(site, first, last)
+        if kept is not None:
+            return kept
+    raise errors.TooManyRequests(retry_after=5)

@@ -5,7 +5,10 @@ A dashboard: `dashboard#<website id>`, `figures#<first day>#<last day>`, its fig
 zlib-compressed JSON (`body`), `computed_at` (Unix seconds), expiring (TTL) a day later so
 that an older copy can stand in while the website's hourly budget is spent. A budget:
 `dashboard#<website id>`, `budget#<YYYY-MM-DDTHH>` with `spent`, the computations of that
-UTC hour, raised by one conditional UpdateItem each (never past the allowance).
+UTC hour, raised by one conditional UpdateItem each (never past the allowance). A claim:
+`dashboard#<website id>`, `computing#<first day>#<last day>` with `until`, written while
+one view computes those days (a conditional PutItem), deleted when it is done, so that
+views arriving meanwhile wait for its figures instead of computing them again.
 """
 
 from __future__ import annotations
@@ -84,3 +87,33 @@ def spend(website_id: int, hour: str, allowed: int, now: float) -> bool:
             return False
         raise
     return True
+
+
+def claim(website_id: int, first: date, last: date, now: float, seconds: float) -> bool:
+    """Claim the computation of the days for `seconds` (past them a claim is stale: its
+    computer died); False while another view's claim holds."""
+    try:
+        client("dynamodb").put_item(
+            TableName=settings().stats_table,
+            Item={
+                **_key(website_id, f"computing#{first.isoformat()}#{last.isoformat()}"),
+                "until": {"N": repr(now + seconds)},
+                "expires_at": {"N": str(int(now + seconds) + _BUDGET_KEPT_SECONDS)},
+            },
+            ConditionExpression="attribute_not_exists(#until) OR #until < :now",
+            ExpressionAttributeNames={"#until": "until"},
+            ExpressionAttributeValues={":now": {"N": repr(now)}},
+        )
+    except Exception as err:
+        if error_code(err) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def release(website_id: int, first: date, last: date) -> None:
+    """End a claim of the days' computation (done, or not to be done)."""
+    client("dynamodb").delete_item(
+        TableName=settings().stats_table,
+        Key=_key(website_id, f"computing#{first.isoformat()}#{last.isoformat()}"),
+    )
