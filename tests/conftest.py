@@ -146,6 +146,7 @@ def reset_caches() -> None:
     tracking.EXCLUDED.forget()
     fairshare.reset()
     converted.forget()
+    converted.forget()
 
 
 class MotoBackend:

@@ -176,3 +176,24 @@ def test_page_goals_match_paths_as_the_warehouse_does():
 def test_the_scheduled_function_runs_a_pass(aws_env):
     module = gateway.load_module(gateway.ROOT / "functions/webhooks/goals/app.py")
     assert module.handler({}, gateway.LambdaContext("goals-test")) == {"sent": 0, "failed": 0}
+
+
+def test_a_big_batch_is_counted_in_chunks_and_a_partial_redelivery_adds_only_the_new(
+    analytics, account, shop, receiver, at
+):
+    """150 conversions of one website are two transactions of at most 98 hits, not 150
+    writes to one item; delivered again with 10 new ones, only the 10 are added."""
+    make(analytics, receiver.url(), events="goal.converted")
+    now = datetime.now(UTC)
+    views = [
+        Hit(website_id=shop["id"], at=now, page=f"/pricing/{n}", visit=True, id=f"view-{n}")
+        for n in range(160)
+    ]
+    counted = [(account.id, hit.id, hit) for hit in views]
+    assert converted.note(counted[:150]) == set()
+    assert converted.note(counted) == set()  # the first 150 again, and 10 new
+    assert goals.run(MINUTE + timedelta(minutes=2)).sent == 1
+    deliver_queued()
+    [got] = receiver.received
+    [pricing] = [g for g in json.loads(got.body)["data"]["goals"] if g["name"].startswith("Visit")]
+    assert pricing["conversions"] == 160

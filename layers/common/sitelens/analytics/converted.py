@@ -6,9 +6,10 @@ the others this reads one Query of their endpoints a minute per container and wr
 nothing. A hit of such an account that completes goals of its website (matched as the
 warehouse matches them: a custom event by name and properties, a pageview by its path
 pattern; a revenue goal's amount when the event came in its currency) is counted in the
-minute it was counted in, in one transaction with a marker of its hit id: a hit delivered
-again (SQS, a redrive) adds nothing, so each conversion is counted exactly once. A write
-that fails returns the hit's id, and its message comes back as a failed count's does.
+minute it was counted in, with a marker of its hit id in the same transaction (one per
+website and up to 98 hits of a batch): a hit delivered again (SQS, a redrive) adds nothing,
+so each conversion is counted exactly once. A write that fails returns its hits' ids, and
+their messages come back as a failed count's do.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from decimal import Decimal, InvalidOperation
 from functools import cache
 from typing import Any
 
-from sitelens.analytics import counting
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse.goals import path_regex
 from sitelens.core import clock
@@ -37,13 +37,14 @@ _MAX_CACHED = 10_000
 _cache: dict[tuple[str, Any], tuple[float, Any]] = {}
 _cache_lock = threading.Lock()
 
-Conversion = tuple[int, str, str | None, Decimal | None]  # goal id, name, currency, revenue
+Conversion = conversions.Conversion
 
 
 def note(counted: list[tuple[str, str, Hit]]) -> set[str]:
     """Count the goal conversions of these counted hits (account, hit id, hit) of accounts
     that subscribe to `goal.converted`; the hit ids whose conversions were not written."""
-    work, failed = [], set()
+    by_website: dict[tuple[str, int], list[tuple[str, list[Conversion]]]] = {}
+    failed = set()
     for account, hit_id, hit in counted:
         try:
             if hit.excluded or not _subscribes(account):
@@ -54,27 +55,35 @@ def note(counted: list[tuple[str, str, Hit]]) -> set[str]:
             failed.add(hit_id)
             continue
         if found:
-            work.append((account, hit_id, hit.website_id, found))
-    for hit_id, written in zip((w[1] for w in work), counting.parallel(_add, work), strict=True):
-        if not written:
-            failed.add(hit_id)
+            by_website.setdefault((account, hit.website_id), []).append((hit_id, found))
+    # One website after another, a transaction per CHUNK_HITS of its hits: they all add to
+    # the website's minute, so at once they would only conflict (and moto runs none at once).
+    for (account, website_id), converting in by_website.items():
+        for start in range(0, len(converting), conversions.CHUNK_HITS):
+            chunk = converting[start : start + conversions.CHUNK_HITS]
+            if not _add(account, website_id, chunk):
+                failed.update(hit_id for hit_id, _ in chunk)
     return failed
 
 
-def _add(work: tuple[str, str, int, list[Conversion]]) -> bool:
-    """Write one hit's conversions in this minute (or the next, when this one was sent
-    already); False when they could not be written."""
-    account, hit_id, website_id, found = work
+def _add(account: str, website_id: int, hits: list[tuple[str, list[Conversion]]]) -> bool:
+    """Write these hits' conversions in this minute (or the next, when this one was sent
+    already), leaving out hits counted before; False when they could not be written."""
     minute = clock.now().strftime(MINUTE_FORMAT)
     try:
-        for _ in range(3):
+        # each round leaves out a hit counted before or moves to a later minute
+        for _ in range(len(hits) + 3):
             try:
-                conversions.add(account, hit_id, website_id, minute, found, int(time.time()))
+                conversions.add(account, website_id, minute, hits, int(time.time()))
                 return True
+            except conversions.Counted as counted:
+                hits = [hit for hit in hits if hit[0] not in counted.hit_ids]
+                if not hits:
+                    return True
             except conversions.MinuteSent:
                 minute = _next(minute)
     except Exception:
-        logger.exception("goal conversions not written", extra={"hit_id": hit_id})
+        logger.exception("goal conversions not written", extra={"website_id": website_id})
     return False
 
 

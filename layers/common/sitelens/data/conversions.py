@@ -39,32 +39,56 @@ def _counter_key(account: str, website_id: int, minute: str) -> dict[str, Any]:
     return {"pk": {"S": f"CONVERSIONS#{account}#{website_id}"}, "sk": {"S": minute}}
 
 
+# A transaction holds 100 items: each hit's marker, the minute's counters and its index entry
+CHUNK_HITS = 98
+
+Conversion = tuple[int, str, str | None, Decimal | None]  # goal id, name, currency, revenue
+
+
+class Counted(Exception):
+    """Some of the hits were counted before (nothing was written): count the others."""
+
+    def __init__(self, hit_ids: set[str]) -> None:
+        super().__init__(f"{len(hit_ids)} hits counted before")
+        self.hit_ids = hit_ids
+
+
 def add(
     account: str,
-    hit_id: str,
     website_id: int,
     minute: str,
-    goals: list[tuple[int, str, str | None, Decimal | None]],
+    hits: list[tuple[str, list[Conversion]]],
     now: int,
-) -> bool:
-    """Count one hit's conversions (each goal's `(id, name, currency, revenue)`) in the
-    website's `minute`, once per hit: False when the hit was counted before. MinuteSent
-    when that minute was sent already (nothing written)."""
+) -> None:
+    """Count these hits' conversions (each hit's id and goals) in the website's `minute` in
+    one transaction, each hit once (at most CHUNK_HITS of them): Counted, naming the hits
+    counted before, or MinuteSent when that minute was sent already; then nothing is
+    written."""
+    count: dict[int, int] = {}
+    revenue: dict[int, Decimal] = {}
     names: dict[str, str] = {}
-    values: dict[str, Any] = {":one": {"N": "1"}, ":expires": {"N": str(now + MINUTE_KEPT_SECONDS)}}
-    adds, sets = [], ["expires_at = :expires"]
-    for goal_id, name, currency, revenue in goals:
-        names.update({f"#c{goal_id}": f"c_{goal_id}", f"#n{goal_id}": f"n_{goal_id}"})
-        adds.append(f"#c{goal_id} :one")
-        sets.append(f"#n{goal_id} = :n{goal_id}")
-        values[f":n{goal_id}"] = {"S": name}
-        if currency is not None and revenue is not None:
-            names.update({f"#r{goal_id}": f"r_{goal_id}", f"#u{goal_id}": f"cur_{goal_id}"})
-            adds.append(f"#r{goal_id} :r{goal_id}")
-            sets.append(f"#u{goal_id} = :u{goal_id}")
-            values[f":r{goal_id}"] = {"N": str(revenue)}
-            values[f":u{goal_id}"] = {"S": currency}
-    writes: list[Write] = [
+    values: dict[str, Any] = {":expires": {"N": str(now + MINUTE_KEPT_SECONDS)}}
+    sets = ["expires_at = :expires"]
+    for _, goals in hits:
+        for goal_id, name, currency, amount in goals:
+            if goal_id not in count:
+                count[goal_id] = 0
+                names.update({f"#c{goal_id}": f"c_{goal_id}", f"#n{goal_id}": f"n_{goal_id}"})
+                sets.append(f"#n{goal_id} = :n{goal_id}")
+                values[f":n{goal_id}"] = {"S": name}
+            count[goal_id] += 1
+            if currency is not None and amount is not None:
+                if goal_id not in revenue:
+                    revenue[goal_id] = Decimal(0)
+                    names.update({f"#r{goal_id}": f"r_{goal_id}", f"#u{goal_id}": f"cur_{goal_id}"})
+                    sets.append(f"#u{goal_id} = :u{goal_id}")
+                    values[f":u{goal_id}"] = {"S": currency}
+                revenue[goal_id] += amount
+    adds = [f"#c{goal_id} :c{goal_id}" for goal_id in count]
+    adds += [f"#r{goal_id} :r{goal_id}" for goal_id in revenue]
+    values.update({f":c{goal_id}": {"N": str(n)} for goal_id, n in count.items()})
+    values.update({f":r{goal_id}": {"N": str(total)} for goal_id, total in revenue.items()})
+    markers: list[Write] = [
         {
             "Put": {
                 "TableName": _table(),
@@ -75,35 +99,35 @@ def add(
                 },
                 "ConditionExpression": "attribute_not_exists(pk)",
             }
-        },
-        {
-            "Update": {
-                "TableName": _table(),
-                "Key": _counter_key(account, website_id, minute),
-                "UpdateExpression": f"SET {', '.join(sets)} ADD {', '.join(adds)}",
-                "ConditionExpression": "attribute_not_exists(sent_at)",
-                "ExpressionAttributeNames": names,
-                "ExpressionAttributeValues": values,
-            }
-        },
-        {
-            "Put": {
-                "TableName": _table(),
-                "Item": {
-                    "pk": {"S": f"CONVERSIONS@{minute}"},
-                    "sk": {"S": f"{account}#{website_id}"},
-                    "expires_at": {"N": str(now + MINUTE_KEPT_SECONDS)},
-                },
-            }
-        },
+        }
+        for hit_id, _ in hits
     ]
+    counters: Write = {
+        "Update": {
+            "TableName": _table(),
+            "Key": _counter_key(account, website_id, minute),
+            "UpdateExpression": f"SET {', '.join(sets)} ADD {', '.join(adds)}",
+            "ConditionExpression": "attribute_not_exists(sent_at)",
+            "ExpressionAttributeNames": names,
+            "ExpressionAttributeValues": values,
+        }
+    }
+    listed: Write = {
+        "Put": {
+            "TableName": _table(),
+            "Item": {
+                "pk": {"S": f"CONVERSIONS@{minute}"},
+                "sk": {"S": f"{account}#{website_id}"},
+                "expires_at": {"N": str(now + MINUTE_KEPT_SECONDS)},
+            },
+        }
+    }
     try:
-        transactions.write(writes)
+        transactions.write([*markers, counters, listed])
     except transactions.ConditionFailed as failed:
-        if 0 in failed.indexes:
-            return False
-        raise MinuteSent(minute) from None
-    return True
+        if len(hits) in failed.indexes:
+            raise MinuteSent(minute) from None
+        raise Counted({hits[index][0] for index in failed.indexes}) from None
 
 
 def websites_of(minute: str) -> list[tuple[str, int]]:
