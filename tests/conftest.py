@@ -146,7 +146,6 @@ def reset_caches() -> None:
     tracking.EXCLUDED.forget()
     fairshare.reset()
     converted.forget()
-    converted.forget()
 
 
 class MotoBackend:
