@@ -97,13 +97,13 @@ def test_hits_projects_and_the_fetcher_agree():
     assert project_of("http://[2001:0db8::1]/") == "[2001:db8::1]"
     assert page_host("https://bücher.de/") == "xn--bcher-kva.de"
     assert project_of("https://xn--bcher-kva.de/") == project_of("https://Bücher.de/")
-    target = fetch._target("https://BÜCHER.de./a?b")
+    target = fetch.target_of("https://BÜCHER.de./a?b")
     assert (target.host, target.authority, target.path) == (
         "xn--bcher-kva.de",
         "xn--bcher-kva.de",
         "/a?b",
     )
-    target = fetch._target("http://[2001:0db8::1]:8080/")
+    target = fetch.target_of("http://[2001:0db8::1]:8080/")
     assert (target.host, target.authority) == ("2001:db8::1", "[2001:db8::1]:8080")
 
 

@@ -653,10 +653,10 @@ def test_refuses_a_redirect_to_another_port_without_connecting(
 
 
 def test_ports_80_and_443_are_fetched() -> None:
-    assert fetch._target("http://example.com/").port == 80
-    assert fetch._target("https://example.com/").port == 443
-    assert fetch._target("http://example.com:443/").authority == "example.com:443"
-    assert fetch._target("https://example.com:80/").authority == "example.com:80"
+    assert fetch.target_of("http://example.com/").port == 80
+    assert fetch.target_of("https://example.com/").port == 443
+    assert fetch.target_of("http://example.com:443/").authority == "example.com:443"
+    assert fetch.target_of("https://example.com:80/").authority == "example.com:80"
 
 
 # --- one answer for every network failure -----------------------------------------------

@@ -90,7 +90,7 @@ def _groups(query: Query) -> dict[tuple[str, ...], Counter[str]] | None:
 def _ordered(
     query: Query, found: list[tuple[list[str], list[int]]]
 ) -> list[tuple[list[str], list[int]]]:
-    """The SQL's order (`sql._order`): the requested one, then time ascending or else the
+    """The SQL's order (`sql.ordering`): the requested one, then time ascending or else the
     first metric descending, then every dimension ascending."""
     position = {d: ("d", n) for n, d in enumerate(query.dimensions)}
     position.update({m: ("m", n) for n, m in enumerate(query.metrics)})

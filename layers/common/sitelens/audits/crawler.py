@@ -59,7 +59,7 @@ def _get(url: str, cap: int | None = fetch.MAX_BODY, follow: bool = True) -> Res
     with `follow`), any media type, its first `cap` bytes, under the crawler's agent."""
     session = Session(USER_AGENT)
     try:
-        return fetch._fetch(session, url, html_only=False, read_body=True, cap=cap, follow=follow)
+        return fetch.get(session, url, html_only=False, read_body=True, cap=cap, follow=follow)
     finally:
         session.close()
 

@@ -23,7 +23,7 @@ URLs with credentials (`user:pass@host`) are refused: we never send them, and th
 serve to disguise the real host. A page without a Content-Type counts as HTML when its body
 starts like an HTML document (`_looks_like_html`).
 
-DNS pinning (`addresses`): each hop's host is resolved once by `resolve`, every address is
+DNS pinning (`checked_addresses`): each hop's host is resolved once by `resolve`, every address is
 checked with `is_public`, and the connection is opened to a checked address itself (with the
 original host for the `Host` header, TLS SNI and certificate verification), so a second DNS
 answer cannot swap in a private address between the check and the connect (DNS rebinding).
@@ -91,7 +91,7 @@ class FetchError(Exception):
 
 
 @dataclass(frozen=True)
-class _Target:
+class Target:
     """One request's destination, parsed and checked for scheme and credentials."""
 
     scheme: str
@@ -105,7 +105,7 @@ def fetch(url: str) -> Response:
     """GET an HTML page, following redirects; raise `FetchError` when that fails."""
     session = Session()
     try:
-        return _fetch(session, url, html_only=True, read_body=True)
+        return get(session, url, html_only=True, read_body=True)
     finally:
         session.close()
 
@@ -120,20 +120,20 @@ def fetch_site(url: str) -> Site:
     or gives None (the missing page). The whole answer is due within `DEADLINE`, and every
     thread this started has ended when it returns or raises.
     """
-    requested = _origin(_target(url))
+    requested = _origin(target_of(url))
     # Socket timeouts bound each read, not a server that drips its headers byte by byte:
     # the answer is due at the deadline whatever the fetching threads are still doing.
     answer_by = time.monotonic() + DEADLINE
     session = Session()
     workers = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
     try:
-        page = workers.submit(_fetch, session, url, html_only=True, read_body=True)
+        page = workers.submit(get, session, url, html_only=True, read_body=True)
         probes = _probes(workers, session, requested)
         try:
             page_response = page.result(timeout=max(0.0, answer_by - time.monotonic()))
         except TimeoutError:
             raise FetchError(UNREACHABLE) from None
-        final = _origin(_target(page_response.url))
+        final = _origin(target_of(page_response.url))
         if final != requested:
             probes = _probes(workers, session, final)
         robots, probe = probes
@@ -151,7 +151,7 @@ def fetch_site(url: str) -> Site:
         session.close()
 
 
-def _origin(target: _Target) -> str:
+def _origin(target: Target) -> str:
     return f"{target.scheme}://{target.authority}"
 
 
@@ -161,17 +161,17 @@ def _probes(
     """robots.txt (its first `MAX_ROBOTS_BYTES`) and a random path that should not exist."""
     missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"
     robots = workers.submit(
-        _fetch,
+        get,
         session,
         f"{origin}/robots.txt",
         html_only=False,
         read_body=True,
         cap=MAX_ROBOTS_BYTES,
     )
-    return robots, workers.submit(_fetch, session, missing, html_only=False, read_body=False)
+    return robots, workers.submit(get, session, missing, html_only=False, read_body=False)
 
 
-def _fetch(
+def get(
     session: Session,
     url: str,
     *,
@@ -187,7 +187,7 @@ def _fetch(
     deadline = started + DEADLINE
     current = url
     for redirects in range(MAX_REDIRECTS + 1):
-        target = _target(current)
+        target = target_of(current)
         response = _open(session, target, deadline)
         try:
             location = response.headers.get("location")
@@ -222,7 +222,9 @@ def _fetch(
     raise FetchError(TOO_MANY_REDIRECTS)
 
 
-def _target(url: str) -> _Target:
+def target_of(url: str) -> Target:
+    """Where a request for `url` goes, or the FetchError that refuses it before any DNS
+    (scheme, credentials, host, port)."""
     parts = hosts.split_url(url)
     if parts is None:
         raise FetchError(INVALID_URL)
@@ -246,10 +248,12 @@ def _target(url: str) -> _Target:
     if port not in settings().fetch_ports:  # refused before DNS, as any failure is told
         raise FetchError(UNREACHABLE)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-    return _Target(scheme, host, port, authority, path)
+    return Target(scheme, host, port, authority, path)
 
 
-def _addresses(session: Session, target: _Target, deadline: float) -> list[str]:
+def checked_addresses(session: Session, target: Target, deadline: float) -> list[str]:
+    """The target's addresses, resolved once and each checked public (DNS pinning: connect
+    to one of these, never resolve again); a FetchError otherwise."""
     try:
         session.check()  # no new lookup once the fetch is over
         addresses = resolve(target.host, target.port)
@@ -265,9 +269,9 @@ def _addresses(session: Session, target: _Target, deadline: float) -> list[str]:
     return addresses
 
 
-def _open(session: Session, target: _Target, deadline: float) -> BaseHTTPResponse:
+def _open(session: Session, target: Target, deadline: float) -> BaseHTTPResponse:
     """Send the GET to the first checked address that accepts a connection."""
-    *others, last = _addresses(session, target, deadline)
+    *others, last = checked_addresses(session, target, deadline)
     token = OPENING.set(session)  # for the connections opened in this thread, now
     try:
         for address in others:
@@ -280,7 +284,7 @@ def _open(session: Session, target: _Target, deadline: float) -> BaseHTTPRespons
         OPENING.reset(token)
 
 
-def _request(session: Session, target: _Target, address: str, deadline: float) -> BaseHTTPResponse:
+def _request(session: Session, target: Target, address: str, deadline: float) -> BaseHTTPResponse:
     remaining = _remaining(deadline)
     session.check()
     # TLS must name and verify the host the user asked for, not the address we dial.

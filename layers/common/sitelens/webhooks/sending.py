@@ -41,7 +41,7 @@ def check_url(url: str) -> str | None:
     the scheme, port, credentials and addresses, without sending anything."""
     session = Session()
     try:
-        fetch._addresses(session, fetch._target(url), time.monotonic() + DEADLINE)
+        fetch.checked_addresses(session, fetch.target_of(url), time.monotonic() + DEADLINE)
     except fetch.FetchError as err:
         return str(err)
     finally:
@@ -56,8 +56,8 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Attempt:
     session = Session()
     token = OPENING.set(session)
     try:
-        target = fetch._target(url)
-        *others, last = fetch._addresses(session, target, deadline)
+        target = fetch.target_of(url)
+        *others, last = fetch.checked_addresses(session, target, deadline)
         response = None
         for address in others:
             with contextlib.suppress(NewConnectionError):  # refused or unreachable: next one
@@ -88,7 +88,7 @@ def post(url: str, body: bytes, headers: dict[str, str]) -> Attempt:
 
 def _send(
     session: Session,
-    target: fetch._Target,
+    target: fetch.Target,
     address: str,
     body: bytes,
     headers: dict[str, str],

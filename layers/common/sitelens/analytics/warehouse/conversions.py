@@ -55,9 +55,9 @@ def hits_sql(query: Query, stale: raw.SiteDays) -> str:
     """`hits`: the range's pageviews and custom events (with their visits' dimensions when
     the query names one)."""
     if _needs_visits(query):
-        return sql._visits_sql(query, stale)
+        return sql.visits_sql(query, stale)
     return f"""{raw.raw_sql(query, stale)},
-hits AS (SELECT * FROM raw WHERE name <> {sql._text(schema.ENGAGEMENT)})"""
+hits AS (SELECT * FROM raw WHERE name <> {sql.literal(schema.ENGAGEMENT)})"""
 
 
 def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:
@@ -69,7 +69,7 @@ def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:
         )
     if GOAL_DIMENSION in query.dimensions:
         branches = [
-            f"SELECT {sql._text(goal.name)} AS goal, {revenue.of_goal_sql(goal)} AS revenue,"
+            f"SELECT {sql.literal(goal.name)} AS goal, {revenue.of_goal_sql(goal)} AS revenue,"
             f" e.* FROM base AS e WHERE {goals.matches_sql(goal)}"
             for goal in selected
         ]
@@ -88,7 +88,7 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     others = tuple(item for item in query.filters if not goals.is_goal_filter(item))
     keys = [f"d{n}" for n in range(len(query.dimensions))]
     values = [
-        "e.goal" if d == GOAL_DIMENSION else sql._dimension_sql(query, d) for d in query.dimensions
+        "e.goal" if d == GOAL_DIMENSION else sql.dimension_sql(query, d) for d in query.dimensions
     ]
     # the group a conversion rate divides by: the other dimensions
     grouped = [
@@ -103,7 +103,7 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     total_group = f"GROUP BY {', '.join(v for _, v in grouped)}" if grouped else ""
     joined = " AND ".join(f"t.{k} = c.{k}" for k, _ in grouped) or "TRUE"
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
-    order = sql._order(query, keys)
+    order = sql.ordering(query, keys)
     converted = [
         *(f"{value} AS {key}" for key, value in zip(keys, values, strict=True)),
         "e.visitor",
@@ -111,7 +111,7 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     ]
     text = f"""
 WITH {hits_sql(query, stale)},
-base AS (SELECT * FROM hits AS e WHERE {sql._where(others)}),
+base AS (SELECT * FROM hits AS e WHERE {sql.where(others)}),
 totals AS (SELECT {", ".join(totalled)} FROM base AS e {total_group}),
 {_completions_sql(query, selected)},
 converted AS (SELECT {", ".join(converted)} FROM completions AS e)

@@ -50,7 +50,7 @@ def statement(
     step_ctes = ",\n".join(_step_sql(n, step) for n, step in enumerate(steps, start=1))
     text = f"""
 WITH {conversions.hits_sql(query, stale)},
-base AS (SELECT * FROM hits AS e WHERE {sql._where(query.filters)}),
+base AS (SELECT * FROM hits AS e WHERE {sql.where(query.filters)}),
 {step_ctes}
 SELECT (SELECT COUNT(*) FROM (SELECT DISTINCT {_VISITOR} FROM base) AS v) AS all_visitors,
   {", ".join(f"(SELECT COUNT(*) FROM step_{n}) AS s{n}" for n in range(1, len(steps) + 1))}

@@ -34,21 +34,20 @@ def asked(query: Query) -> bool:
 
 def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     """The query's SQL for `dialect`, in `sql.statement`'s shape."""
-    engagement = sql._text(schema.ENGAGEMENT)
+    engagement = sql.literal(schema.ENGAGEMENT)
     keys = [f"d{n}" for n in range(len(query.dimensions))]
     named = [
-        f"{sql._dimension_sql(query, d)} AS {k}"
-        for d, k in zip(query.dimensions, keys, strict=True)
+        f"{sql.dimension_sql(query, d)} AS {k}" for d, k in zip(query.dimensions, keys, strict=True)
     ]
     pair = ["e.website_id", "e.day", "e.visitor", "e.page"]
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
-    order = sql._order(query, keys)
+    order = sql.ordering(query, keys)
     text = f"""
 WITH {raw.raw_sql(query, stale)},
-matched AS (SELECT * FROM raw AS e WHERE e.name <> {engagement} AND {sql._where(query.filters)}),
+matched AS (SELECT * FROM raw AS e WHERE e.name <> {engagement} AND {sql.where(query.filters)}),
 pairs AS (
   SELECT {", ".join([*named, *pair])},
-    COUNT(*) FILTER (WHERE e.name = {sql._text(schema.PAGEVIEW)}) AS pageviews
+    COUNT(*) FILTER (WHERE e.name = {sql.literal(schema.PAGEVIEW)}) AS pageviews
   FROM matched AS e
   GROUP BY {", ".join([*keys, *pair])}
 ),

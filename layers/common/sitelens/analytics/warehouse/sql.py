@@ -42,7 +42,8 @@ _TIME_UNITS: Final = {
 CASELESS_DIMENSIONS: Final = frozenset({"visit:device"})
 
 
-def _text(value: str) -> str:
+def literal(value: str) -> str:
+    """A text value as an SQL string literal, quoted by SQLGlot."""
     return exp.Literal.string(value).sql(dialect="duckdb")
 
 
@@ -59,10 +60,10 @@ def _column(dimension: str) -> str:
 
 def _local_time(query: Query) -> str:
     # UTC instant -> the site's wall clock (DuckDB: TIMESTAMPTZ AT TIME ZONE -> TIMESTAMP)
-    return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {_text(query.timezone)})"
+    return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {literal(query.timezone)})"
 
 
-def _dimension_sql(query: Query, dimension: str, summary: bool = False) -> str:
+def dimension_sql(query: Query, dimension: str, summary: bool = False) -> str:
     """A dimension's value of a row; of a summary's row (`summary`: the zone's wall clock is
     UTC all range long, and time buckets hold whole UTC days), read from its UTC day."""
     unit = _TIME_UNITS.get(dimension)
@@ -92,12 +93,12 @@ def _condition(condition: Condition) -> str:
     for clause in condition.clauses:
         value = clause.lower() if folded else clause
         if operator.startswith("is"):
-            tests.append(f"{column} = {_text(value)}")
+            tests.append(f"{column} = {literal(value)}")
         elif operator.startswith("contains"):
-            tests.append(f"STRPOS({column}, {_text(value)}) > 0")
+            tests.append(f"STRPOS({column}, {literal(value)}) > 0")
         else:
             flags = "" if case_sensitive else "(?i)"
-            tests.append(f"REGEXP_MATCHES({column}, {_text(flags + value)})")
+            tests.append(f"REGEXP_MATCHES({column}, {literal(flags + value)})")
     matched = "(" + " OR ".join(tests) + ")"
     return f"NOT {matched}" if negated else matched
 
@@ -111,11 +112,12 @@ def _filter(item: Filter) -> str:
     return "(" + f" {item.operator.upper()} ".join(parts) + ")"
 
 
-def _where(filters: tuple[Filter, ...]) -> str:
+def where(filters: tuple[Filter, ...]) -> str:
+    """The filters as one SQL condition over rows aliased `e` (TRUE for none)."""
     return " AND ".join(_filter(item) for item in filters) or "TRUE"
 
 
-def _visits_sql(query: Query, stale: SiteDays) -> str:
+def visits_sql(query: Query, stale: SiteDays) -> str:
     """`hits`: the pageviews and custom events of the range, each with its visit number and
     its visit's dimensions. Engagement rows only give visits their duration: they are no
     event, as in Plausible, so no breakdown, filter or count sees them."""
@@ -154,7 +156,7 @@ _METRIC_SQL: Final = {
 
 # Metrics counted from rows alone, and how, when no visit needs to be found.
 _EVENT_METRIC_SQL: Final = {
-    "pageviews": f"COUNT(*) FILTER (WHERE name = {_text(schema.PAGEVIEW)})",
+    "pageviews": f"COUNT(*) FILTER (WHERE name = {literal(schema.PAGEVIEW)})",
     "events": "COUNT(*)",
 }
 _EVENT_METRICS: Final = frozenset(
@@ -271,24 +273,24 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     the range's partitions with rows still in landing (`stale_statement`)."""
     plan = summaries.plan(query)
     # a summary answers a breakdown by time only where the zone is UTC all range long
-    dimensions = [_dimension_sql(query, d, plan is not None) for d in query.dimensions]
+    dimensions = [dimension_sql(query, d, plan is not None) for d in query.dimensions]
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
     keys = [f"d{n}" for n in range(len(dimensions))]
     group = ", ".join(keys)
-    pageview = _text(schema.PAGEVIEW)
+    pageview = literal(schema.PAGEVIEW)
     # goals (top-level event:name "is" filters) narrow the converting visitors, not the base
     goals = tuple(
         f for f in query.filters if isinstance(f, Condition) and f.dimension == "event:name"
     )
     others = tuple(f for f in query.filters if f not in goals)
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
-    order = _order(query, keys)
+    order = ordering(query, keys)
     if plan is not None:
         counted = _SUMMARY_METRIC_SQL[plan]
         summary_metrics = [f"{counted[m]} AS m{n}" for n, m in enumerate(query.metrics)]
         text = f"""
 WITH {_summary_sql(query, plan, stale)},
-matched AS (SELECT * FROM summary AS e WHERE {_where(query.filters)})
+matched AS (SELECT * FROM summary AS e WHERE {where(query.filters)})
 SELECT {", ".join([*named, *summary_metrics, "COUNT(*) OVER () AS total_rows"])}
 FROM matched AS e
 {f"GROUP BY {', '.join(dimensions)}" if dimensions else ""}
@@ -305,9 +307,9 @@ LIMIT {query.limit} OFFSET {query.offset}
         ]
         text = f"""
 WITH {raw.raw_sql(query, stale)},
-hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {_text(schema.ENGAGEMENT)}),
-base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
-matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)})
+hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {literal(schema.ENGAGEMENT)}),
+base AS (SELECT * FROM hits AS e WHERE {where(others)}),
+matched AS (SELECT * FROM hits AS e WHERE {where(query.filters)})
 SELECT {
             ", ".join(
                 [
@@ -324,9 +326,9 @@ LIMIT {query.limit} OFFSET {query.offset}
 """
         return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
     text = f"""
-WITH {_visits_sql(query, stale)},
-base AS (SELECT * FROM hits AS e WHERE {_where(others)}),
-matched AS (SELECT * FROM hits AS e WHERE {_where(query.filters)}),
+WITH {visits_sql(query, stale)},
+base AS (SELECT * FROM hits AS e WHERE {where(others)}),
+matched AS (SELECT * FROM hits AS e WHERE {where(query.filters)}),
 per_visit AS (
   SELECT {", ".join([*named, "website_id", "day", "visitor", "visit_no"])},
     COUNT(*) FILTER (WHERE name = {pageview}) AS pageviews,
@@ -346,7 +348,7 @@ LIMIT {query.limit} OFFSET {query.offset}
     return parsed.sql(dialect=dialect)
 
 
-def _order(query: Query, keys: list[str]) -> str:
+def ordering(query: Query, keys: list[str]) -> str:
     """The requested order, then Plausible's default (time ascending, else the first metric
     descending), then every dimension ascending so that pages never overlap."""
     names = {d: k for d, k in zip(query.dimensions, keys, strict=True)}

@@ -61,19 +61,19 @@ def _metric_sql(metric: str) -> str:
 def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     """The query's SQL for `dialect`, in `sql.statement`'s shape."""
     keys = [f"d{n}" for n in range(len(query.dimensions))]
-    dimensions = [sql._dimension_sql(query, d) for d in query.dimensions]
+    dimensions = [sql.dimension_sql(query, d) for d in query.dimensions]
     measured = " OR ".join(f"vital_{name} IS NOT NULL" for name in NAMES)
     metrics = [f"{_metric_sql(m)} AS m{n}" for n, m in enumerate(query.metrics)]
-    order = sql._order(query, keys)
+    order = sql.ordering(query, keys)
     columns = [*(f"{d} AS {k}" for d, k in zip(dimensions, keys, strict=True)), *metrics]
     text = f"""
 WITH {raw.raw_sql(query, stale)},
 views AS (
   SELECT *, device AS v_device, country AS v_country FROM raw
-  WHERE name = {sql._text(schema.ENGAGEMENT)} AND ({measured})
+  WHERE name = {sql.literal(schema.ENGAGEMENT)} AND ({measured})
 )
 SELECT {", ".join([*columns, "COUNT(*) OVER () AS total_rows"])}
-FROM views AS e WHERE {sql._where(query.filters)}
+FROM views AS e WHERE {sql.where(query.filters)}
 {f"GROUP BY {', '.join(dimensions)}" if dimensions else ""}
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
