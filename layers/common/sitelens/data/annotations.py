@@ -11,7 +11,7 @@ from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.data import records
-from sitelens.data.clients import client
+from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, from_item
 from sitelens.data.records import Collection
 
@@ -45,13 +45,7 @@ def of_website(account: str, website_id: int) -> list[Item]:
         "KeyConditionExpression": "account = :partition",
         "ExpressionAttributeValues": {":partition": {"S": partition(account, website_id)}},
     }
-    found: list[Item] = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        found.extend(from_item(item) for item in answer["Items"])
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return [from_item(item) for item in every_item(query)]
 
 
 def get(account: str, website_id: int, annotation_id: int) -> Item | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 _clients: dict[str, Any] = {}
@@ -26,3 +27,15 @@ def use(service: str, stand_in: Any) -> None:
 def reset() -> None:
     """Forget the clients and stand-ins (tests that start another AWS stand-in)."""
     _clients.clear()
+
+
+def every_item(query: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """Each item a DynamoDB Query answers, page after page: for partitions their own rules
+    keep small (an account's keys or endpoints, a website's annotations)."""
+    query = dict(query)
+    while True:
+        answer = client("dynamodb").query(**query)
+        yield from answer["Items"]
+        if "LastEvaluatedKey" not in answer:
+            return
+        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]

@@ -19,7 +19,7 @@ from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.data import transactions
-from sitelens.data.clients import client
+from sitelens.data.clients import client, every_item
 from sitelens.data.items import Write, error_code, from_attr
 
 # a hit's marker outlives every redelivery of it: the dead-letter queue keeps hits 14 days
@@ -138,14 +138,10 @@ def websites_of(minute: str) -> list[tuple[str, int]]:
         "ExpressionAttributeValues": {":pk": {"S": f"CONVERSIONS@{minute}"}},
     }
     found = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        for item in answer["Items"]:
-            account, _, website = item["sk"]["S"].rpartition("#")
-            found.append((account, int(website)))
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    for item in every_item(query):
+        account, _, website = item["sk"]["S"].rpartition("#")
+        found.append((account, int(website)))
+    return found
 
 
 def claim(

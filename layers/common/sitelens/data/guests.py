@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data.clients import client
+from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, error_code, from_item, to_item
 
 
@@ -46,13 +46,7 @@ def of_key(account_id: str, key_id: str) -> list[Item]:
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"GUESTS#{account_id}#{key_id}"}},
     }
-    found: list[Item] = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        found.extend(_link(item) for item in answer["Items"])
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return [_link(item) for item in every_item(query)]
 
 
 def delete(account_id: str, key_id: str, link_id: str) -> bool:

@@ -18,7 +18,7 @@ from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.data import transactions
-from sitelens.data.clients import client
+from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, Write, error_code, from_item, to_item
 
 
@@ -105,13 +105,7 @@ def of_account(account_id: str) -> list[Item]:
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"KEYS#{account_id}"}},
     }
-    found: list[Item] = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        found.extend(_entry(item) for item in answer["Items"])
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return [_entry(item) for item in every_item(query)]
 
 
 def get(account_id: str, key_id: str) -> Item | None:
@@ -137,19 +131,15 @@ def listed() -> list[Item]:
         "ExpressionAttributeValues": {":pk": {"S": "KEYS"}},
     }
     keys = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        for raw in answer["Items"]:
-            item = from_item(raw)
-            keys.append(
-                {
-                    "id": item["sk"],
-                    **{k: item.get(k) for k in ("name", "account", "created_at", "revoked_at")},
-                }
-            )
-        if "LastEvaluatedKey" not in answer:
-            return keys
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    for raw in every_item(query):
+        item = from_item(raw)
+        keys.append(
+            {
+                "id": item["sk"],
+                **{k: item.get(k) for k in ("name", "account", "created_at", "revoked_at")},
+            }
+        )
+    return keys
 
 
 def revoke(key_id: str, revoked_at: str, account_id: str | None = None) -> bool:

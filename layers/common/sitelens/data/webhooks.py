@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data.clients import client
+from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, error_code, from_item, to_item
 
 MAX_DELAY_SECONDS = 900  # SQS's longest delay: a later attempt waits in hops of it
@@ -85,13 +85,7 @@ def endpoints(account: str) -> list[Item]:
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"ENDPOINT#{account}"}},
     }
-    found: list[Item] = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        found.extend(_found(item) for item in answer["Items"])
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return [_found(item) for item in every_item(query)]
 
 
 def delete_endpoint(account: str, endpoint_id: str) -> bool:

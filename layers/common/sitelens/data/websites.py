@@ -14,7 +14,7 @@ from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.data import records
-from sitelens.data.clients import client
+from sitelens.data.clients import every_item
 from sitelens.data.items import Item, from_item
 from sitelens.data.records import Collection
 
@@ -64,13 +64,7 @@ def of_account(account: str) -> list[Item]:
         "ProjectionExpression": "id, #domain, privacy, email",
         "ExpressionAttributeNames": {"#domain": "domain"},
     }
-    found: list[Item] = []
-    while True:
-        answer = client("dynamodb").query(**query)
-        found.extend(from_item(item) for item in answer["Items"])
-        if "LastEvaluatedKey" not in answer:
-            return found
-        query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
+    return [from_item(item) for item in every_item(query)]
 
 
 def is_claimed(site: str) -> bool:
