@@ -165,7 +165,7 @@ def main() -> None:
     from tests.e2e.test_local_server import start_server
 
     key = "sl_load_" + uuid.uuid4().hex
-    server = start_server(SITELENS_DEV_API_KEY=key, SITELENS_LOCAL_DB=args.db)
+    server = start_server(SITELENS_DEV_API_KEY=key, SITELENS_LOCAL_DB=args.db, cheap_scrypt=False)
     try:
         print(run(server, key, args.seconds, args.clients, args.rate), flush=True)
     finally:

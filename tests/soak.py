@@ -216,7 +216,7 @@ def main() -> None:
     from tests.e2e.test_local_server import start_server
 
     key = "sl_soak_" + uuid.uuid4().hex
-    server = start_server(SITELENS_DEV_API_KEY=key)
+    server = start_server(SITELENS_DEV_API_KEY=key, cheap_scrypt=False)  # the real program
     try:
         print(run(server, key, args.requests, args.clients), flush=True)
     finally:

@@ -111,10 +111,13 @@ class Server:
         return code
 
 
-def start_server(**env: str) -> Server:
+def start_server(*, cheap_scrypt: bool = True, **env: str) -> Server:
+    """`make serve`'s program; passwords hashed at a low cost unless `cheap_scrypt` is False
+    (tests/e2e/serve_cheap_scrypt.py)."""
     analytics, seo, aws = free_ports(3)
+    program = "tests.e2e.serve_cheap_scrypt" if cheap_scrypt else "sitelens.local.server"
     process = subprocess.Popen(
-        [sys.executable, "-m", "sitelens.local.server"],
+        [sys.executable, "-m", program],
         cwd=ROOT,
         env=base_env(
             SITELENS_ANALYTICS_PORT=str(analytics),
