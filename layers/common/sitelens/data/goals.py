@@ -17,27 +17,33 @@ GOALS_ATTRIBUTE = "goals"
 LAST_ID_ATTRIBUTE = "goal_last_id"
 
 
-def of(website: Item) -> Goals:
-    """The goals of a stored website, in id order."""
-    return list(json.loads(website.get(GOALS_ATTRIBUTE) or "[]"))
+def of(website: Item, attribute: str = GOALS_ATTRIBUTE) -> Goals:
+    """The goals of a stored website, in id order (or its list under `attribute`)."""
+    return list(json.loads(website.get(attribute) or "[]"))
 
 
 def change(
-    account: str, website_id: int, site: str, apply: Callable[[Goals, int], Goals]
+    account: str,
+    website_id: int,
+    site: str,
+    apply: Callable[[Goals, int], Goals],
+    attribute: str = GOALS_ATTRIBUTE,
+    last_id_attribute: str = LAST_ID_ATTRIBUTE,
 ) -> Goals | None:
     """Replace the website's goals by `apply(goals, next_id)`, versioned as every website
     write (`websites.update`: computed again from the stored ones if another write came
     first); the goals written, or None when there is no such website. An exception from
-    `apply` writes nothing."""
+    `apply` writes nothing. Another list kept on the website the same way (its saved
+    funnels: `data.funnels`) names its own `attribute` and `last_id_attribute`."""
     written: list[Goals] = []
 
     def with_goals(current: Item) -> Item:
-        last_id = int(current.get(LAST_ID_ATTRIBUTE) or 0)
-        goals = apply(of(current), last_id + 1)
+        last_id = int(current.get(last_id_attribute) or 0)
+        goals = apply(of(current, attribute), last_id + 1)
         written[:] = [goals]
         top = max([last_id, *(int(goal["id"]) for goal in goals)])
         encoded = json.dumps(goals, separators=(",", ":"), ensure_ascii=False)
-        return {**current, GOALS_ATTRIBUTE: encoded, LAST_ID_ATTRIBUTE: top}
+        return {**current, attribute: encoded, last_id_attribute: top}
 
     if websites.update(account, website_id, with_goals, site) is None:
         return None

@@ -21,9 +21,9 @@ from sitelens.analytics.warehouse import conversions, goals, raw, sql
 from sitelens.analytics.warehouse.goals import Goal
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
+from sitelens.data.funnels import MAX_STEPS, MIN_STEPS
 
-MIN_STEPS: Final = 2
-MAX_STEPS: Final = 8  # Plausible's bound; each step is one join over its goal's rows
+__all__ = ["MAX_STEPS", "MIN_STEPS", "answer", "counts", "counts_from", "statement"]
 _VISITOR: Final = "website_id, day, visitor"
 
 

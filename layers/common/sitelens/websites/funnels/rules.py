@@ -1,0 +1,56 @@
+"""The rules of a saved funnel's fields and the bound of a website's funnels.
+
+A step names a goal by id, so renaming the goal keeps the funnel. A goal may be deleted
+while a funnel names it: the funnel stays (it can be changed), and asking it is refused
+with a 422 naming the step (`analytics.funnels.GOAL_GONE`); the share dashboard and the
+digests leave such a funnel off.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from sitelens.core.errors import FieldError
+from sitelens.data.funnels import MAX_STEPS, MIN_STEPS
+
+# Each saved funnel is one more warehouse query of a dashboard or digest that shows it.
+MAX_FUNNELS: Final = 10
+MAX_NAME_LENGTH: Final = 120
+TOO_MANY: Final = f"A website has at most {MAX_FUNNELS} funnels."
+NAME_TAKEN: Final = "The name has already been taken by another funnel of the website."
+NOT_A_GOAL: Final = (
+    "Step {step} is not a goal of the website: create it at /api/v1/websites/{{id}}/goals."
+)
+NOTHING: Final = "Give the funnel's new name or steps."
+STEPS: Final = (
+    f"The steps field must be a list of {MIN_STEPS} to {MAX_STEPS} different goal ids"
+    " of the website, in order."
+)
+
+
+def check_name(value: str) -> str:
+    if not 0 < len(value) <= MAX_NAME_LENGTH:
+        raise FieldError(f"The name field must have 1 to {MAX_NAME_LENGTH} characters.")
+    if not value.strip():
+        raise FieldError("The name field must not be only white space.")
+    return value
+
+
+def check_steps(value: Any) -> list[int]:
+    """Goal ids, as a JSON list of integers or a form's comma-separated text."""
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",")]
+    if not isinstance(value, list) or not MIN_STEPS <= len(value) <= MAX_STEPS:
+        raise FieldError(STEPS)
+    ids: list[int] = []
+    for item in value:
+        if isinstance(item, bool):
+            raise FieldError(STEPS)
+        if isinstance(item, str) and item.isascii() and item.isdigit() and len(item) <= 18:
+            item = int(item)
+        if not isinstance(item, int) or item < 1:
+            raise FieldError(STEPS)
+        ids.append(item)
+    if len(set(ids)) != len(ids):
+        raise FieldError("A funnel's steps must be different goals.")
+    return ids
