@@ -10,6 +10,7 @@ nothing (a queue's duplicate or a redrive changes nothing)."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 from email.message import EmailMessage
@@ -31,6 +32,9 @@ if TYPE_CHECKING:
 # 8 attempts over 27.6 hours, so an endpoint down for a day still gets its events.
 RETRY_DELAYS = (5, 300, 1_800, 7_200, 18_000, 36_000, 36_000)
 ATTEMPTS = len(RETRY_DELAYS) + 1
+# SITELENS_WEBHOOK_RETRY_SCALE (above 0, at most 1; default 1) multiplies the delays: a test
+# and development knob for `make serve` (0.01: 0.05 s, 3 s, 18 s, ...); never set deployed.
+RETRY_SCALE_VARIABLE = "SITELENS_WEBHOOK_RETRY_SCALE"
 KEEP_SECONDS = 30 * 86_400  # a delivery stays in the log 30 days (TTL)
 MAX_LOGGED = 100  # deliveries the log shows: the latest
 
@@ -38,6 +42,16 @@ MAX_LOGGED = 100  # deliveries the log shows: the latest
 def new_id() -> str:
     """`msg_` + milliseconds + randomness: unique, and sorting by time."""
     return f"msg_{int(time.time() * 1000):013d}{secrets.token_hex(6)}"
+
+
+def retry_delay(attempts: int) -> float:
+    """Seconds to wait after the `attempts`-th failed attempt (1 to ATTEMPTS - 1)."""
+    raw = os.environ.get(RETRY_SCALE_VARIABLE, "").strip()
+    try:
+        scale = float(raw) if raw else 1.0
+    except ValueError:
+        scale = 1.0
+    return RETRY_DELAYS[attempts - 1] * (scale if 0 < scale <= 1 else 1.0)
 
 
 def body_of(event_type: str, data: dict[str, Any]) -> str:
@@ -152,7 +166,7 @@ def attempt(message: dict[str, Any]) -> None:
             stored.put_endpoint(account_id, endpoint, new=False)
         return
     if attempts < ATTEMPTS:
-        due = now + RETRY_DELAYS[attempts - 1]
+        due = now + retry_delay(attempts)
         delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due))
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):

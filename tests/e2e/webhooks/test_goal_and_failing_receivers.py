@@ -1,0 +1,258 @@
+"""`goal.converted` and receivers that fail, stall and recover, under `make serve`'s program,
+as a user meets them: everything through HTTP, deliveries caught by a receiver of the test's
+own on 127.0.0.1 and verified with the Standard Webhooks reference package.
+
+The server runs with the local knobs docs/keys-and-webhooks.md describes: the minutely
+pass every second (SITELENS_LOCAL_MINUTE_SECONDS), a grace of one second after a minute ends
+(SITELENS_GOAL_GRACE_SECONDS) and the retry delays a hundredth as long
+(SITELENS_WEBHOOK_RETRY_SCALE), so a minute's event comes a second or two after the minute
+ends and a failed attempt is tried again 0.05 s later, then 3 s later."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+import urllib.request
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from standardwebhooks import Webhook
+
+from tests.e2e.test_local_server import HOST, OPENER, Server, call, free_ports, start_server
+from tests.fixtures.analytics import CHROME
+
+STALL_SECONDS = 12.0  # past the delivery's 10 s deadline
+
+
+@dataclass
+class Caught:
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+
+@dataclass
+class Receiver:
+    """Answers each path by its plan (statuses, or "stall"), the last one again when the
+    plan runs out; keeps every request."""
+
+    port: int
+    plans: dict[str, list[int | str]] = field(default_factory=dict)
+    caught: list[Caught] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def url(self, path: str) -> str:
+        return f"http://{HOST}:{self.port}{path}"
+
+    def answer(self, path: str) -> int | str:
+        with self.lock:
+            plan = self.plans.get(path) or [200]
+            return plan.pop(0) if len(plan) > 1 else plan[0]
+
+    def of(self, path: str) -> list[Caught]:
+        with self.lock:
+            return [c for c in self.caught if c.path == path]
+
+    def serve(self) -> ThreadingHTTPServer:
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                with receiver.lock:
+                    receiver.caught.append(Caught(self.path, dict(self.headers), body))
+                action = receiver.answer(self.path)
+                if action == "stall":
+                    time.sleep(STALL_SECONDS)
+                    action = 200
+                try:
+                    self.send_response(int(action))
+                    self.send_header("Content-Length", "2")
+                    self.end_headers()
+                    self.wfile.write(b"ok")
+                except OSError:
+                    pass  # the sender gave up (a stall)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        server = ThreadingHTTPServer((HOST, self.port), Handler)
+        server.daemon_threads = True
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        return server
+
+
+@dataclass
+class Served:
+    server: Server
+    key: str
+    receiver: Receiver
+
+
+@pytest.fixture(scope="module")
+def served() -> Iterator[Served]:
+    key = "sl_goalhooks_" + uuid.uuid4().hex
+    port, catcher = free_ports(2)
+    receiver = Receiver(port)
+    listening = receiver.serve()
+    server = start_server(
+        SITELENS_DEV_API_KEY=key,
+        SITELENS_WEBHOOK_CATCHER_PORT=str(catcher),
+        SITELENS_ALLOW_PRIVATE_URLS="1",  # the receiver is on 127.0.0.1
+        SITELENS_FETCH_PORTS=f"80,443,{port}",
+        SITELENS_LOCAL_MINUTE_SECONDS="1",
+        SITELENS_GOAL_GRACE_SECONDS="1",
+        SITELENS_WEBHOOK_RETRY_SCALE="0.01",
+    )
+    try:
+        yield Served(server, key, receiver)
+    finally:
+        server.stop()
+        listening.shutdown()
+
+
+def until(what: Callable[[], Any], seconds: float, message: str) -> Any:
+    """Poll `what` until it is truthy; fail after `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not (found := what()):
+        assert time.monotonic() < deadline, message
+        time.sleep(0.1)
+    return found
+
+
+def endpoint(served: Served, path: str, events: str, **fields: str) -> dict[str, Any]:
+    reply = call(
+        "POST",
+        f"{served.server.analytics}/api/v1/webhooks",
+        served.key,
+        form={"url": served.receiver.url(path), "events": events, **fields},
+    )
+    assert reply.status == 201, reply.body
+    created: dict[str, Any] = reply.body["data"]
+    return created
+
+
+def log(served: Served, endpoint_id: int) -> list[dict[str, Any]]:
+    reply = call(
+        "GET", f"{served.server.analytics}/api/v1/webhooks/{endpoint_id}/deliveries", served.key
+    )
+    assert reply.status == 200, reply.body
+    found: list[dict[str, Any]] = reply.body["data"]
+    return found
+
+
+def verified(secret: str, caught: Caught) -> dict[str, Any]:
+    """The body, once the reference implementation accepts its signature."""
+    payload: dict[str, Any] = Webhook(secret).verify(caught.body, caught.headers)
+    return payload
+
+
+def hit(served: Served, url: str) -> None:
+    request = urllib.request.Request(
+        f"{served.server.analytics}/api/event",
+        data=urlencode({"page": url}).encode(),
+        headers={"User-Agent": CHROME},
+    )
+    with OPENER.open(request, timeout=10) as response:
+        assert response.status in (200, 202), response.read()
+
+
+def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(served: Served) -> None:
+    base = served.server.analytics
+    domain = f"goals-{uuid.uuid4().hex[:10]}.example.com"
+    website = call("POST", f"{base}/api/v1/websites", served.key, form={"domain": domain})
+    assert website.status == 201, website.body
+    site = website.body["data"]["id"]
+    goals = f"{base}/api/v1/websites/{site}/goals"
+    pricing = call("POST", goals, served.key, form={"page_path": "/pricing"}).body["data"]
+    blog = call("POST", goals, served.key, form={"page_path": "/blog/**"}).body["data"]
+    call("POST", goals, served.key, form={"page_path": "/never"})  # converts nothing
+    hook = endpoint(served, "/goals", "goal.converted", websites=str(site))
+    elsewhere = call(
+        "POST", f"{base}/api/v1/websites", served.key, form={"domain": f"x-{domain}"}
+    ).body["data"]
+    other = endpoint(served, "/other-site", "goal.converted", websites=str(elsewhere["id"]))
+    for path in ["/pricing", "/pricing", "/pricing", "/blog/a", "/about"]:
+        hit(served, f"https://{domain}{path}")
+
+    # The minute must end, then a tick of the pass sends it: about 62 s at the most.
+    [first] = until(lambda: served.receiver.of("/goals"), 75, "no goal.converted in 75 s")
+    event = verified(hook["secret"], first)
+    assert event["type"] == "goal.converted"
+    data = event["data"]
+    assert (data["website_id"], data["domain"]) == (site, domain)
+    assert data["minute"].endswith(":00Z")
+    assert data["goals"] == [
+        {"id": pricing["id"], "name": "Visit /pricing", "conversions": 3, "revenue": None},
+        {"id": blog["id"], "name": "Visit /blog/**", "conversions": 1, "revenue": None},
+    ]
+    assert first.headers["webhook-id"].startswith("msg_")
+    [delivery] = until(lambda: log(served, hook["id"]), 5, "no delivery in the log")
+    assert (delivery["id"], delivery["event"]) == (first.headers["webhook-id"], "goal.converted")
+    until(lambda: log(served, hook["id"])[0]["state"] == "succeeded", 5, "not succeeded")
+    time.sleep(2)  # two more ticks of the pass: the minute is not sent again
+    assert len(served.receiver.of("/goals")) == 1
+    assert served.receiver.of("/other-site") == [] and log(served, other["id"]) == []
+
+
+def test_a_receiver_that_fails_twice_gets_the_same_delivery_then_recovers(
+    served: Served,
+) -> None:
+    served.receiver.plans["/flaky"] = [500, 500, 200]
+    hook = endpoint(served, "/flaky", "website.deleted")
+    ping = call("POST", f"{served.server.analytics}/api/v1/webhooks/{hook['id']}/test", served.key)
+    assert ping.status == 202, ping.body
+    delivery_id = ping.body["data"]["id"]
+    until(lambda: len(served.receiver.of("/flaky")) >= 3, 15, "not three attempts in 15 s")
+    attempts = served.receiver.of("/flaky")
+    assert {a.headers["webhook-id"] for a in attempts} == {delivery_id}
+    for caught in attempts:  # each attempt signed afresh, for its own timestamp
+        assert verified(hook["secret"], caught)["data"] == {"endpoint": hook["id"]}
+    [shown] = until(
+        lambda: [d for d in log(served, hook["id"]) if d["state"] == "succeeded"],
+        5,
+        "the log does not show the delivery succeeded",
+    )
+    assert (shown["id"], shown["attempts"], shown["last_status"]) == (delivery_id, 3, 200)
+    time.sleep(0.5)
+    assert len(served.receiver.of("/flaky")) == 3  # delivered once: no attempt after the 200
+
+
+def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(served: Served) -> None:
+    base = served.server.analytics
+    served.receiver.plans["/stall"] = ["stall", 200]
+    stalled = endpoint(served, "/stall", "website.deleted")
+    quick = endpoint(served, "/quick", "website.deleted")
+    started = time.monotonic()
+    ping = call("POST", f"{base}/api/v1/webhooks/{stalled['id']}/test", served.key).body["data"]
+    until(lambda: served.receiver.of("/stall"), 5, "the stalling receiver was not called")
+    # While the receiver stalls, the API answers at once.
+    asked = time.monotonic()
+    assert call("GET", f"{base}/api/v1/webhooks/{quick['id']}", served.key).status == 200
+    assert time.monotonic() - asked < 2
+    call("POST", f"{base}/api/v1/webhooks/{quick['id']}/test", served.key)
+    [retrying] = until(
+        lambda: [d for d in log(served, stalled["id"]) if d["attempts"] >= 1],
+        15,
+        "the stalled attempt was not given up within 15 s",
+    )
+    assert time.monotonic() - started >= 9  # the deadline, 10 s
+    assert retrying["last_status"] is None
+    assert "10 seconds" in (retrying["last_error"] or "")
+    # The worker goes on: the other endpoint's ping and the stalled one's retry arrive.
+    until(lambda: served.receiver.of("/quick"), 10, "the worker hung after a stall")
+    [done] = until(
+        lambda: [d for d in log(served, stalled["id"]) if d["state"] == "succeeded"],
+        10,
+        "the stalled delivery was not retried",
+    )
+    assert (done["id"], done["attempts"]) == (ping["id"], 2)
+    calls = served.receiver.of("/stall")
+    assert [c.headers["webhook-id"] for c in calls] == [ping["id"], ping["id"]]
+    assert json.loads(calls[1].body)["data"] == {"endpoint": stalled["id"]}
