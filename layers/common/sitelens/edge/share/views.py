@@ -148,7 +148,7 @@ def _unlock_form(request: Request, kind: Kind, shared: sharing.Shared) -> Respon
         return _password_page(request, kind, shared, 429, message, dict(err.headers))
     cookie = (
         f"{COOKIE}={grant.token}; Path={_page_path(request)}; "
-        f"Max-Age={sharing.TOKEN_SECONDS}; HttpOnly; Secure; SameSite=Lax"
+        f"Max-Age={sharing.TOKEN_SECONDS}; {_cookie_flags(request)}"
     )
     location = f"{request.base_url}{request.path}"
     if request.query:
@@ -171,13 +171,21 @@ def _guest_landing(request: Request, shared: sharing.Shared) -> Response | None:
     rest = _without_token(request)
     base_path = urlsplit(request.base_url).path.rstrip("/")
     lasts = max(int(session.expires_at - time.time()), 1) if session.expires_at else None
-    cookie = f"{GUEST_COOKIE}={token}; Path={base_path}/share; HttpOnly; Secure; SameSite=Lax"
+    cookie = f"{GUEST_COOKIE}={token}; Path={base_path}/share; {_cookie_flags(request)}"
     if lasts is not None:
         cookie += f"; Max-Age={lasts}"
     location = f"{request.base_url}{request.path}"
     if rest:
         location += "?" + urlencode(rest)
     return Response(303, "", {"Location": location, "Set-Cookie": cookie, **pages.PAGE_HEADERS})
+
+
+def _cookie_flags(request: Request) -> str:
+    """A share cookie's attributes: `Secure` on https (every deployed base URL); not on
+    `make serve`'s plain http, where clients other than browsers (urllib's and curl's
+    cookie jars) keep a Secure cookie but never send it back."""
+    secure = "" if request.base_url.startswith("http://") else " Secure;"
+    return f"HttpOnly;{secure} SameSite=Lax"
 
 
 def _page_path(request: Request) -> str:
