@@ -208,3 +208,17 @@ def test_an_expired_link_is_closed(served) -> None:
         time.sleep(0.2)
     assert datetime.now(UTC) >= ends
     assert browser().get(made["url"])[0] == 404
+
+
+def test_a_revoked_key_is_refused_at_the_next_request_on_both_bases(served) -> None:
+    """With `make serve`'s default key cache (5 s): the server that revokes a key stops
+    trusting it at once, on both base URLs, even right after a request warmed the cache."""
+    server, key = served
+    mine = private_website(server, key, "cached")
+    created = guest_key(server, key, mine)
+    for base in (server.analytics, server.seo):
+        assert call("GET", f"{base}/api/v1/account", created["key"]).status == 200
+    assert call("DELETE", f"{server.analytics}/api/v1/keys/{created['id']}", key).status == 200
+    for base in (server.analytics, server.seo):
+        assert call("GET", f"{base}/api/v1/account", created["key"]).status == 401
+    assert call("GET", f"{server.analytics}/api/v1/keys/{created['id']}", key).status == 404
