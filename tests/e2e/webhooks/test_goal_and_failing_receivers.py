@@ -223,6 +223,21 @@ def test_a_receiver_that_fails_twice_gets_the_same_delivery_then_recovers(
     time.sleep(0.5)
     assert len(served.receiver.of("/flaky")) == 3  # delivered once: no attempt after the 200
 
+    # Rotated with an overlap, the secret signs beside the new one; redelivered, the same id.
+    base = f"{served.server.analytics}/api/v1/webhooks/{hook['id']}"
+    rotated = call("POST", f"{base}/rotate", served.key, form={"overlap": "60"})
+    assert rotated.status == 200, rotated.body
+    new_secret = rotated.body["data"]["secret"]
+    assert new_secret != hook["secret"]
+    again = call("POST", f"{base}/deliveries/{delivery_id}/redeliver", served.key)
+    assert again.status == 202, again.body
+    until(lambda: len(served.receiver.of("/flaky")) >= 4, 10, "not redelivered in 10 s")
+    fourth = served.receiver.of("/flaky")[3]
+    assert fourth.headers["webhook-id"] == delivery_id
+    assert len(fourth.headers["webhook-signature"].split(" ")) == 2
+    for secret in (hook["secret"], new_secret):  # either verifies, by the reference package
+        assert verified(secret, fourth)["data"] == {"endpoint": hook["id"]}
+
 
 def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(served: Served) -> None:
     base = served.server.analytics
