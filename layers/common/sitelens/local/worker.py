@@ -1,10 +1,10 @@
 """Lambda's SQS event source mapping, locally: poll each queue, call its function; and
 EventBridge Scheduler's schedules, as a timer that calls the function at start and then
-every SCHEDULE_SECONDS, or every minute for a schedule of rate(1 minute) (the scheduled
-functions are idempotent: the digests claim each period's email before sending it). A test
-or a developer may make the minutely ones tick faster with SITELENS_LOCAL_MINUTE_SECONDS (1
-to 60; docs/keys-and-webhooks.md): goal.converted's pass then runs soon after its minute is
-due instead of up to a minute later.
+every SCHEDULE_SECONDS, or every MINUTE_SECONDS for a schedule of rate(1 minute) (the
+scheduled functions are idempotent: the digests claim each period's email before sending
+it, goal.converted's pass each minute's event). The minutely ones tick every 10 s here, so a
+minute's goal.converted comes seconds after it is due rather than up to a minute later;
+SITELENS_LOCAL_MINUTE_SECONDS (1 to 60; docs/keys-and-webhooks.md) sets another period.
 
 Like Lambda, a worker gathers messages into one batch until the function's BatchSize is
 reached or its batching window (at most 1 s here, so stats appear within about two
@@ -26,7 +26,8 @@ from sitelens.local import gateway
 
 MAX_WINDOW_SECONDS = 1.0
 SCHEDULE_SECONDS = 3600.0  # a daily schedule runs hourly here: it does nothing twice
-MINUTE_SECONDS = 60.0  # rate(1 minute), unless SITELENS_LOCAL_MINUTE_SECONDS says faster
+MINUTE_SECONDS = 10.0  # rate(1 minute) here, unless SITELENS_LOCAL_MINUTE_SECONDS says
+MAX_MINUTE_SECONDS = 60.0
 _RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 10 per call)
 
 
@@ -168,15 +169,15 @@ def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
 
 
 def _every(schedule: dict[str, Any]) -> float:
-    """How often a schedule runs here: rate(1 minute) every minute (goal.converted's pass),
-    or every SITELENS_LOCAL_MINUTE_SECONDS; any other schedule every SCHEDULE_SECONDS."""
+    """How often a schedule runs here: rate(1 minute) (goal.converted's pass) every
+    MINUTE_SECONDS or SITELENS_LOCAL_MINUTE_SECONDS; any other every SCHEDULE_SECONDS."""
     if str(schedule.get("ScheduleExpression", "")).replace(" ", "") == "rate(1minute)":
         return minute_seconds()
     return SCHEDULE_SECONDS
 
 
 def minute_seconds() -> float:
-    """SITELENS_LOCAL_MINUTE_SECONDS, a test and development knob: 1 to 60, default 60."""
+    """SITELENS_LOCAL_MINUTE_SECONDS, a test and development knob: 1 to 60, default 10."""
     raw = os.environ.get("SITELENS_LOCAL_MINUTE_SECONDS", "").strip()
     if not raw:
         return MINUTE_SECONDS
@@ -184,7 +185,7 @@ def minute_seconds() -> float:
         value = float(raw)
     except ValueError:
         value = 0.0
-    if not 1 <= value <= MINUTE_SECONDS:
+    if not 1 <= value <= MAX_MINUTE_SECONDS:
         raise SystemExit(f"SITELENS_LOCAL_MINUTE_SECONDS is {raw!r}: use 1 to 60 seconds.")
     return value
 
