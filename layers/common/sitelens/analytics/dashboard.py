@@ -5,7 +5,9 @@ that every number on a dashboard is the query API's number for the same days.
 A dashboard is a fixed set of questions (`questions`): the six top figures with their
 change against the period before in one question, a series by day with the period's
 annotations, eight top-10 breakdowns, custom events, the goals' conversions when the
-website has goals, and Core Web Vitals (shown when some were collected). They run
+website has goals, and Core Web Vitals (shown when some were collected); then each of its
+first `SHOWN_FUNNELS` saved funnels, asked of `funnels.run` as `POST /api/v1/funnels/query`
+asks it (`funnel_questions`; a funnel whose goal was deleted is left off). They run
 `PARALLEL` at a time (deployed each is an Athena query). A share page is anonymous, so its
 dashboard is kept `FRESH_SECONDS` per website and days (`data.dashboards`) and computed at
 most `COMPUTATIONS_PER_HOUR` times per website and UTC hour; past that a kept copy stands
@@ -22,16 +24,18 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from sitelens.analytics import queries, realtime
+from sitelens.analytics import funnels, queries, realtime
 from sitelens.analytics.vitals import NAMES as VITALS
 from sitelens.analytics.warehouse.query import VITAL_METRICS
 from sitelens.analytics.warehouse.schema import PAGEVIEW
 from sitelens.core import clock, errors
 from sitelens.data import dashboards
+from sitelens.data import funnels as stored_funnels
 from sitelens.data import goals as stored_goals
 
 FRESH_SECONDS: Final = 300  # a dashboard shown again within 5 minutes is not computed again
-COMPUTATIONS_PER_HOUR: Final = 30  # per website: at most 30 x 13 questions an hour
+COMPUTATIONS_PER_HOUR: Final = 30  # per website: at most 30 x 16 questions an hour
+SHOWN_FUNNELS: Final = 3  # saved funnels a dashboard shows (of 10): one funnel query each
 PARALLEL: Final = 5  # questions at once, within Athena's concurrent queries
 CLAIM_SECONDS: Final = 30.0  # past the share function's 28 s: a claim this old was left
 WAIT_SECONDS: Final = 20.0  # a view waits this long for another's computation, then 429
@@ -108,16 +112,43 @@ def questions(website: dict[str, Any], first: date, last: date) -> dict[str, dic
             "dimensions": [dimension],
             "pagination": {"limit": TOP},
         }
-    goals = stored_goals.of(website)
+    goals = goals_question(website, first, last)
     if goals:
-        revenue = REVENUE_METRICS if any(goal.get("currency") for goal in goals) else ()
-        asked["goals"] = {
-            "site_id": site,
-            "metrics": [*GOAL_METRICS, *revenue],
-            "date_range": days,
-            "dimensions": ["event:goal"],
-        }
+        asked["goals"] = goals
     return asked
+
+
+def goals_question(website: dict[str, Any], first: date, last: date) -> dict[str, Any] | None:
+    """The query of the website's goals' conversions over the days; None without goals."""
+    goals = stored_goals.of(website)
+    if not goals:
+        return None
+    revenue = REVENUE_METRICS if any(goal.get("currency") for goal in goals) else ()
+    return {
+        "site_id": int(website["id"]),
+        "metrics": [*GOAL_METRICS, *revenue],
+        "date_range": _range(first, last),
+        "dimensions": ["event:goal"],
+    }
+
+
+def funnel_questions(
+    website: dict[str, Any], first: date, last: date
+) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    """Each shown saved funnel and its `POST /api/v1/funnels/query` body: the first
+    `SHOWN_FUNNELS` of the website's funnels whose goals all still exist."""
+    goal_ids = {int(goal["id"]) for goal in stored_goals.of(website)}
+    whole = [
+        funnel
+        for funnel in stored_funnels.of(website)
+        if all(goal_id in goal_ids for goal_id in funnel["steps"])
+    ]
+    body = {"site_id": int(website["id"]), "date_range": _range(first, last)}
+    return [(funnel, {**body, "funnel_id": funnel["id"]}) for funnel in whole[:SHOWN_FUNNELS]]
+
+
+def _funnel(funnel: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
+    return {"id": funnel["id"], "name": funnel["name"], "steps": answer["steps"], **answer["meta"]}
 
 
 def totals(answer: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -175,9 +206,12 @@ def _vitals(answer: dict[str, Any]) -> dict[str, Any] | None:
 def compute(account_id: str, website: dict[str, Any], first: date, last: date) -> dict[str, Any]:
     """The dashboard of the days, every figure from the query API (`PARALLEL` at a time)."""
     asked = questions(website, first, last)
+    saved = funnel_questions(website, first, last)
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         running = {name: pool.submit(queries.run, account_id, body) for name, body in asked.items()}
+        funneling = [pool.submit(funnels.run, account_id, body) for _, body in saved]
         answers = {name: future.result() for name, future in running.items()}
+        funnel_answers = [future.result() for future in funneling]
     series = answers["series"]
     figures: dict[str, Any] = {
         "date_range": _range(first, last),
@@ -192,6 +226,11 @@ def compute(account_id: str, website: dict[str, Any], first: date, last: date) -
         },
         "events": _rows(answers["events"], "name", EVENT_METRICS),
         "goals": None,
+        "funnels": [
+            _funnel(funnel, answer)
+            for (funnel, _), answer in zip(saved, funnel_answers, strict=True)
+        ]
+        or None,
         "vitals": _vitals(answers["vitals"]),
     }
     if "goals" in answers:

@@ -56,12 +56,13 @@ def by_domain(site: str) -> Item | None:
 
 
 def of_account(account: str) -> list[Item]:
-    """Every website of the account (`id`, `domain`, `privacy`, `email`), in id order."""
+    """Every website of the account (`id`, `domain`, `privacy`, `email`, and the goals and
+    saved funnels a digest shows), in id order."""
     query: dict[str, Any] = {
         "TableName": settings().websites_table,
         "KeyConditionExpression": "account = :account",
         "ExpressionAttributeValues": {":account": {"S": account}},
-        "ProjectionExpression": "id, #domain, privacy, email",
+        "ProjectionExpression": "id, #domain, privacy, email, goals, funnels",
         "ExpressionAttributeNames": {"#domain": "domain"},
     }
     return [from_item(item) for item in every_item(query)]

@@ -1,7 +1,9 @@
 """A digest as an email: each website with `email` = 1, its top figures of the period (unique
 visitors, visits, pageviews, bounce rate, visit duration) against the period before, as
 the query API answers them (`analytics.dashboard.totals_question`: one question a
-website, `FIGURES_PARALLEL` at a time), links to its statistics and share page, and a
+website, `FIGURES_PARALLEL` at a time), its goal conversions and saved funnels when it
+has them (`conversions`: at most one goals question and `dashboard.SHOWN_FUNNELS` funnel
+questions more), links to its statistics and share page, and a
 signed link that stops its digests; then the account's audit runs that regressed in the
 period (`regressions`); plain text and HTML."""
 
@@ -15,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from sitelens.analytics import dashboard, queries
+from sitelens.analytics import dashboard, funnels, queries
 from sitelens.core.config import settings
 from sitelens.data import websites as stored_websites
 from sitelens.digests import regressions
@@ -24,6 +26,7 @@ from sitelens.digests.unsubscribing import unsubscribe_token
 
 MAX_WEBSITES = 50  # listed in one digest; the rest are named by their number
 FIGURES_PARALLEL = 5  # websites' questions at once (Athena queries, deployed)
+TOP_GOALS = 5  # goals listed a website, by converted visitors
 # what each website shows, by the query API's metric names, in this order
 FIGURES = {
     "visitors": "Unique visitors",
@@ -72,6 +75,50 @@ def figures(account_id: str, website_id: int, period: Period) -> dict[str, Any]:
     }
 
 
+def conversions(account_id: str, website: dict[str, Any], period: Period) -> dict[str, Any]:
+    """The website's top `TOP_GOALS` goals by converted visitors, each with its change
+    against the period before, and its shown saved funnels' overall conversion (the
+    share dashboard's: `dashboard.funnel_questions`), as the query API and
+    `POST /api/v1/funnels/query` answer them; None for what the website has not defined."""
+    found: dict[str, Any] = {"goals": None, "funnels": None}
+    question = dashboard.goals_question(website, period.first, period.last)
+    if question is not None:
+        answer = queries.run(
+            account_id,
+            {
+                **question,
+                "metrics": ["visitors", "conversion_rate"],
+                "include": {"comparisons": {"mode": "previous_period"}},
+                "order_by": [["visitors", "desc"]],
+                "pagination": {"limit": TOP_GOALS},
+            },
+        )
+        found["goals"] = [
+            {
+                "goal": row["dimensions"][0],
+                "visitors": row["metrics"][0],
+                "conversion_rate": row["metrics"][1],
+                "change_shown": _change(
+                    "visitors", (row.get("comparison") or {}).get("change", [None])[0]
+                ),
+            }
+            for row in answer["results"]
+        ]
+    saved = dashboard.funnel_questions(website, period.first, period.last)
+    if saved:
+        answers = [funnels.run(account_id, body) for _, body in saved]
+        found["funnels"] = [
+            {
+                "name": funnel["name"],
+                "conversion_rate": answer["meta"]["conversion_rate"],
+                "entering": answer["meta"]["entering_visitors"],
+                "completed": answer["steps"][-1]["visitors"],
+            }
+            for (funnel, _), answer in zip(saved, answers, strict=True)
+        ]
+    return found
+
+
 def _shown(name: str, value: float) -> str:
     if name == "bounce_rate":
         return f"{value:g}%"
@@ -100,7 +147,13 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
     base = settings().analytics_base_url
     listed = websites[:MAX_WEBSITES]
     with ThreadPoolExecutor(max_workers=FIGURES_PARALLEL) as pool:
-        found = pool.map(lambda website: figures(account_id, int(website["id"]), period), listed)
+        found = pool.map(
+            lambda website: {
+                **figures(account_id, int(website["id"]), period),
+                **conversions(account_id, website, period),
+            },
+            listed,
+        )
         numbers = list(found)
     rows = []
     for website, figured in zip(listed, numbers, strict=True):
