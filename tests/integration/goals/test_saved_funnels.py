@@ -148,3 +148,26 @@ def test_a_saved_funnel_answers_as_its_steps_do(analytics, website, goal_ids, se
     gone = analytics.post("/api/v1/funnels/query", json_body=by_id)
     assert gone.status == 422
     assert "Step 2" in gone.body["message"]["funnel_id"][0]
+
+
+def test_scoped_keys(analytics, website, goal_ids):
+    """A key limited to another website sees none of these funnels (and may not create one:
+    403, as every create outside a key's scope); a read key lists them but writes none."""
+    base = f"/api/v1/websites/{website}/funnels"
+    made = analytics.post(base, json_body={"name": "F", "steps": goal_ids}).data
+    other = analytics.post("/api/v1/websites", {"domain": "elsewhere.example"}).data["id"]
+    limited = analytics.post("/api/v1/keys", {"name": "k", "websites": str(other)}).data["key"]
+    assert analytics.get(base, key=limited).status == 404
+    assert analytics.get(f"{base}/{made['id']}", key=limited).status == 404
+    assert (
+        analytics.post(base, json_body={"name": "G", "steps": goal_ids}, key=limited).status == 403
+    )
+    reader = analytics.post("/api/v1/keys", {"name": "r", "access": "read"}).data["key"]
+    assert analytics.get(base, key=reader).data == [made]
+    for reply in (
+        analytics.post(base, json_body={"name": "G", "steps": goal_ids}, key=reader),
+        analytics.patch(f"{base}/{made['id']}", json_body={"name": "G"}, key=reader),
+        analytics.delete(f"{base}/{made['id']}", key=reader),
+    ):
+        assert reply.status == 403, reply.body
+    assert analytics.get(base).data == [made]
