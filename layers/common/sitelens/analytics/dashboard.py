@@ -147,6 +147,16 @@ def funnel_questions(
     return [(funnel, {**body, "funnel_id": funnel["id"]}) for funnel in whole[:SHOWN_FUNNELS]]
 
 
+def funnel_answer(account_id: str, body: dict[str, Any]) -> dict[str, Any] | None:
+    """`funnels.run`'s answer to a `funnel_questions` body; None when a goal of the funnel
+    was deleted since the website was read (the funnel is left off, as `funnel_questions`
+    leaves it off)."""
+    try:
+        return funnels.run(account_id, body)
+    except errors.Invalid:
+        return None
+
+
 def _funnel(funnel: dict[str, Any], answer: dict[str, Any]) -> dict[str, Any]:
     return {"id": funnel["id"], "name": funnel["name"], "steps": answer["steps"], **answer["meta"]}
 
@@ -209,7 +219,7 @@ def compute(account_id: str, website: dict[str, Any], first: date, last: date) -
     saved = funnel_questions(website, first, last)
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
         running = {name: pool.submit(queries.run, account_id, body) for name, body in asked.items()}
-        funneling = [pool.submit(funnels.run, account_id, body) for _, body in saved]
+        funneling = [pool.submit(funnel_answer, account_id, body) for _, body in saved]
         answers = {name: future.result() for name, future in running.items()}
         funnel_answers = [future.result() for future in funneling]
     series = answers["series"]
@@ -229,6 +239,7 @@ def compute(account_id: str, website: dict[str, Any], first: date, last: date) -
         "funnels": [
             _funnel(funnel, answer)
             for (funnel, _), answer in zip(saved, funnel_answers, strict=True)
+            if answer is not None
         ]
         or None,
         "vitals": _vitals(answers["vitals"]),

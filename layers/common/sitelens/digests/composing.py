@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-from sitelens.analytics import dashboard, funnels, queries
+from sitelens.analytics import dashboard, queries
 from sitelens.core.config import settings
 from sitelens.data import websites as stored_websites
 from sitelens.digests import regressions
@@ -106,7 +106,7 @@ def conversions(account_id: str, website: dict[str, Any], period: Period) -> dic
         ]
     saved = dashboard.funnel_questions(website, period.first, period.last)
     if saved:
-        answers = [funnels.run(account_id, body) for _, body in saved]
+        answers = [dashboard.funnel_answer(account_id, body) for _, body in saved]
         found["funnels"] = [
             {
                 "name": funnel["name"],
@@ -115,7 +115,8 @@ def conversions(account_id: str, website: dict[str, Any], period: Period) -> dic
                 "completed": answer["steps"][-1]["visitors"],
             }
             for (funnel, _), answer in zip(saved, answers, strict=True)
-        ]
+            if answer is not None
+        ] or None
     return found
 
 
