@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from sitelens.analytics import converted
 from sitelens.local import worker
 from sitelens.webhooks import deliveries, goals
 
@@ -38,3 +39,9 @@ def test_the_minutely_timer_is_10_s_here_and_bounded(monkeypatch):
         monkeypatch.setenv("SITELENS_LOCAL_MINUTE_SECONDS", wrong)
         with pytest.raises(SystemExit):
             worker._every(every)
+
+
+@pytest.mark.parametrize(("raw", "expected"), [("", 60.0), ("1", 1.0), ("0", 0.0), ("90", 60.0)])
+def test_the_goal_cache_is_at_most_a_minute(monkeypatch, raw, expected):
+    monkeypatch.setenv("SITELENS_GOAL_CACHE_SECONDS", raw)
+    assert converted.cache_seconds() == expected
