@@ -260,10 +260,12 @@ def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(served: Se
     started = time.monotonic()
     ping = call("POST", f"{base}/api/v1/webhooks/{stalled['id']}/test", served.key).body["data"]
     until(lambda: served.receiver.of("/stall"), 5, "the stalling receiver was not called")
-    # While the receiver stalls, the API answers at once.
+    # While the receiver stalls, the API answers at once (on DynamoDB Local: moto, without
+    # Java, serves one call at a time, the worker's included; docs/development.md).
     asked = time.monotonic()
     assert call("GET", f"{base}/api/v1/webhooks/{quick['id']}", served.key).status == 200
-    assert time.monotonic() - asked < 2
+    if "DynamoDB Local" in served.server.output:
+        assert time.monotonic() - asked < 2
     call("POST", f"{base}/api/v1/webhooks/{quick['id']}/test", served.key)
     [retrying] = until(
         lambda: [d for d in log(served, stalled["id"]) if d["attempts"] >= 1],
