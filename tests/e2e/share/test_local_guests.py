@@ -222,3 +222,17 @@ def test_a_revoked_key_is_refused_at_the_next_request_on_both_bases(served) -> N
     for base in (server.analytics, server.seo):
         assert call("GET", f"{base}/api/v1/account", created["key"]).status == 401
     assert call("GET", f"{server.analytics}/api/v1/keys/{created['id']}", key).status == 404
+
+
+def test_a_guest_opens_a_password_website_without_its_password(served) -> None:
+    server, key = served
+    domain = f"locked-{uuid.uuid4().hex[:10]}.example.com"
+    form = {"domain": domain, "privacy": "2", "password": "correct horse battery"}
+    locked = call("POST", f"{server.analytics}/api/v1/websites", key, form=form)
+    assert locked.status == 201, locked.body
+    website = locked.body["data"]
+    made = link(server, key, guest_key(server, key, website)["id"], website=str(website["id"]))
+    assert browser().get(f"{server.analytics}/share/{domain}")[0] == 401  # the password form
+    opened(server, made, domain)
+    assert stats(server, domain, made["token"]) == 200
+    assert stats(server, domain, "not-a-token") == 401
