@@ -18,13 +18,16 @@ import urllib.request
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from email import message_from_bytes, policy
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 import pytest
 from standardwebhooks import Webhook
 
+from tests.e2e.test_local_digests import cli
 from tests.e2e.test_local_server import HOST, OPENER, Server, call, free_ports, start_server
 from tests.fixtures.analytics import CHROME
 
@@ -95,11 +98,13 @@ class Served:
     server: Server
     key: str
     receiver: Receiver
+    outbox: Path
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[Served]:
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     key = "sl_goalhooks_" + uuid.uuid4().hex
+    outbox = tmp_path_factory.mktemp("outbox")
     port, catcher = free_ports(2)
     receiver = Receiver(port)
     listening = receiver.serve()
@@ -111,9 +116,10 @@ def served() -> Iterator[Served]:
         SITELENS_LOCAL_MINUTE_SECONDS="1",
         SITELENS_GOAL_GRACE_SECONDS="1",
         SITELENS_WEBHOOK_RETRY_SCALE="0.0001",
+        SITELENS_MAIL_OUTBOX=str(outbox),
     )
     try:
-        yield Served(server, key, receiver)
+        yield Served(server, key, receiver, outbox)
     finally:
         server.stop()
         listening.shutdown()
@@ -285,6 +291,9 @@ def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(served: Se
 
 def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(served: Served):
     base = f"{served.server.analytics}/api/v1/webhooks"
+    account = call("GET", f"{served.server.analytics}/api/v1/account", served.key).body["data"]
+    address = f"ops-{uuid.uuid4().hex[:6]}@example.com"
+    cli(served.server, served.outbox, "accounts", "update", str(account["id"]), "--email", address)
     served.receiver.plans["/down"] = [503]
     hook = endpoint(served, "/down", "website.deleted")
     ping = call("POST", f"{base}/{hook['id']}/test", served.key).body["data"]
@@ -298,6 +307,21 @@ def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(ser
     assert len(calls) == 8 and {c.headers["webhook-id"] for c in calls} == {ping["id"]}
     shown = call("GET", f"{base}/{hook['id']}", served.key).body["data"]
     assert shown["enabled"] is False and shown["disabled_reason"]
+    # and the account's address is told, by an email caught in make serve's outbox
+    subject = f"Sitelens: webhook endpoint {hook['id']} was disabled"
+    mails = until(
+        lambda: [
+            m
+            for m in (
+                message_from_bytes(f.read_bytes(), policy=policy.default)
+                for f in served.outbox.glob("*.eml")
+            )
+            if m["Subject"] == subject
+        ],
+        5,
+        "no email about the disabled endpoint",
+    )
+    assert [str(m["To"]) for m in mails] == [address]
     # Disabled, it gets nothing; enabled again and redelivered, it gets the delivery once.
     served.receiver.plans["/down"] = [200]
     again = call("POST", f"{base}/{hook['id']}/deliveries/{ping['id']}/redeliver", served.key)
