@@ -45,6 +45,22 @@ ENDPOINT_FIELDS = {
 # operationId -> {field: why a schema cannot refuse it}; None: an HTML page, any field.
 REFUSABLE: dict[str, dict[str, str] | None] = {
     "listWebsites": {"cursor": CURSOR},
+    "listKeys": {"cursor": CURSOR},
+    "listGuestLinks": {"cursor": CURSOR},
+    "listWebhookDeliveries": {"cursor": CURSOR},
+    "createGuestLink": {
+        "key": "a key that may not have guests (a write key, or one over the whole account)",
+        **{kind: f"a {kind} the key does not reach" for kind in ("website", "report", "audit")},
+        "expires_at": "a moment in the past, or past the key's own expiry",
+    },
+    **{
+        operation: {
+            "name": "a name the website's funnels have already",
+            "steps": "a goal id the website does not have",
+            "funnels": "an 11th funnel of the website",
+        }
+        for operation in ("createFunnel", "updateFunnel", "patchFunnel")
+    },
     "createKey": {
         **SCOPE_FIELDS,
         "expires_at": "a moment in the past, or more than three years ahead",
