@@ -24,9 +24,9 @@ from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from sitelens.analytics import funnels, queries, realtime
+from sitelens.analytics import realtime
+from sitelens.analytics.vitals import METRICS as VITAL_METRICS
 from sitelens.analytics.vitals import NAMES as VITALS
-from sitelens.analytics.warehouse.query import VITAL_METRICS
 from sitelens.analytics.warehouse.schema import PAGEVIEW
 from sitelens.core import clock, errors
 from sitelens.data import dashboards
@@ -151,6 +151,8 @@ def funnel_answer(account_id: str, body: dict[str, Any]) -> dict[str, Any] | Non
     """`funnels.run`'s answer to a `funnel_questions` body; None when a goal of the funnel
     was deleted since the website was read (the funnel is left off, as `funnel_questions`
     leaves it off)."""
+    from sitelens.analytics import funnels  # see `compute`
+
     try:
         return funnels.run(account_id, body)
     except errors.Invalid:
@@ -215,6 +217,10 @@ def _vitals(answer: dict[str, Any]) -> dict[str, Any] | None:
 
 def compute(account_id: str, website: dict[str, Any], first: date, last: date) -> dict[str, Any]:
     """The dashboard of the days, every figure from the query API (`PARALLEL` at a time)."""
+    # Imported here: the query API's SQL (SQLGlot) is a tenth of a second of a cold start,
+    # and most views answer a kept copy without asking anything.
+    from sitelens.analytics import queries
+
     asked = questions(website, first, last)
     saved = funnel_questions(website, first, last)
     with ThreadPoolExecutor(max_workers=PARALLEL) as pool:

@@ -11,6 +11,12 @@ from collections.abc import Mapping
 from typing import Final
 
 NAMES: Final = ("lcp", "inp", "cls", "fcp", "ttfb")
+SHARES: Final = ("good", "needs_improvement", "poor")
+# the query API's metrics of them: p75 of each, and its shares
+METRICS: Final = (
+    *(f"p75_{name}" for name in NAMES),
+    *(f"{name}_{share}" for name in NAMES for share in SHARES),
+)
 MAX_MS: Final = 600_000  # ten minutes: a page slower than that measured nothing useful
 MAX_CLS: Final = 100  # layout shift scores are fractions of the viewport, summed
 CLS_SCALE: Final = 1000  # CLS is stored in thousandths (0.1 -> 100)

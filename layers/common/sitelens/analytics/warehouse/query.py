@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.vitals import NAMES as VITALS
+from sitelens.analytics.vitals import METRICS as VITAL_METRIC_NAMES
 from sitelens.analytics.warehouse import filters, goals, periods, props
 from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
@@ -27,10 +27,7 @@ from sitelens.analytics.warehouse.goals import Goal
 from sitelens.core import errors
 
 # Core Web Vitals' metrics (`vitals` has their SQL): p75 of each, and its shares
-VITAL_METRICS: Final = (
-    *(f"p75_{name}" for name in VITALS),
-    *(f"{name}_{share}" for name in VITALS for share in ("good", "needs_improvement", "poor")),
-)
+VITAL_METRICS: Final = VITAL_METRIC_NAMES
 
 METRICS: Final = (
     "visitors",
