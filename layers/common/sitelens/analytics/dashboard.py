@@ -27,6 +27,7 @@ from typing import Any, Final
 from sitelens.analytics import realtime
 from sitelens.analytics.vitals import METRICS as VITAL_METRICS
 from sitelens.analytics.vitals import NAMES as VITALS
+from sitelens.analytics.vitals import SHARES as VITAL_SHARES
 from sitelens.analytics.warehouse.schema import PAGEVIEW
 from sitelens.core import clock, errors
 from sitelens.data import dashboards
@@ -64,7 +65,6 @@ BREAKDOWNS: Final = {
 EVENT_METRICS: Final = ("visitors", "events")
 GOAL_METRICS: Final = ("visitors", "events", "conversion_rate")
 REVENUE_METRICS: Final = ("total_revenue", "average_revenue")
-VITAL_SHARES: Final = ("good", "needs_improvement", "poor")  # as `VITAL_METRICS` names them
 
 
 def _range(first: date, last: date) -> list[str]:
