@@ -58,6 +58,8 @@ from tests.fixtures import moto_queries, moto_responses, moto_transactions  # no
 from tests.fixtures import site as fixture_site  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
+# fixtures every test module may name: `local_warehouse` (or `store`), the DuckDB warehouse
+pytest_plugins = ["tests.fixtures.local_warehouse"]
 moto_transactions.install()  # its transactions back a table up once, not once an item
 moto_queries.install()  # its Queries read one partition, not the whole table sorted
 moto_responses.install()  # its answers' attribute values copied, not walked through the model

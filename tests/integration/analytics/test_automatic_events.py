@@ -6,27 +6,14 @@ deepest)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import sqlglot
 
 from sitelens.analytics.warehouse import query, scroll, summaries
-from sitelens.data import warehouse
-from sitelens.local.warehouse import LocalWarehouse
 from tests.integration.analytics.test_properties import DAY, NOW, stored
 from tests.integration.test_tracking import create_website, hit, queued
 
 pytest.importorskip("duckdb")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
 
 
 def test_an_engagement_carries_its_scroll_depth(analytics):

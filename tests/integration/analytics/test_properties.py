@@ -6,7 +6,6 @@ are read beside new ones by queries and compaction."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -16,8 +15,6 @@ import pytest
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import compaction, query, rows, schema, summaries
 from sitelens.core import properties
-from sitelens.data import warehouse
-from sitelens.local.warehouse import LocalWarehouse
 from tests.integration.analytics.test_warehouse import row
 from tests.integration.test_tracking import create_website, hit, queued
 
@@ -25,14 +22,6 @@ duckdb = pytest.importorskip("duckdb")
 
 NOW = datetime(2026, 11, 24, 12, tzinfo=UTC)
 DAY = "2026-11-23"
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
 
 
 def test_an_event_s_properties_and_revenue_are_queued(analytics):

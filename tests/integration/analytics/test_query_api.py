@@ -3,25 +3,12 @@ in the Stats API v2 shape, bad queries 422, on the local warehouse engine."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from sitelens.data import warehouse
 from tests.integration.analytics.test_warehouse import row
 from tests.integration.test_tracking import create_website
 
 pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
 
 
 def test_a_query_over_the_account_s_website(analytics, store):

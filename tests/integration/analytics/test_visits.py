@@ -4,19 +4,15 @@ aggregator, into the warehouse's rows, answered by POST /api/v1/query."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from sitelens.core import clock
-from sitelens.data import warehouse
 from tests.fixtures.analytics import receive, run
 
 pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse
 
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
@@ -25,15 +21,6 @@ CHROME = (
 FIREFOX = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0"
 ANNA = ("198.51.100.7", CHROME)
 BEN = ("203.0.113.9", FIREFOX)
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
-    local.close()
 
 
 class Browser:

@@ -5,27 +5,14 @@ device, country and time, by Google's thresholds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 import sqlglot
 
 from sitelens.analytics.warehouse import query, summaries, vitals
-from sitelens.data import warehouse
-from sitelens.local.warehouse import LocalWarehouse
 from tests.integration.analytics.test_properties import DAY, NOW, stored
 from tests.integration.test_tracking import create_website, hit, queued
 
 pytest.importorskip("duckdb")
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
 
 
 def test_an_engagement_carries_vitals(analytics):

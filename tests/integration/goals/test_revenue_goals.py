@@ -5,8 +5,6 @@ are left out: amounts are never converted); the SQL renders for Athena too."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,20 +12,10 @@ import sqlglot
 
 from sitelens.analytics.warehouse import conversions, query, raw
 from sitelens.analytics.warehouse.goals import Goal
-from sitelens.data import warehouse
 from tests.integration.analytics.test_properties import DAY, NOW, stored
 from tests.integration.test_tracking import create_website
 
 duckdb = pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[LocalWarehouse]:
-    local = LocalWarehouse(tmp_path / "warehouse")
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write))
-    yield local
-    warehouse.use(None)
 
 
 def purchase(site: int, visitor: str, at: str, amount: str, currency: str, plan: str) -> dict:
