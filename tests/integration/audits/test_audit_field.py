@@ -10,12 +10,11 @@ from typing import Any
 import pytest
 
 from sitelens.analytics.warehouse import vitals
-from tests.integration.analytics.test_vitals import store
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain
 from tests.integration.seo.test_report_field_data import row
 from tests.integration.test_openapi import problems, schema_of
 
-__all__ = ["audit_site", "crawlable", "store"]  # fixtures this module uses
+__all__ = ["audit_site", "crawlable"]  # fixtures this module uses
 
 pytest.importorskip("duckdb")
 

@@ -15,12 +15,11 @@ from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.reports import field
 from tests.conftest import Client
-from tests.integration.analytics.test_vitals import store
 from tests.integration.keys.test_scopes import key_of
 from tests.integration.test_openapi import problems, schema_of
 from tests.integration.test_reports import private_urls
 
-__all__ = ["private_urls", "store"]  # fixtures, used by name
+__all__ = ["private_urls"]  # fixtures, used by name
 
 pytest.importorskip("duckdb")
 
