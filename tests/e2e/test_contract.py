@@ -17,11 +17,10 @@ import tomllib
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
-import yaml
 
+from sitelens.local import openapi
 from tests import contract_checks
 from tests.e2e.test_local_server import ROOT, Server, start_server
 from tests.fixtures.site import Site
@@ -54,7 +53,7 @@ def document_for_run(api: str, site: Site, tmp: Path) -> Path:
     """The published document, with report URLs drawn from the fixture site (the fuzzer's
     own URLs would point at hosts this machine cannot reach) and one it cannot reach (a
     port we do not fetch: the documented 422, at once)."""
-    document: dict[str, Any] = yaml.safe_load((ROOT / "openapi" / f"{api}.yaml").read_text())
+    document = openapi.document(api)
     if api == "seo":
         pages = [site.url(path) for path in ("/good", "/poor", "/private/page")]
         pages.append("http://127.0.0.1:1/unreachable")
@@ -150,7 +149,7 @@ def test_a_422_to_valid_data_is_allowed_exactly_where_its_fields_are_listed() ->
     assert allowed == set(contract_checks.REFUSABLE)
     documented = set()
     for api in ("analytics", "seo"):
-        paths = yaml.safe_load((ROOT / "openapi" / f"{api}.yaml").read_text())["paths"]
+        paths = openapi.document(api)["paths"]
         for item in paths.values():
             for op in item.values():
                 if isinstance(op, dict) and "operationId" in op:

@@ -23,14 +23,13 @@ from urllib.parse import parse_qs, urlsplit
 
 import boto3
 import pytest
-import yaml
 
 from sitelens import accounts, cli, digests
 from sitelens.analytics.hits import Hit
 from sitelens.core import config
 from sitelens.data import clients, mail
 from sitelens.digests import claims, composing, planning
-from sitelens.local import gateway, sqs, template, worker
+from sitelens.local import gateway, openapi, sqs, template, worker
 from tests.fixtures.analytics import hit_record, run
 from tests.fixtures.local_warehouse import local_warehouse  # noqa: F401
 
@@ -575,7 +574,7 @@ def test_the_unsubscribe_link_stops_that_website_without_a_key(analytics, accoun
 def test_unsubscribe_tokens_have_the_documented_shape(account):
     """Every token a link carries matches the pattern openapi/analytics.yaml states for
     `token`, for one website or many: the document allows every link we send."""
-    document = yaml.safe_load((gateway.ROOT / "openapi" / "analytics.yaml").read_text())
+    document = openapi.document("analytics")
     [token] = document["paths"]["/api/v1/unsubscribe"]["parameters"]
     for website_ids in ([1], list(range(1, 60)), None):  # None: every website
         issued = digests.unsubscribe_token(account.id, website_ids)

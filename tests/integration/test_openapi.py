@@ -15,7 +15,6 @@ from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-import yaml
 from jsonschema import Draft202012Validator
 from openapi_spec_validator import validate as validate_spec
 from referencing import Registry
@@ -25,7 +24,7 @@ from sitelens.accounts import limits
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from sitelens.core import config, errors
-from sitelens.local import template
+from sitelens.local import openapi, template
 from sitelens.records.inputs import Input
 from sitelens.reports.inputs import ProjectListQuery, ReportCreate, ReportListQuery, ReportUpdate
 from sitelens.seo import analysis, checks
@@ -37,7 +36,7 @@ from tests.fixtures.analytics import CHROME, hit_record, run
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = {"AnalyticsApi": ROOT / "openapi/analytics.yaml", "SeoApi": ROOT / "openapi/seo.yaml"}
-DOCS = {api: yaml.safe_load(path.read_text()) for api, path in FILES.items()}
+DOCS = {api: openapi.document(path.stem) for api, path in FILES.items()}
 TEMPLATE = template.load()
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 

@@ -148,14 +148,10 @@ def test_goals_too_large_beside_the_website_s_lists_are_422(analytics, website, 
 def test_the_document_states_the_server_s_rules():
     """What the schema allows the server takes (the contract test's premise): the patterns
     and lengths of goals and annotations are the code's."""
-    from pathlib import Path
-
-    import yaml
-
+    from sitelens.local import openapi
     from sitelens.websites.annotations import rules as annotation_rules
 
-    document = Path(__file__).resolve().parents[3] / "openapi" / "analytics.yaml"
-    schemas = yaml.safe_load(document.read_text())["components"]["schemas"]
+    schemas = openapi.document("analytics")["components"]["schemas"]
     goal = schemas["GoalCreate"]["properties"]
     assert goal["page_path"]["pattern"] == rules.PATH_PATTERN
     assert goal["page_path"]["maxLength"] == rules.MAX_PATH_LENGTH

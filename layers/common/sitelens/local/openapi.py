@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from sitelens.local.template import DEFAULT_PATH
 
@@ -13,12 +14,19 @@ PACKAGED = Path(__file__).resolve().parents[1] / "edge" / "openapi"
 APIS = ("analytics", "seo")
 
 
-def as_json(api: str) -> str:
-    """The YAML document of `api` as compact JSON (anchors expanded)."""
+def document(api: str) -> dict[str, Any]:
+    """The YAML document of `api` as plain data, read by libyaml where PyYAML has it (a
+    quarter of a second less per document than PyYAML's own parser)."""
     import yaml
 
-    document = yaml.safe_load((SOURCES / f"{api}.yaml").read_text())
-    return json.dumps(document, separators=(",", ":"), ensure_ascii=False) + "\n"
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    parsed: dict[str, Any] = yaml.load((SOURCES / f"{api}.yaml").read_text(), Loader=loader)  # noqa: S506 - a safe loader
+    return parsed
+
+
+def as_json(api: str) -> str:
+    """The YAML document of `api` as compact JSON (anchors expanded)."""
+    return json.dumps(document(api), separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
 if __name__ == "__main__":

@@ -259,14 +259,18 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
     print("Press Ctrl-C to stop.", flush=True)
 
     stopping.wait()
-    if catcher is not None:
-        catcher.shutdown()
-        catcher.server_close()
+    # All at once: each part takes up to half a second to notice (a poll, a long poll).
+    listening = [*servers, *([catcher] if catcher is not None else [])]
+    closing = [threading.Thread(target=server.shutdown) for server in listening]
+    for worker in workers:
+        worker.stopping.set()
+    for thread in closing:
+        thread.start()
     for worker in workers:
         worker.stop()
-    for server in servers:
-        threading.Thread(target=server.shutdown).start()
-    for server in servers:
+    for thread in closing:
+        thread.join(timeout=5)
+    for server in listening:
         server.server_close()
 
 
