@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import socketserver
 import tempfile
 import threading
 from contextlib import AbstractContextManager, nullcontext
@@ -260,8 +261,8 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
 
     stopping.wait()
     # All at once: each part takes up to half a second to notice (a poll, a long poll).
-    listening = [*servers, *([catcher] if catcher is not None else [])]
-    closing = [threading.Thread(target=server.shutdown) for server in listening]
+    listening: list[socketserver.BaseServer] = [*servers, *([catcher] if catcher else [])]
+    closing = [threading.Thread(target=listener.shutdown) for listener in listening]
     for worker in workers:
         worker.stopping.set()
     for thread in closing:
@@ -270,8 +271,8 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         worker.stop()
     for thread in closing:
         thread.join(timeout=5)
-    for server in listening:
-        server.server_close()
+    for listener in listening:
+        listener.server_close()
 
 
 def resume_cleanups(lock: AbstractContextManager[Any] | None) -> int:
