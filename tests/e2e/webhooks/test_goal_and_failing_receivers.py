@@ -178,7 +178,20 @@ def pageviews(served: Served, website_id: int) -> int:
     return sum(row["count"] for row in reply.body["data"])
 
 
-def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(served: Served) -> None:
+@dataclass
+class Converting:
+    site: int
+    domain: str
+    goals: dict[str, dict[str, Any]]  # by page path
+    hook: dict[str, Any]  # goal.converted for the website
+    other: dict[str, Any]  # goal.converted for another website
+
+
+@pytest.fixture(scope="module", autouse=True)
+def converting(served: Served) -> Converting:
+    """A website with goals, a goal.converted endpoint and converting hits, made before the
+    module's first test: the minute the hits fall in must end before it is sent (up to a
+    minute), and the other tests run in the meantime."""
     base = served.server.analytics
     domain = f"goals-{uuid.uuid4().hex[:10]}.example.com"
     website = call("POST", f"{base}/api/v1/websites", served.key, form={"domain": domain})
@@ -189,10 +202,11 @@ def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(served: Serv
     # (SITELENS_GOAL_CACHE_SECONDS), not deployed's minute.
     hit(served, f"https://{domain}/pricing")
     until(lambda: pageviews(served, site) == 1, 20, "the first hit was not counted in 20 s")
-    goals = f"{base}/api/v1/websites/{site}/goals"
-    pricing = call("POST", goals, served.key, form={"page_path": "/pricing"}).body["data"]
-    blog = call("POST", goals, served.key, form={"page_path": "/blog/**"}).body["data"]
-    call("POST", goals, served.key, form={"page_path": "/never"})  # converts nothing
+    url = f"{base}/api/v1/websites/{site}/goals"
+    goals = {
+        path: call("POST", url, served.key, form={"page_path": path}).body["data"]
+        for path in ("/pricing", "/blog/**", "/never")  # the last converts nothing
+    }
     hook = endpoint(served, "/goals", "goal.converted", websites=str(site))
     elsewhere = call(
         "POST", f"{base}/api/v1/websites", served.key, form={"domain": f"x-{domain}"}
@@ -201,25 +215,7 @@ def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(served: Serv
     time.sleep(1.1)  # the aggregator's view of subscribers and goals is 1 s old at most
     for path in ["/pricing", "/pricing", "/pricing", "/blog/a", "/about"]:
         hit(served, f"https://{domain}{path}")
-
-    # The minute must end, then a tick of the pass sends it: about 62 s at the most.
-    [first] = until(lambda: served.receiver.of("/goals"), 75, "no goal.converted in 75 s")
-    event = verified(hook["secret"], first)
-    assert event["type"] == "goal.converted"
-    data = event["data"]
-    assert (data["website_id"], data["domain"]) == (site, domain)
-    assert data["minute"].endswith(":00Z")
-    assert data["goals"] == [
-        {"id": pricing["id"], "name": "Visit /pricing", "conversions": 3, "revenue": None},
-        {"id": blog["id"], "name": "Visit /blog/**", "conversions": 1, "revenue": None},
-    ]
-    assert first.headers["webhook-id"].startswith("msg_")
-    [delivery] = until(lambda: log(served, hook["id"]), 5, "no delivery in the log")
-    assert (delivery["id"], delivery["event"]) == (first.headers["webhook-id"], "goal.converted")
-    until(lambda: log(served, hook["id"])[0]["state"] == "succeeded", 5, "not succeeded")
-    time.sleep(2)  # two more ticks of the pass: the minute is not sent again
-    assert len(served.receiver.of("/goals")) == 1
-    assert served.receiver.of("/other-site") == [] and log(served, other["id"]) == []
+    return Converting(site, domain, goals, hook, other)
 
 
 def test_a_receiver_that_fails_twice_gets_the_same_delivery_then_recovers(
@@ -337,3 +333,33 @@ def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(ser
     )
     assert served.receiver.of("/down")[-1].headers["webhook-id"] == ping["id"]
     assert served.receiver.of("/down")[-1].body == calls[0].body
+
+
+def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(
+    served: Served, converting: Converting
+) -> None:
+    """Last in the module: its hits were sent before the first test (`converting`)."""
+    hook, pricing, blog = (
+        converting.hook,
+        converting.goals["/pricing"],
+        converting.goals["/blog/**"],
+    )
+    # The minute must end, then a tick of the pass sends it: about 62 s at the most.
+    [first] = until(lambda: served.receiver.of("/goals"), 75, "no goal.converted in 75 s")
+    event = verified(hook["secret"], first)
+    assert event["type"] == "goal.converted"
+    data = event["data"]
+    assert (data["website_id"], data["domain"]) == (converting.site, converting.domain)
+    assert data["minute"].endswith(":00Z")
+    assert data["goals"] == [
+        {"id": pricing["id"], "name": "Visit /pricing", "conversions": 3, "revenue": None},
+        {"id": blog["id"], "name": "Visit /blog/**", "conversions": 1, "revenue": None},
+    ]
+    assert first.headers["webhook-id"].startswith("msg_")
+    [delivery] = until(lambda: log(served, hook["id"]), 5, "no delivery in the log")
+    assert (delivery["id"], delivery["event"]) == (first.headers["webhook-id"], "goal.converted")
+    until(lambda: log(served, hook["id"])[0]["state"] == "succeeded", 5, "not succeeded")
+    time.sleep(2)  # two more ticks of the pass: the minute is not sent again
+    assert len(served.receiver.of("/goals")) == 1
+    other = converting.other
+    assert served.receiver.of("/other-site") == [] and log(served, other["id"]) == []
