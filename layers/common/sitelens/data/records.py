@@ -97,13 +97,14 @@ def _key(account: str, record_id: int) -> dict[str, Any]:
 # -- records ----------------------------------------------------------------------------
 
 
-def allocate_id(collection: Collection) -> int:
-    """The next id of the collection, from an atomic counter."""
+def allocate_id(collection: Collection, count: int = 1) -> int:
+    """The next id of the collection, from an atomic counter; with `count`, the last of that
+    many new ones (a bulk load takes its ids in one write)."""
     answer = client("dynamodb").update_item(
         TableName=collection.table(),
         Key=_key(COUNTER_PARTITION, 0),
-        UpdateExpression="ADD last_id :one",
-        ExpressionAttributeValues={":one": {"N": "1"}},
+        UpdateExpression="ADD last_id :count",
+        ExpressionAttributeValues={":count": {"N": str(count)}},
         ReturnValues="UPDATED_NEW",
     )
     return int(answer["Attributes"]["last_id"]["N"])
