@@ -163,7 +163,7 @@ def attempt(message: dict[str, Any]) -> None:
         stored.put_delivery(account_id, endpoint_id, delivery)
         if endpoint.get("failing_since"):
             endpoint["failing_since"] = None
-            stored.put_endpoint(account_id, endpoint, new=False)
+            stored.put_endpoint(account_id, endpoint)
         return
     if attempts < ATTEMPTS:
         due = now + retry_delay(attempts)
@@ -171,7 +171,7 @@ def attempt(message: dict[str, Any]) -> None:
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):
             endpoint["failing_since"] = delivery["created_at"]
-            stored.put_endpoint(account_id, endpoint, new=False)
+            stored.put_endpoint(account_id, endpoint)
         _send_later(account_id, endpoint_id, delivery["id"], due)
         return
     delivery["state"] = "failed"
@@ -189,7 +189,7 @@ def disable(account_id: str, endpoint: dict[str, Any]) -> None:
         "enable it again with PUT enabled=1."
     )
     endpoint.update(enabled=False, disabled_reason=reason, updated_at=clock.now_iso())
-    stored.put_endpoint(account_id, endpoint, new=False)
+    stored.put_endpoint(account_id, endpoint)
     logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint["id"]})
     account = get_account(account_id)
     if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):

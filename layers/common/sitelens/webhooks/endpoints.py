@@ -73,8 +73,6 @@ def create(account_id: str, fields: EndpointCreate) -> dict[str, Any]:
     """A new endpoint, enabled, with its secret shown this once."""
     _check_url(fields.url)
     keyring.check_websites(account_id, fields.websites)
-    if len(stored.endpoints(account_id)) >= MAX_ENDPOINTS:
-        raise errors.Invalid.field("url", f"An account may have at most {MAX_ENDPOINTS} endpoints.")
     now = clock.now_iso()
     endpoint = {
         "id": str(stored.next_endpoint_id()),
@@ -88,7 +86,8 @@ def create(account_id: str, fields: EndpointCreate) -> dict[str, Any]:
         "created_at": now,
         "updated_at": now,
     }
-    stored.put_endpoint(account_id, endpoint, new=True)
+    if not stored.add_endpoint(account_id, endpoint, MAX_ENDPOINTS):
+        raise errors.Invalid.field("url", f"An account may have at most {MAX_ENDPOINTS} endpoints.")
     return {**show(endpoint), "secret": endpoint["secret"]}
 
 
@@ -129,7 +128,7 @@ def update(account_id: str, endpoint_id: int, fields: EndpointUpdate) -> dict[st
         endpoint["disabled_reason"] = None if fields.enabled else "Paused through the API."
         endpoint["failing_since"] = None
     endpoint["updated_at"] = clock.after(endpoint["updated_at"])
-    if not stored.put_endpoint(account_id, endpoint, new=False):
+    if not stored.put_endpoint(account_id, endpoint):
         raise errors.NotFound()
     return show(endpoint)
 
@@ -148,7 +147,7 @@ def rotate_secret(account_id: str, endpoint_id: int, fields: SecretRotate) -> di
     endpoint["secret"] = signing.new_secret()
     endpoint["rotated_at"] = clock.now_iso()
     endpoint["updated_at"] = clock.after(endpoint["updated_at"])
-    if not stored.put_endpoint(account_id, endpoint, new=False):
+    if not stored.put_endpoint(account_id, endpoint):
         raise errors.NotFound()
     return {**show(endpoint), "secret": endpoint["secret"]}
 
