@@ -9,13 +9,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from sitelens.local import template
-from tests.e2e.test_local_server import Server, call, start_server
+from tests.e2e.test_local_server import Server, call
 
 ROUTES = [
     r
@@ -29,15 +28,11 @@ READS = {"GET", "HEAD"}
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[Server, str]]:
-    key = "sl_scoped_" + uuid.uuid4().hex
-    server = start_server(
-        SITELENS_DEV_API_KEY=key, SITELENS_KEY_CACHE_SECONDS="0", SITELENS_ALLOW_PRIVATE_URLS="1"
-    )
-    try:
-        yield server, key
-    finally:
-        server.stop()
+def served(server: Server, dev_key: str) -> tuple[Server, str]:
+    """The e2e modules' shared server (tests/e2e/conftest.py: no key cache, so a revoked
+    key fails at once; private addresses allowed, for the webhook endpoint on 127.0.0.1) and
+    an account of this module's own, whose records the snapshot compares."""
+    return server, dev_key
 
 
 def website_with_children(server: Server, key: str, label: str, skip: int) -> dict[str, Any]:

@@ -14,11 +14,10 @@ import threading
 import time
 import urllib.request
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.error import HTTPError
 from urllib.parse import urlencode
 
@@ -26,6 +25,9 @@ import pytest
 
 from sitelens.local import dynamodb_local, front
 from tests import load, soak
+
+if TYPE_CHECKING:
+    from tests.e2e.conftest import SharedServe
 
 ROOT = Path(__file__).resolve().parents[2]
 READY = "Press Ctrl-C to stop."
@@ -147,19 +149,19 @@ class Dev:
     server: Server
     key1: str
     key2: str
+    name1: str  # the accounts' names, as make serve made them
+    name2: str
+    keys: list[str]  # every key the server was started with (SITELENS_DEV_API_KEY)
 
 
 @pytest.fixture(scope="module")
-def dev() -> Iterator[Dev]:
-    key1 = "sl_test_one_" + uuid.uuid4().hex
-    key2 = "sl_test_two_" + uuid.uuid4().hex
-    # No warm key cache, so a revoked key fails at once.
-    server = start_server(SITELENS_DEV_API_KEY=f"{key1},{key2}", SITELENS_KEY_CACHE_SECONDS="0")
-    try:
-        yield Dev(server, key1, key2)
-    finally:
-        if server.process.poll() is None:
-            server.stop()
+def dev(shared_serve: SharedServe) -> Dev:
+    """Two accounts of the e2e modules' shared server (tests/e2e/conftest.py), which has
+    no warm key cache, so a revoked key fails at once."""
+    first, second = shared_serve.take(), shared_serve.take()
+    return Dev(
+        shared_serve.server, first.key, second.key, first.name, second.name, shared_serve.keys
+    )
 
 
 @dataclass
@@ -214,7 +216,10 @@ NOT_FOUND = {"message": "Resource not found.", "status": 404}
 
 def test_prints_both_keys_and_both_base_urls(dev: Dev) -> None:
     lines = dev.server.lines
-    assert dev.server.keys() == [("Developer 1", dev.key1), ("Developer 2", dev.key2)]
+    # each key of SITELENS_DEV_API_KEY in order, each its own account: this module's two too
+    printed = dev.server.keys()
+    assert printed == [(f"Developer {n}", key) for n, key in enumerate(dev.keys, start=1)]
+    assert (dev.name1, dev.key1) in printed and (dev.name2, dev.key2) in printed
     assert any("Analytics" in line and line.endswith(dev.server.analytics) for line in lines)
     assert any("SEO" in line and line.endswith(dev.server.seo) for line in lines)
     dynamodb = f"  DynamoDB:      http://{HOST}:{dev.server.aws_port} (DynamoDB Local, in memory)"
@@ -357,7 +362,7 @@ def test_json_body(dev: Dev) -> None:
 
 def test_account_on_both_apis(dev: Dev) -> None:
     seen = {}
-    for key, name in ((dev.key1, "Developer 1"), (dev.key2, "Developer 2")):
+    for key, name in ((dev.key1, dev.name1), (dev.key2, dev.name2)):
         answers = [
             call("GET", f"{base}/api/v1/account", key)
             for base in (dev.server.analytics, dev.server.seo)
@@ -422,8 +427,9 @@ def test_cli_keys_against_the_running_server(dev: Dev) -> None:
     rows = {row["id"]: row for row in map(json.loads, listed.stdout.splitlines())}
     assert rows[key_id.group(1)]["name"] == "Agency"
     assert rows[key_id.group(1)]["revoked_at"] is None
-    assert [row["name"] for row in rows.values()].count("make serve") == 2
-    for secret in (key, dev.key1, dev.key2):
+    # one key of each of make serve's accounts (SITELENS_DEV_API_KEY): the server's own
+    assert [row["name"] for row in rows.values()].count("make serve") == len(dev.keys)
+    for secret in (key, *dev.keys):
         assert secret not in listed.stdout
 
     revoked = cli(dev.server, "keys", "revoke", key_id.group(1))

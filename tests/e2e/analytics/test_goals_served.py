@@ -5,26 +5,11 @@ asked through POST /api/v1/query and POST /api/v1/funnels/query."""
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 from tests.e2e.test_local_analytics import send
-from tests.e2e.test_local_server import Server, call, start_server, unique_domain
+from tests.e2e.test_local_server import call, unique_domain
 from tests.fixtures.analytics import CHROME
-
-KEY = "sl_test_goals_" + uuid.uuid4().hex
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    running = start_server(SITELENS_DEV_API_KEY=KEY)
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 def until(ask: Any, expected: Any, seconds: float = 30) -> Any:
@@ -37,15 +22,17 @@ def until(ask: Any, expected: Any, seconds: float = 30) -> Any:
         time.sleep(0.3)
 
 
-def test_goals_funnels_and_annotations_as_served(server):
+def test_goals_funnels_and_annotations_as_served(server, dev_key):
     domain = unique_domain("goals")
-    created = call("POST", f"{server.analytics}/api/v1/websites", KEY, form={"domain": domain})
+    created = call("POST", f"{server.analytics}/api/v1/websites", dev_key, form={"domain": domain})
     assert created.status == 201, created.body
     site = created.body["data"]["id"]
     goals = f"{server.analytics}/api/v1/websites/{site}/goals"
-    pricing = call("POST", goals, KEY, form={"page_path": "/pricing", "display_name": "Pricing"})
+    pricing = call(
+        "POST", goals, dev_key, form={"page_path": "/pricing", "display_name": "Pricing"}
+    )
     assert pricing.status == 201, pricing.body
-    assert call("POST", goals, KEY, form={"event_name": "signup"}).status == 201
+    assert call("POST", goals, dev_key, form={"event_name": "signup"}).status == 201
     # three visitors (three browsers): home, pricing, sign-up; home, pricing; home
     for visitor, steps in ((1, ["/", "/pricing", "signup"]), (2, ["/", "/pricing"]), (3, ["/"])):
         agent = CHROME.replace("Chrome/", f"Chrome/{visitor}")
@@ -63,7 +50,7 @@ def test_goals_funnels_and_annotations_as_served(server):
     }
 
     def results() -> Any:
-        reply = call("POST", f"{server.analytics}/api/v1/query", KEY, json_body=query)
+        reply = call("POST", f"{server.analytics}/api/v1/query", dev_key, json_body=query)
         assert reply.status == 200, reply.body
         return reply.body["results"]
 
@@ -75,7 +62,7 @@ def test_goals_funnels_and_annotations_as_served(server):
     funnel = call(
         "POST",
         f"{server.analytics}/api/v1/funnels/query",
-        KEY,
+        dev_key,
         json_body={"site_id": site, "date_range": "day", "steps": ["Pricing", "signup"]},
     )
     assert funnel.status == 200, funnel.body
@@ -86,14 +73,14 @@ def test_goals_funnels_and_annotations_as_served(server):
     marked = call(
         "POST",
         f"{server.analytics}/api/v1/websites/{site}/annotations",
-        KEY,
+        dev_key,
         form={"date": today, "text": "Deploy 4f2c9e1"},
     )
     assert marked.status == 201, marked.body
     series = call(
         "POST",
         f"{server.analytics}/api/v1/query",
-        KEY,
+        dev_key,
         json_body={
             "site_id": site,
             "metrics": ["visitors"],

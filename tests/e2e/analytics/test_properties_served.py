@@ -5,38 +5,23 @@ rows in the local warehouse, asked through POST /api/v1/query)."""
 from __future__ import annotations
 
 import json
-import uuid
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.e2e.analytics.test_goals_served import until
 from tests.e2e.test_local_analytics import send
-from tests.e2e.test_local_server import Server, call, start_server, unique_domain
+from tests.e2e.test_local_server import call, unique_domain
 from tests.fixtures.analytics import CHROME
 
-KEY = "sl_test_props_" + uuid.uuid4().hex
 
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    running = start_server(SITELENS_DEV_API_KEY=KEY)
-    try:
-        yield running
-    finally:
-        running.stop()
-
-
-def test_properties_revenue_scroll_and_vitals_as_served(server):
+def test_properties_revenue_scroll_and_vitals_as_served(server, dev_key):
     domain = unique_domain("props")
-    created = call("POST", f"{server.analytics}/api/v1/websites", KEY, form={"domain": domain})
+    created = call("POST", f"{server.analytics}/api/v1/websites", dev_key, form={"domain": domain})
     assert created.status == 201, created.body
     site = created.body["data"]["id"]
     goal = call(
         "POST",
         f"{server.analytics}/api/v1/websites/{site}/goals",
-        KEY,
+        dev_key,
         json_body={"event_name": "Purchase", "currency": "EUR"},
     )
     assert goal.status == 201, goal.body
@@ -66,7 +51,7 @@ def test_properties_revenue_scroll_and_vitals_as_served(server):
 
     def ask(body: dict[str, Any]) -> Any:
         query = {"site_id": site, "date_range": "day", **body}
-        reply = call("POST", f"{server.analytics}/api/v1/query", KEY, json_body=query)
+        reply = call("POST", f"{server.analytics}/api/v1/query", dev_key, json_body=query)
         assert reply.status == 200, reply.body
         return reply.body["results"]
 

@@ -25,13 +25,22 @@ from tests.fixtures.analytics import CHROME
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[Server, str]]:
+def served(server: Server, dev_key: str) -> tuple[Server, str]:
+    """The e2e modules' shared server (tests/e2e/conftest.py) and an account of this
+    module's own on it."""
+    return server, dev_key
+
+
+@pytest.fixture
+def key_cached() -> Iterator[tuple[Server, str]]:
+    """A server of the test's own, with `make serve`'s default key cache: the shared one
+    has none, so that a key revoked elsewhere fails at once."""
     key = "sl_guests_" + uuid.uuid4().hex
-    server = start_server(SITELENS_DEV_API_KEY=key)
+    running = start_server(SITELENS_DEV_API_KEY=key)
     try:
-        yield server, key
+        yield running, key
     finally:
-        server.stop()
+        running.stop()
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -210,10 +219,10 @@ def test_an_expired_link_is_closed(served) -> None:
     assert browser().get(made["url"])[0] == 404
 
 
-def test_a_revoked_key_is_refused_at_the_next_request_on_both_bases(served) -> None:
+def test_a_revoked_key_is_refused_at_the_next_request_on_both_bases(key_cached) -> None:
     """With `make serve`'s default key cache (5 s): the server that revokes a key stops
     trusting it at once, on both base URLs, even right after a request warmed the cache."""
-    server, key = served
+    server, key = key_cached
     mine = private_website(server, key, "cached")
     created = guest_key(server, key, mine)
     for base in (server.analytics, server.seo):

@@ -15,30 +15,19 @@ from typing import Any
 import pytest
 
 from tests.e2e.analytics.test_script_browser import CHROMIUM
-from tests.e2e.test_local_server import Server, call, start_server
-from tests.fixtures.site import Site
+from tests.e2e.test_local_server import Server, call
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = [
     pytest.mark.browser,
     pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
 ]
-KEY = "sl_test_share_" + uuid.uuid4().hex
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/131.0.0.0 Safari/537.36"
 )
-
-
-@pytest.fixture(scope="module")
-def server(site: Site) -> Iterator[Server]:
-    running = start_server(SITELENS_DEV_API_KEY=KEY, SITELENS_ALLOW_PRIVATE_URLS="1")
-    try:
-        yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +38,10 @@ def chromium() -> Iterator[Any]:
         browser.close()
 
 
-def website(server: Server, **fields: str) -> dict[str, Any]:
+def website(server: Server, key: str, **fields: str) -> dict[str, Any]:
     domain = f"shop-{uuid.uuid4().hex[:10]}.example"
     reply = call(
-        "POST", f"{server.analytics}/api/v1/websites", KEY, form={"domain": domain, **fields}
+        "POST", f"{server.analytics}/api/v1/websites", key, form={"domain": domain, **fields}
     )
     assert reply.status == 201, reply.body
     data: dict[str, Any] = reply.data if hasattr(reply, "data") else reply.body["data"]
@@ -77,17 +66,17 @@ def track(server: Server, domain: str, pages: list[str]) -> None:
             assert answer.status == 202
 
 
-def wait_for_pageviews(server: Server, website_id: int, expected: int) -> None:
+def wait_for_pageviews(server: Server, key: str, website_id: int, expected: int) -> None:
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        reply = call("GET", f"{server.analytics}/api/v1/stats/{website_id}?name=pageviews", KEY)
+        reply = call("GET", f"{server.analytics}/api/v1/stats/{website_id}?name=pageviews", key)
         if sum(row["count"] for row in reply.body["data"]) >= expected:
             return
         time.sleep(0.2)
     pytest.fail("the hits were not counted within 20 s")
 
 
-def query_totals(server: Server, website_id: int) -> list[int]:
+def query_totals(server: Server, key: str, website_id: int) -> list[int]:
     """Visitors, visits and pageviews of the share page's default period, as the query API
     answers them, once the warehouse has the 5 pageviews."""
     body = {
@@ -97,7 +86,7 @@ def query_totals(server: Server, website_id: int) -> list[int]:
     }
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        reply = call("POST", f"{server.analytics}/api/v1/query", KEY, json_body=body)
+        reply = call("POST", f"{server.analytics}/api/v1/query", key, json_body=body)
         assert reply.status == 200, reply.body
         [row] = reply.body["results"] or [{"metrics": [0, 0, 0]}]
         if row["metrics"][2] >= 5:
@@ -106,16 +95,16 @@ def query_totals(server: Server, website_id: int) -> list[int]:
     pytest.fail("the warehouse did not answer within 20 s")
 
 
-def test_the_statistics_page_draws_the_counted_numbers(server, chromium, tmp_path: Path):
-    record = website(server)
+def test_the_statistics_page_draws_the_counted_numbers(server, dev_key, chromium, tmp_path: Path):
+    record = website(server, dev_key)
     track(server, record["domain"], ["/", "/pricing", "/pricing", "/blog", "/"])
-    wait_for_pageviews(server, record["id"], 5)
-    totals = query_totals(server, record["id"])
+    wait_for_pageviews(server, dev_key, record["id"], 5)
+    totals = query_totals(server, dev_key, record["id"])
     today = time.strftime("%Y-%m-%d", time.gmtime())
     note = call(
         "POST",
         f"{server.analytics}/api/v1/websites/{record['id']}/annotations",
-        KEY,
+        dev_key,
         form={"date": today, "text": "Deployed v2"},
     )
     assert note.status == 201, note.body
@@ -149,8 +138,8 @@ def test_the_statistics_page_draws_the_counted_numbers(server, chromium, tmp_pat
         page.close()
 
 
-def test_the_period_picker_changes_the_period(server, chromium):
-    record = website(server)
+def test_the_period_picker_changes_the_period(server, dev_key, chromium):
+    record = website(server, dev_key)
     page = chromium.new_page(viewport=DESKTOP)
     page.goto(f"{server.analytics}/share/{record['domain']}")
     page.select_option("#period", "7d")
@@ -161,8 +150,8 @@ def test_the_period_picker_changes_the_period(server, chromium):
     page.close()
 
 
-def test_the_password_flow_and_a_password_change(server, chromium):
-    record = website(server, privacy="2", password="correct-horse")
+def test_the_password_flow_and_a_password_change(server, dev_key, chromium):
+    record = website(server, dev_key, privacy="2", password="correct-horse")
     context = chromium.new_context(viewport=PHONE)
     page = context.new_page()
     url = f"{server.analytics}/share/{record['domain']}"
@@ -185,7 +174,7 @@ def test_the_password_flow_and_a_password_change(server, chromium):
     changed = call(
         "PUT",
         f"{server.analytics}/api/v1/websites/{record['id']}",
-        KEY,
+        dev_key,
         form={"password": "new-horse"},
     )
     assert changed.status == 200
@@ -194,8 +183,8 @@ def test_the_password_flow_and_a_password_change(server, chromium):
     context.close()
 
 
-def test_a_private_record_is_a_404_page(server, chromium):
-    record = website(server, privacy="1")
+def test_a_private_record_is_a_404_page(server, dev_key, chromium):
+    record = website(server, dev_key, privacy="1")
     page = chromium.new_page()
     assert page.goto(f"{server.analytics}/share/{record['domain']}").status == 404
     assert "Resource not found." in page.inner_text("h1")
@@ -203,8 +192,9 @@ def test_a_private_record_is_a_404_page(server, chromium):
     page.close()
 
 
-def test_the_report_page_on_screen_and_in_print(server, chromium, site, tmp_path: Path):
-    created = call("POST", f"{server.seo}/api/v1/reports", KEY, form={"url": site.url("/good")})
+def test_the_report_page_on_screen_and_in_print(server, dev_key, chromium, site, tmp_path: Path):
+    # the shared server fetches private addresses: the fixture site is on 127.0.0.1
+    created = call("POST", f"{server.seo}/api/v1/reports", dev_key, form={"url": site.url("/good")})
     assert created.status == 201, created.body
     report = created.body["data"]
     page = chromium.new_page(viewport=DESKTOP)

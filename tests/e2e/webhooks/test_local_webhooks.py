@@ -8,32 +8,23 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from standardwebhooks import Webhook
 
-from tests.e2e.test_local_server import ROOT, Server, call, free_ports, start_server
+from tests.e2e.conftest import SharedServe
+from tests.e2e.test_local_server import ROOT, Server, call
 
 CAUGHT = ROOT / ".webhooks"
 
 
 @pytest.fixture(scope="module")
-def served() -> Iterator[tuple[Server, str, int]]:
-    key = "sl_webhooks_" + uuid.uuid4().hex
-    [catcher] = free_ports(1)
-    server = start_server(
-        SITELENS_DEV_API_KEY=key,
-        SITELENS_WEBHOOK_CATCHER_PORT=str(catcher),
-        SITELENS_ALLOW_PRIVATE_URLS="1",  # the catcher is on 127.0.0.1
-        SITELENS_FETCH_PORTS=f"80,443,{catcher}",
-        SITELENS_LOCAL_DB="memory",
-    )
-    try:
-        yield server, key, catcher
-    finally:
-        server.stop()
+def served(shared_serve: SharedServe, dev_key: str) -> tuple[Server, str, int]:
+    """The e2e modules' shared server (tests/e2e/conftest.py: its catcher on a free port,
+    private addresses fetched, since the catcher is on 127.0.0.1), an account of this
+    module's own, and the catcher's port."""
+    return shared_serve.server, dev_key, shared_serve.catcher_port
 
 
 def caught(message_id: str, seconds: float = 15.0) -> dict[str, Any]:
