@@ -57,7 +57,7 @@ from sitelens.local import (  # noqa: E402
 )
 from sitelens.records import privacy  # noqa: E402
 from tests.fixtures import (  # noqa: E402
-    moto_actions,
+    moto_dispatch,
     moto_queries,
     moto_responses,
     moto_transactions,
@@ -70,7 +70,7 @@ pytest_plugins = ["tests.fixtures.local_warehouse"]
 moto_transactions.install()  # its transactions back a table up once, not once an item
 moto_queries.install()  # its Queries read one partition, not the whole table sorted
 moto_responses.install()  # its answers' attribute values copied, not walked through the model
-moto_actions.install()  # its action methods listed once a class, not once a call
+moto_dispatch.install()  # its handlers and action methods found once, not once a call
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
