@@ -124,9 +124,10 @@ def store(
     expires_at: int | None,
     key: str | None = None,
     rate_limit: int | None = None,
+    capped: bool = False,
 ) -> dict[str, Any]:
     """Store a new key of the account: the key as `show` has it, plus `key`, the secret,
-    which is shown this once."""
+    which is shown this once. `capped`: 422 when the account has MAX_KEYS keys."""
     key = key or new_key()
     key_id = str(stored_accounts.next_id("keys"))
     details = {
@@ -137,22 +138,30 @@ def store(
         "expires_at": expires_at,
         "rate_limit": rate_limit,
     }
-    stored_keys.put(account_id, key_id, key_hash(key), details)
+    if not stored_keys.put(
+        account_id, key_id, key_hash(key), details, MAX_KEYS if capped else None
+    ):
+        raise errors.Invalid.field("name", f"An account may have at most {MAX_KEYS} keys.")
     return {**show({**details, "id": key_id}), "key": key}
 
 
 def create(account_id: str, fields: KeyCreate) -> dict[str, Any]:
     """A new key for the account (a 422 names websites that are not its own, or too many
     keys)."""
-    if len(stored_keys.of_account(account_id)) >= MAX_KEYS:
-        raise errors.Invalid.field("name", f"An account may have at most {MAX_KEYS} keys.")
     check_websites(account_id, fields.websites)
     scope = scopes.Scope(
         access=fields.access,
         websites=frozenset(fields.websites) if fields.websites else None,
         projects=frozenset(fields.projects) if fields.projects else None,
     )
-    return store(account_id, fields.name, scope, fields.expires_at, rate_limit=fields.rate_limit)
+    return store(
+        account_id,
+        fields.name,
+        scope,
+        fields.expires_at,
+        rate_limit=fields.rate_limit,
+        capped=True,
+    )
 
 
 def check_websites(account_id: str, websites: list[int] | None) -> None:

@@ -3,6 +3,7 @@
 Items: `GUESTS#<account>#<key id>`/`<link id>`, with `record` (what the link opens first,
 as JSON), `created_at` and `expires_at` (Unix seconds, which the table's TTL removes it by
 too). One Query lists a key's links; a share view reads one link by its key (a GetItem).
+`ADDS#GUESTS#<account>#<key id>`/`ADDS` makes a key's adds one after the other (`caps`).
 """
 
 from __future__ import annotations
@@ -10,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.core.config import settings
+from sitelens.data import caps
 from sitelens.data.clients import client, every_item
-from sitelens.data.items import Item, error_code, from_item, to_item
+from sitelens.data.items import Item, Write, error_code, from_item, to_item
 
 
 def _table() -> str:
@@ -22,13 +24,22 @@ def _key(account_id: str, key_id: str, link_id: str) -> dict[str, Any]:
     return {"pk": {"S": f"GUESTS#{account_id}#{key_id}"}, "sk": {"S": link_id}}
 
 
-def put(account_id: str, key_id: str, link_id: str, details: Item) -> None:
-    """Store a new link of the key: `details` holds `record`, `created_at`, `expires_at`."""
-    client("dynamodb").put_item(
-        TableName=_table(),
-        Item={**_key(account_id, key_id, link_id), **to_item(details)},
-        ConditionExpression="attribute_not_exists(pk)",
-    )
+def add(account_id: str, key_id: str, link_id: str, details: Item, limit: int, now: float) -> bool:
+    """Store a new link of the key (`details`: `record`, `created_at`, `expires_at`); False
+    when the key has `limit` links live at `now` already, however many adds come at once
+    (`caps`)."""
+    put: Write = {
+        "Put": {
+            "TableName": _table(),
+            "Item": {**_key(account_id, key_id, link_id), **to_item(details)},
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
+
+    def live() -> int:
+        return sum(1 for link in of_key(account_id, key_id) if link["expires_at"] > now)
+
+    return caps.add_within(_table(), f"GUESTS#{account_id}#{key_id}", [put], live, limit)
 
 
 def get(account_id: str, key_id: str, link_id: str) -> Item | None:
@@ -45,6 +56,7 @@ def of_key(account_id: str, key_id: str) -> list[Item]:
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"GUESTS#{account_id}#{key_id}"}},
+        "ConsistentRead": True,  # what an add counts must include the last add
     }
     return [_link(item) for item in every_item(query)]
 

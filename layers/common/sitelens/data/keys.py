@@ -10,6 +10,9 @@ Items of a key:
   (`hash`, `previous_hash`), so one Query lists an account's keys;
 - `KEYS`/`<key id>`: the listing of every key for the CLI (`account`, `hash`, `name`,
   `created_at`, `revoked_at`), kept when a key is revoked.
+
+And `ADDS#KEYS#<account>`/`ADDS`, which makes an account's key creates one after the other
+(`caps`), so that its MAX_KEYS holds when they come at once.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import caps, transactions
 from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, Write, error_code, from_item, to_item
 
@@ -52,42 +55,51 @@ def _lookup_put(key_hash: str, account_id: str, key_id: str, details: Item) -> W
     }
 
 
-def put(account_id: str, key_id: str, key_hash: str, details: Item) -> None:
+def put(
+    account_id: str, key_id: str, key_hash: str, details: Item, limit: int | None = None
+) -> bool:
     """Store a new key: its lookup, its entry among the account's keys and the CLI's
     listing, together. `details`: `name`, `prefix`, `scope`, `created_at`, `expires_at`
-    (Unix seconds or None), `rate_limit` (requests a second, or None)."""
+    (Unix seconds or None), `rate_limit` (requests a second, or None). With `limit`, False
+    when the account has that many keys already, however many adds come at once (`caps`)."""
     shown = {k: v for k, v in details.items() if v is not None}
-    transactions.write(
-        [
-            _lookup_put(key_hash, account_id, key_id, details),
-            {
-                "Put": {
-                    "TableName": _table(),
-                    "Item": {
-                        **_account_key(account_id, key_id),
-                        **to_item({**shown, "hash": key_hash}),
-                    },
-                }
-            },
-            {
-                "Put": {
-                    "TableName": _table(),
-                    "Item": {
-                        **_listing_key(key_id),
-                        **to_item(
-                            {
-                                "hash": key_hash,
-                                "name": details["name"],
-                                "account": account_id,
-                                "created_at": details["created_at"],
-                                "revoked_at": None,
-                            }
-                        ),
-                    },
-                }
-            },
-        ]
-    )
+    writes: list[Write] = [
+        _lookup_put(key_hash, account_id, key_id, details),
+        {
+            "Put": {
+                "TableName": _table(),
+                "Item": {
+                    **_account_key(account_id, key_id),
+                    **to_item({**shown, "hash": key_hash}),
+                },
+            }
+        },
+        {
+            "Put": {
+                "TableName": _table(),
+                "Item": {
+                    **_listing_key(key_id),
+                    **to_item(
+                        {
+                            "hash": key_hash,
+                            "name": details["name"],
+                            "account": account_id,
+                            "created_at": details["created_at"],
+                            "revoked_at": None,
+                        }
+                    ),
+                },
+            }
+        },
+    ]
+    if limit is None:
+        transactions.write(writes)
+        return True
+
+    def count() -> int:
+        return len(of_account(account_id))
+
+    return caps.add_within(_table(), f"KEYS#{account_id}", writes, count, limit)
 
 
 def lookup(key_hash: str) -> Item | None:
@@ -104,6 +116,7 @@ def of_account(account_id: str) -> list[Item]:
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"KEYS#{account_id}"}},
+        "ConsistentRead": True,  # what an add counts must include the last add
     }
     return [_entry(item) for item in every_item(query)]
 

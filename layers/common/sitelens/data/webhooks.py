@@ -5,9 +5,9 @@ Items: `ENDPOINT#<account>`/`<endpoint id>` (an endpoint, with its signing secre
 must be usable to sign, so they are stored as they are, encrypted at rest, and shown only
 when made), `DELIVERY#<account>#<endpoint id>`/`<delivery id>` (one event's delivery to
 one endpoint and its last attempt; the table's TTL removes it `expires_at`), and
-`COUNTER`/`endpoints`, and `ENDPOINTS#<account>`/`count` (how many endpoints the account
-has, `n`, written in the transaction of each create and delete, so that two creates at
-once cannot both take the last place). A queue message names a delivery and when it is due.
+`COUNTER`/`endpoints`, and `ADDS#ENDPOINT#<account>`/`ADDS`, the guard that makes an
+account's creates one after the other (`caps`), so that two at once cannot both take the
+last place. A queue message names a delivery and when it is due.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import json
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import caps, transactions
 from sitelens.data.clients import client, every_item
-from sitelens.data.items import Item, Write, from_item, to_item
+from sitelens.data.items import Item, Write, error_code, from_item, to_item
 
 MAX_DELAY_SECONDS = 900  # SQS's longest delay: a later attempt waits in hops of it
 
@@ -57,10 +57,6 @@ def _found(raw: dict[str, Any]) -> Item:
     return item
 
 
-def _count_key(account: str) -> dict[str, Any]:
-    return {"pk": {"S": f"ENDPOINTS#{account}"}, "sk": {"S": "count"}}
-
-
 def _endpoint_write(account: str, endpoint: Item, condition: str) -> Write:
     fields = {k: v for k, v in endpoint.items() if k != "id"}
     item = {**_endpoint_key(account, str(endpoint["id"])), **_stored(fields)}
@@ -68,49 +64,11 @@ def _endpoint_write(account: str, endpoint: Item, condition: str) -> Write:
 
 
 def add_endpoint(account: str, endpoint: Item, limit: int) -> bool:
-    """Write a new endpoint (`id` among its fields, a new one) and count it, in one
-    transaction; False when the account has `limit` endpoints already. An account whose
-    endpoints were made before there was a count gets one, from its endpoints, here."""
+    """Write a new endpoint (`id` among its fields, a new one); False when the account has
+    `limit` endpoints already, however many creates come at once (`caps`)."""
     put = _endpoint_write(account, endpoint, "attribute_not_exists(pk)")
-    for _ in transactions.attempts():
-        counted = client("dynamodb").get_item(
-            TableName=_table(), Key=_count_key(account), ConsistentRead=True
-        )
-        count: Write
-        if "Item" in counted:
-            has = int(counted["Item"]["n"]["N"])
-            count = {
-                "Update": {
-                    "TableName": _table(),
-                    "Key": _count_key(account),
-                    "UpdateExpression": "ADD n :one",
-                    "ConditionExpression": "n < :limit",
-                    "ExpressionAttributeValues": {
-                        ":one": {"N": "1"},
-                        ":limit": {"N": str(limit)},
-                    },
-                }
-            }
-        else:
-            has = len(endpoints(account))
-            item = {**_count_key(account), "n": {"N": str(has + 1)}}
-            count = {
-                "Put": {
-                    "TableName": _table(),
-                    "Item": item,
-                    "ConditionExpression": "attribute_not_exists(pk)",
-                }
-            }
-        if has >= limit:
-            return False
-        try:
-            transactions.write([put, count])
-            return True
-        except transactions.ConditionFailed as failed:
-            if 0 in failed.indexes:
-                raise  # ids are new: an endpoint of this id is a bug, not a race
-            # another create or delete changed the count since it was read: read it again
-    raise transactions.Contended()
+    owner = f"ENDPOINT#{account}"
+    return caps.add_within(_table(), owner, [put], lambda: len(endpoints(account)), limit)
 
 
 def put_endpoint(account: str, endpoint: Item) -> bool:
@@ -136,44 +94,24 @@ def endpoints(account: str) -> list[Item]:
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"ENDPOINT#{account}"}},
+        "ConsistentRead": True,  # what a create counts must include the last create
     }
     return [_found(item) for item in every_item(query)]
 
 
 def delete_endpoint(account: str, endpoint_id: str) -> bool:
-    """Delete the endpoint and uncount it, in one transaction (its deliveries expire by
-    TTL); False when there is none. An account with no count yet (endpoints made before
-    there was one) deletes while it still has none."""
-    key = _endpoint_key(account, endpoint_id)
-    delete: Write = {
-        "Delete": {"TableName": _table(), "Key": key, "ConditionExpression": "attribute_exists(pk)"}
-    }
-    uncount: Write = {
-        "Update": {
-            "TableName": _table(),
-            "Key": _count_key(account),
-            "UpdateExpression": "ADD n :minus_one",
-            "ConditionExpression": "attribute_exists(n)",
-            "ExpressionAttributeValues": {":minus_one": {"N": "-1"}},
-        }
-    }
-    uncounted: Write = {
-        "ConditionCheck": {
-            "TableName": _table(),
-            "Key": _count_key(account),
-            "ConditionExpression": "attribute_not_exists(pk)",
-        }
-    }
-    for _ in transactions.attempts():
-        for second in (uncount, uncounted):
-            try:
-                transactions.write([delete, second])
-                return True
-            except transactions.ConditionFailed as failed:
-                if 0 in failed.indexes:
-                    return False
-                # the count is there, or not, other than thought: the other way
-    raise transactions.Contended()
+    """Delete the endpoint (its deliveries expire by TTL); False when there is none."""
+    try:
+        client("dynamodb").delete_item(
+            TableName=_table(),
+            Key=_endpoint_key(account, endpoint_id),
+            ConditionExpression="attribute_exists(pk)",
+        )
+    except Exception as err:
+        if error_code(err) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
 
 
 def put_delivery(account: str, endpoint_id: str, delivery: Item) -> None:

@@ -118,9 +118,6 @@ def create(
     kind, record_id = fields.target()
     entry = _guest_key(account_id, key_id)
     now = time.time()
-    live = [k for k in stored_guests.of_key(account_id, str(key_id)) if k["expires_at"] > now]
-    if len(live) >= MAX_LINKS_PER_KEY:
-        raise errors.Invalid.field("key", f"A key may have at most {MAX_LINKS_PER_KEY} links.")
     record = _READERS[kind](account_id, record_id)
     if record is None:
         raise errors.Invalid.field(kind, f"No {kind} of this account has id {record_id}.")
@@ -137,7 +134,8 @@ def create(
         "created_at": clock.now_iso(),
         "expires_at": expires_at,
     }
-    stored_guests.put(account_id, str(key_id), link_id, link)
+    if not stored_guests.add(account_id, str(key_id), link_id, link, MAX_LINKS_PER_KEY, now):
+        raise errors.Invalid.field("key", f"A key may have at most {MAX_LINKS_PER_KEY} links.")
     token = signing.sign({"a": account_id, "k": str(key_id), "l": link_id}, PURPOSE, expires_at)
     url = f"{bases[kind]}{_path(kind, record)}?guest={token}"
     return {**show({**link, "id": link_id, "key_id": key_id}), "url": url, "token": token}
