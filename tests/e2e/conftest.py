@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -43,7 +43,7 @@ class SharedServe:
     server: Server
     keys: list[str]  # SITELENS_DEV_API_KEY, in order
     catcher_port: int  # SITELENS_WEBHOOK_CATCHER_PORT
-    taken: int = field(default=0)
+    taken: int = 0  # accounts handed out so far
 
     def take(self) -> DevAccount:
         """An account no other module of this session has had."""
