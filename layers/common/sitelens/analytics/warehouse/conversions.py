@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-import sqlglot
-
 from sitelens.analytics.warehouse import goals, raw, revenue, schema, sql
 from sitelens.analytics.warehouse.dimensions import GOAL_DIMENSION, VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
@@ -121,7 +119,7 @@ FROM converted AS c JOIN totals AS t ON {joined}
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
 """
-    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+    return raw.rendered(text, dialect)
 
 
 def rows_from(

@@ -15,8 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
-import sqlglot
-
 from sitelens.analytics.warehouse import conversions, goals, raw, sql
 from sitelens.analytics.warehouse.goals import Goal
 from sitelens.analytics.warehouse.query import Query
@@ -55,7 +53,7 @@ base AS (SELECT * FROM hits AS e WHERE {sql.where(query.filters)}),
 SELECT (SELECT COUNT(*) FROM (SELECT DISTINCT {_VISITOR} FROM base) AS v) AS all_visitors,
   {", ".join(f"(SELECT COUNT(*) FROM step_{n}) AS s{n}" for n in range(1, len(steps) + 1))}
 """
-    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+    return raw.rendered(text, dialect)
 
 
 def counts_from(

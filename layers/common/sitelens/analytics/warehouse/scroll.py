@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-import sqlglot
-
 from sitelens.analytics.warehouse import raw, schema, sql
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
@@ -64,7 +62,7 @@ LEFT JOIN depths AS s
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
 """  # noqa: S608 (names from fixed lists, values quoted by SQLGlot, as in `sql`)
-    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+    return raw.rendered(text, dialect)
 
 
 def rows_from(

@@ -12,6 +12,7 @@ says answers the query exactly.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -255,13 +256,17 @@ def _rendered(text: str, dialect: str) -> str:
     """DuckDB-dialect text as `dialect`'s SQL, each `VISITOR_KEY` call (a visitor hash as a
     number, as compaction stores it: `visits.VISITOR_KEY`) in that engine's words. The two
     engines' numbers differ, but all the visitors of one day come from one of them."""
+    if dialect == "duckdb":  # as it is (`raw.rendered`), with the calls written out
+        return re.sub(
+            r"VISITOR_KEY\(([^()]*)\)", lambda m: visits.VISITOR_KEY.format(visitor=m[1]), text
+        )
     parsed = sqlglot.parse_one(text, read="duckdb")
 
     def engine_words(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Anonymous) and node.name.upper() == "VISITOR_KEY":
             argument = node.expressions[0].sql(dialect=dialect)
-            words = visits.VISITOR_KEY if dialect == "duckdb" else ATHENA_VISITOR_KEY
-            return exp.maybe_parse(words.format(visitor=argument), dialect=dialect)
+            words = ATHENA_VISITOR_KEY.format(visitor=argument)
+            return exp.maybe_parse(words, dialect=dialect)
         return node
 
     return parsed.transform(engine_words).sql(dialect=dialect)
@@ -324,7 +329,7 @@ FROM matched AS e
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
 """
-        return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+        return raw.rendered(text, dialect)
     text = f"""
 WITH {visits_sql(query, stale)},
 base AS (SELECT * FROM hits AS e WHERE {where(others)}),
@@ -344,8 +349,7 @@ FROM per_visit
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
 """
-    parsed = sqlglot.parse_one(text, read="duckdb")
-    return parsed.sql(dialect=dialect)
+    return raw.rendered(text, dialect)
 
 
 def ordering(query: Query, keys: list[str]) -> str:

@@ -14,8 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-import sqlglot
-
 from sitelens.analytics.vitals import CLS_SCALE, NAMES
 from sitelens.analytics.warehouse import raw, schema, sql
 from sitelens.analytics.warehouse.query import VITAL_METRICS, Query
@@ -81,7 +79,7 @@ LIMIT {query.limit} OFFSET {query.offset}
     percentile = "QUANTILE_CONT({}, 0.75)" if dialect == "duckdb" else "APPROX_PERCENTILE({}, 0.75)"
     for name in NAMES:
         text = text.replace(f"{_P75}(vital_{name})", percentile.format(f"vital_{name}"))
-    return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
+    return raw.rendered(text, dialect)
 
 
 def rows_from(
