@@ -38,9 +38,8 @@ from botocore import UNSIGNED  # noqa: E402
 from botocore.config import Config  # noqa: E402
 from moto import mock_aws  # noqa: E402
 from moto.core import DEFAULT_ACCOUNT_ID as MOTO_ACCOUNT  # noqa: E402
-from moto.core.custom_responses_mock import reset_responses_mock  # noqa: E402
 from moto.core.model_instances import reset_model_data  # noqa: E402
-from moto.core.models import responses_mock  # noqa: E402
+from moto.core.models import botocore_stubber, responses_mock  # noqa: E402
 from moto.dynamodb import models as moto_dynamodb  # noqa: E402
 from moto.sqs import models as moto_sqs  # noqa: E402
 
@@ -58,6 +57,7 @@ from sitelens.local import (  # noqa: E402
 from sitelens.records import privacy  # noqa: E402
 from tests.fixtures import (  # noqa: E402
     moto_dispatch,
+    moto_expressions,
     moto_queries,
     moto_responses,
     moto_transactions,
@@ -71,6 +71,7 @@ moto_transactions.install()  # its transactions back a table up once, not once a
 moto_queries.install()  # its Queries read one partition, not the whole table sorted
 moto_responses.install()  # its answers' attribute values copied, not walked through the model
 moto_dispatch.install()  # its handlers and action methods found once, not once a call
+moto_expressions.install()  # its update expressions parsed once a text
 # CI (.ci/run) sets SITELENS_REQUIRE_ALL=1: a test skipped there for want of Java, Chromium,
 # npm's packages or a Python package did not run, so it fails, saying why.
 REQUIRE_ALL = os.environ.get("SITELENS_REQUIRE_ALL", "") not in ("", "0")
@@ -175,15 +176,26 @@ class MotoBackend:
 
     def start(self) -> None:
         """Switch the mock on, keeping the data."""
+        if responses_mock.registered():
+            # moto's `responses` mock already holds its 1,288 URL patterns (4 ms to add
+            # again each test): only switch it and the botocore stub on
+            self.mock._enable_patching = self._switch_on  # type: ignore[method-assign]
+        else:
+            self.mock.__dict__.pop("_enable_patching", None)  # moto's own, adding them
         self.mock.start(reset=False)
+
+    @staticmethod
+    def _switch_on(reset: bool = True) -> None:
+        botocore_stubber.enabled = True
+        responses_mock.start()
 
     def stop(self) -> None:
         """Switch the mock off, keeping the data and only the data."""
         self.mock.stop(remove_data=False)
-        # What moto clears with the data: the URL patterns each start adds to its `responses`
-        # mock (1,288), and its references to every model instance it made, each Item read
-        # included. Kept, they pile up test after test, and garbage collection slows down.
-        reset_responses_mock(responses_mock)
+        # What moto clears with the data: its references to every model instance it made,
+        # each Item read included. Kept, they pile up test after test, and garbage
+        # collection slows down. (Its URL patterns stay for the next start: a start of
+        # moto's own clears them before adding them again.)
         reset_model_data()
 
     def empty(self) -> None:
