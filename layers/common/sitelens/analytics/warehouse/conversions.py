@@ -55,7 +55,7 @@ def hits_sql(query: Query, stale: raw.SiteDays) -> str:
     if _needs_visits(query):
         return sql.visits_sql(query, stale)
     return f"""{raw.raw_sql(query, stale)},
-hits AS (SELECT * FROM raw WHERE name <> {sql.literal(schema.ENGAGEMENT)})"""
+hits AS (SELECT * FROM raw WHERE name <> {schema.literal(schema.ENGAGEMENT)})"""
 
 
 def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:
@@ -67,7 +67,7 @@ def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:
         )
     if GOAL_DIMENSION in query.dimensions:
         branches = [
-            f"SELECT {sql.literal(goal.name)} AS goal, {revenue.of_goal_sql(goal)} AS revenue,"
+            f"SELECT {schema.literal(goal.name)} AS goal, {revenue.of_goal_sql(goal)} AS revenue,"
             f" e.* FROM base AS e WHERE {goals.matches_sql(goal)}"
             for goal in selected
         ]

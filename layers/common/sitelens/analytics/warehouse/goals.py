@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from sqlglot import exp
-
 from sitelens.analytics.warehouse import props, schema
 from sitelens.analytics.warehouse.dimensions import GOAL_DIMENSION
 from sitelens.analytics.warehouse.filters import Condition, Filter, Logical
@@ -63,23 +61,19 @@ def path_regex(pattern: str) -> str:
     return f"^{body}([?#].*)?$"
 
 
-def _text(value: str) -> str:
-    return exp.Literal.string(value).sql(dialect="duckdb")
-
-
 def matches_sql(goal: Goal, row: str = "e") -> str:
     """A condition true on a row (alias `row`) that completes `goal` (DuckDB's dialect, as
     `sql` composes it)."""
     site = f"{row}.website_id = {int(goal.site_id)}"
     if goal.page_path is not None:
-        regex = _text(path_regex(goal.page_path))
-        pageview = _text(schema.PAGEVIEW)
+        regex = schema.literal(path_regex(goal.page_path))
+        pageview = schema.literal(schema.PAGEVIEW)
         return f"({site} AND {row}.name = {pageview} AND REGEXP_MATCHES({row}.page, {regex}))"
     matched = [
-        f"{props.column(props.PREFIX + key, row)} = {_text(value)}"
+        f"{props.column(props.PREFIX + key, row)} = {schema.literal(value)}"
         for key, value in goal.custom_props
     ]
-    named = f"{row}.name = {_text(goal.event_name or '')}"
+    named = f"{row}.name = {schema.literal(goal.event_name or '')}"
     return "(" + " AND ".join([site, named, *matched]) + ")"
 
 

@@ -11,7 +11,6 @@ from collections.abc import Callable
 from typing import Final
 
 import sqlglot
-from sqlglot import exp
 
 from sitelens.analytics.warehouse import schema
 from sitelens.analytics.warehouse.query import Query
@@ -33,14 +32,11 @@ def rendered(text: str, dialect: str) -> str:
     return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
 
 
-def _text(value: str) -> str:
-    return exp.Literal.string(value).sql(dialect="duckdb")
-
-
 def site_days(pairs: SiteDays, prefix: str = "") -> str:
     """A predicate true on rows of these partitions: constant, so engines prune by it."""
     tests = [
-        f"({prefix}website_id = {int(site)} AND {prefix}day = {_text(day)})" for site, day in pairs
+        f"({prefix}website_id = {int(site)} AND {prefix}day = {schema.literal(day)})"
+        for site, day in pairs
     ]
     return "(" + " OR ".join(tests) + ")" if tests else "FALSE"
 
@@ -52,7 +48,7 @@ def _in_range(query: Query) -> str:
     last_day = (query.end.date()).isoformat()
     start = query.start.strftime("%Y-%m-%d %H:%M:%S.%f")
     end = query.end.strftime("%Y-%m-%d %H:%M:%S.%f")
-    # names from fixed lists, values quoted by SQLGlot (`_text`), numbers formatted
+    # names from fixed lists, values quoted by SQLGlot (`schema.literal`), numbers formatted
     return (
         f"website_id IN ({sites}) AND day BETWEEN '{first_day}' AND '{last_day}'"
         f" AND ts >= TIMESTAMP '{start}' AND ts < TIMESTAMP '{end}'"

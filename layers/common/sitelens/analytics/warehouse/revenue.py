@@ -14,8 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, Final
 
-from sqlglot import exp
-
+from sitelens.analytics.warehouse import schema
 from sitelens.analytics.warehouse.dimensions import GOAL_DIMENSION
 from sitelens.analytics.warehouse.goals import REVENUE_METRICS, Goal, matches_sql, selected
 from sitelens.analytics.warehouse.query import Query
@@ -27,13 +26,9 @@ METRIC_SQL: Final = {
 }
 
 
-def _text(value: str) -> str:
-    return exp.Literal.string(value).sql(dialect="duckdb")
-
-
 def _amount_in(goal: Goal, row: str) -> str:
     return (
-        f"{row}.revenue_currency = {_text(goal.currency or '')}"
+        f"{row}.revenue_currency = {schema.literal(goal.currency or '')}"
         f" THEN CAST({row}.revenue_amount AS DECIMAL(38, 6))"
     )
 

@@ -1,4 +1,5 @@
-"""The columns of a raw event row, in file order, and the partition keys.
+"""The columns of a raw event row, in file order, and the partition keys; and `literal`,
+how every statement writes a text value.
 
 Every counted hit is one row: a pageview, a custom event, or an engagement (the page was
 hidden or left; it carries the time spent on the page). Nothing in a row identifies a
@@ -8,6 +9,8 @@ person: `visitor` is a hash keyed by a salt that lives for one day (`visitors` m
 from __future__ import annotations
 
 from typing import Final, Literal, TypeAlias
+
+from sqlglot import exp
 
 ColumnType: TypeAlias = Literal["timestamp", "string", "bigint", "boolean"]
 
@@ -78,3 +81,9 @@ def empty_relation(columns: tuple[tuple[str, ColumnType], ...]) -> str:
     gives files written before a column existed that column, NULL."""
     typed = ", ".join(f"CAST(NULL AS {DUCKDB_TYPES[kind]}) AS {name}" for name, kind in columns)
     return f"SELECT {typed} WHERE FALSE"
+
+
+def literal(value: str) -> str:
+    """A text value as an SQL string literal, quoted by SQLGlot (the same in DuckDB's and
+    Athena's SQL)."""
+    return exp.Literal.string(value).sql(dialect="duckdb")

@@ -43,11 +43,6 @@ _TIME_UNITS: Final = {
 CASELESS_DIMENSIONS: Final = frozenset({"visit:device"})
 
 
-def literal(value: str) -> str:
-    """A text value as an SQL string literal, quoted by SQLGlot."""
-    return exp.Literal.string(value).sql(dialect="duckdb")
-
-
 def _column(dimension: str) -> str:
     if props.is_props(dimension):
         return props.column(dimension)
@@ -61,7 +56,7 @@ def _column(dimension: str) -> str:
 
 def _local_time(query: Query) -> str:
     # UTC instant -> the site's wall clock (DuckDB: TIMESTAMPTZ AT TIME ZONE -> TIMESTAMP)
-    return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {literal(query.timezone)})"
+    return f"((e.ts AT TIME ZONE 'UTC') AT TIME ZONE {schema.literal(query.timezone)})"
 
 
 def dimension_sql(query: Query, dimension: str, summary: bool = False) -> str:
@@ -94,12 +89,12 @@ def _condition(condition: Condition) -> str:
     for clause in condition.clauses:
         value = clause.lower() if folded else clause
         if operator.startswith("is"):
-            tests.append(f"{column} = {literal(value)}")
+            tests.append(f"{column} = {schema.literal(value)}")
         elif operator.startswith("contains"):
-            tests.append(f"STRPOS({column}, {literal(value)}) > 0")
+            tests.append(f"STRPOS({column}, {schema.literal(value)}) > 0")
         else:
             flags = "" if case_sensitive else "(?i)"
-            tests.append(f"REGEXP_MATCHES({column}, {literal(flags + value)})")
+            tests.append(f"REGEXP_MATCHES({column}, {schema.literal(flags + value)})")
     matched = "(" + " OR ".join(tests) + ")"
     return f"NOT {matched}" if negated else matched
 
@@ -157,7 +152,7 @@ _METRIC_SQL: Final = {
 
 # Metrics counted from rows alone, and how, when no visit needs to be found.
 _EVENT_METRIC_SQL: Final = {
-    "pageviews": f"COUNT(*) FILTER (WHERE name = {literal(schema.PAGEVIEW)})",
+    "pageviews": f"COUNT(*) FILTER (WHERE name = {schema.literal(schema.PAGEVIEW)})",
     "events": "COUNT(*)",
 }
 _EVENT_METRICS: Final = frozenset(
@@ -282,7 +277,7 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
     keys = [f"d{n}" for n in range(len(dimensions))]
     group = ", ".join(keys)
-    pageview = literal(schema.PAGEVIEW)
+    pageview = schema.literal(schema.PAGEVIEW)
     # goals (top-level event:name "is" filters) narrow the converting visitors, not the base
     goals = tuple(
         f for f in query.filters if isinstance(f, Condition) and f.dimension == "event:name"
@@ -312,7 +307,7 @@ LIMIT {query.limit} OFFSET {query.offset}
         ]
         text = f"""
 WITH {raw.raw_sql(query, stale)},
-hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {literal(schema.ENGAGEMENT)}),
+hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {schema.literal(schema.ENGAGEMENT)}),
 base AS (SELECT * FROM hits AS e WHERE {where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {where(query.filters)})
 SELECT {

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 from typing import Final
 
-from sqlglot import exp
-
 from sitelens.analytics.warehouse import schema
 from sitelens.analytics.warehouse.dimensions import IDENTITY_DIMENSIONS, VISIT_DIMENSIONS
 
@@ -48,14 +46,10 @@ COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)
 VISITOR_KEY: Final = "CAST(HASH({visitor}) >> 1 AS BIGINT)"
 
 
-def _text(value: str) -> str:
-    return exp.Literal.string(value).sql(dialect="duckdb")
-
-
-PAGEVIEW: Final = _text(schema.PAGEVIEW)
+PAGEVIEW: Final = schema.literal(schema.PAGEVIEW)
 # whose rows a visit is made of: a visitor hash of one site, on one UTC day
 VISITOR: Final = "website_id, day, visitor"
-ENGAGEMENT: Final = _text(schema.ENGAGEMENT)
+ENGAGEMENT: Final = schema.literal(schema.ENGAGEMENT)
 
 
 # the rows a visit's column is taken from the first of: its pageviews, or for an identity
