@@ -26,6 +26,8 @@ from dataclasses import dataclass
 import pytest
 
 from tests.e2e.test_local_server import Server, free_ports, start_server
+from tests.e2e.webhooks import receivers
+from tests.e2e.webhooks.receivers import converting, receiving  # noqa: F401 - fixtures, by name
 
 # Accounts of the shared server: one or two a module, about a dozen modules, and with
 # worksteal either worker may run any of them. Each costs a few writes at start.
@@ -83,3 +85,13 @@ def server(shared_serve: SharedServe) -> Server:
 def dev_key(shared_serve: SharedServe) -> str:
     """The key of an account of the shared server, the module's own."""
     return shared_serve.take().key
+
+
+@pytest.fixture(scope="session", autouse=True)
+def goal_minute_started(request: pytest.FixtureRequest) -> None:
+    """A minute's `goal.converted` is sent once the minute has ended, up to a minute after
+    its hits: when this session is to run that test (`receivers.GOAL_TEST`), its hits are
+    sent at the session's first e2e test, and the minute ends while other tests run instead
+    of while a worker waits. A session of other e2e tests starts nothing more."""
+    if any(item.name == receivers.GOAL_TEST for item in request.session.items):
+        request.getfixturevalue("converting")
