@@ -34,6 +34,7 @@ for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_
     os.environ.pop(name, None)
 
 import boto3  # noqa: E402
+import botocore.endpoint  # noqa: E402
 from botocore import UNSIGNED  # noqa: E402
 from botocore.config import Config  # noqa: E402
 from moto import mock_aws  # noqa: E402
@@ -65,6 +66,19 @@ from tests.fixtures import (  # noqa: E402
 from tests.fixtures import site as fixture_site  # noqa: E402
 
 initialized()  # tests run with the usual garbage collection, not a cold start's
+
+
+class _BotocoreRetryWait:
+    """The `time` botocore's retries see: no wait between attempts. Tests inject throttling
+    to check what is retried and with which token, and botocore waited out its real backoff
+    each time (5 s in the write-fault tests alone)."""
+
+    @staticmethod
+    def sleep(seconds: float) -> None:
+        pass
+
+
+botocore.endpoint.time = _BotocoreRetryWait  # type: ignore[assignment]
 # fixtures every test module may name: `local_warehouse` (or `store`), the DuckDB warehouse
 pytest_plugins = ["tests.fixtures.local_warehouse"]
 moto_transactions.install()  # its transactions back a table up once, not once an item
