@@ -37,7 +37,8 @@ def add(account_id: str, key_id: str, link_id: str, details: Item, limit: int, n
     }
 
     def live() -> int:
-        return sum(1 for link in of_key(account_id, key_id) if link["expires_at"] > now)
+        links = of_key(account_id, key_id, consistent=True)
+        return sum(1 for link in links if link["expires_at"] > now)
 
     return caps.add_within(_table(), f"GUESTS#{account_id}#{key_id}", [put], live, limit)
 
@@ -50,13 +51,14 @@ def get(account_id: str, key_id: str, link_id: str) -> Item | None:
     return _link(answer["Item"]) if "Item" in answer else None
 
 
-def of_key(account_id: str, key_id: str) -> list[Item]:
-    """The key's links (expired ones the TTL has not removed yet included), in id order."""
+def of_key(account_id: str, key_id: str, consistent: bool = False) -> list[Item]:
+    """The key's links (expired ones the TTL has not removed yet included), in id order;
+    `consistent` for an add's count, which must include the last add."""
     query: dict[str, Any] = {
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"GUESTS#{account_id}#{key_id}"}},
-        "ConsistentRead": True,  # what an add counts must include the last add
+        "ConsistentRead": consistent,
     }
     return [_link(item) for item in every_item(query)]
 

@@ -97,7 +97,7 @@ def put(
         return True
 
     def count() -> int:
-        return len(of_account(account_id))
+        return len(of_account(account_id, consistent=True))
 
     return caps.add_within(_table(), f"KEYS#{account_id}", writes, count, limit)
 
@@ -109,14 +109,15 @@ def lookup(key_hash: str) -> Item | None:
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
-def of_account(account_id: str) -> list[Item]:
+def of_account(account_id: str, consistent: bool = False) -> list[Item]:
     """The account's keys as the keys API shows them (one Query: an account has at most
-    `accounts.keyring.MAX_KEYS`), in no particular order."""
+    `accounts.keyring.MAX_KEYS`), in no particular order; `consistent` for a create's count,
+    which must include the last create."""
     query: dict[str, Any] = {
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"KEYS#{account_id}"}},
-        "ConsistentRead": True,  # what an add counts must include the last add
+        "ConsistentRead": consistent,
     }
     return [_entry(item) for item in every_item(query)]
 

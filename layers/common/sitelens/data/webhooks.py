@@ -68,7 +68,7 @@ def add_endpoint(account: str, endpoint: Item, limit: int) -> bool:
     `limit` endpoints already, however many creates come at once (`caps`)."""
     put = _endpoint_write(account, endpoint, "attribute_not_exists(pk)")
     owner = f"ENDPOINT#{account}"
-    return caps.add_within(_table(), owner, [put], lambda: len(endpoints(account)), limit)
+    return caps.add_within(_table(), owner, [put], lambda: len(endpoints(account, True)), limit)
 
 
 def put_endpoint(account: str, endpoint: Item) -> bool:
@@ -88,13 +88,14 @@ def get_endpoint(account: str, endpoint_id: str) -> Item | None:
     return _found(answer["Item"]) if "Item" in answer else None
 
 
-def endpoints(account: str) -> list[Item]:
-    """Every endpoint of the account (at most `webhooks.endpoints.MAX_ENDPOINTS`)."""
+def endpoints(account: str, consistent: bool = False) -> list[Item]:
+    """Every endpoint of the account (at most `webhooks.endpoints.MAX_ENDPOINTS`);
+    `consistent` for a create's count, which must include the last create."""
     query: dict[str, Any] = {
         "TableName": _table(),
         "KeyConditionExpression": "pk = :pk",
         "ExpressionAttributeValues": {":pk": {"S": f"ENDPOINT#{account}"}},
-        "ConsistentRead": True,  # what a create counts must include the last create
+        "ConsistentRead": consistent,
     }
     return [_found(item) for item in every_item(query)]
 
