@@ -6,24 +6,14 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from standardwebhooks import Webhook
 
 from tests.integration.audits.site import page
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain
-from tests.integration.webhooks.receiver import Receiver
-from tests.integration.webhooks.test_webhooks import deliver_queued, make, private_urls
+from tests.integration.webhooks.test_webhooks import deliver_queued, make
 
-__all__ = ["audit_site", "crawlable", "private_urls"]  # the fixtures, used by name
+__all__ = ["audit_site", "crawlable"]  # the fixtures, used by name
 EVENTS = "audit.completed,audit.regressed"
-
-
-@pytest.fixture
-def receivers(private_urls):
-    served = [Receiver(), Receiver()]
-    yield served
-    for receiver in served:
-        receiver.close()
 
 
 def test_finished_runs_and_regressions_reach_the_audits_project(

@@ -6,21 +6,10 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from standardwebhooks import Webhook
 
 from tests.integration.webhooks.receiver import Receiver
-from tests.integration.webhooks.test_webhooks import deliver_queued, make, private_urls
-
-__all__ = ["private_urls"]  # the fixture, used by name
-
-
-@pytest.fixture
-def receivers(private_urls):
-    served = [Receiver(), Receiver()]
-    yield served
-    for receiver in served:
-        receiver.close()
+from tests.integration.webhooks.test_webhooks import deliver_queued, make
 
 
 def types(receiver: Receiver) -> list[str]:

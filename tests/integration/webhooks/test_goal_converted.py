@@ -20,18 +20,9 @@ from sitelens.analytics.hit import Hit
 from sitelens.local import gateway
 from sitelens.webhooks import goals
 from tests.fixtures.analytics import hit_record, run
-from tests.integration.webhooks.receiver import Receiver
-from tests.integration.webhooks.test_webhooks import deliver_queued, make, private_urls
+from tests.integration.webhooks.test_webhooks import deliver_queued, make
 
-__all__ = ["private_urls"]  # the fixture, used by name
 MINUTE = datetime(2026, 11, 26, 14, 20, 30, tzinfo=UTC)
-
-
-@pytest.fixture
-def receiver(private_urls):
-    served = Receiver()
-    yield served
-    served.close()
 
 
 @pytest.fixture

@@ -24,19 +24,10 @@ from sitelens.local import gateway
 from sitelens.webhooks import anomalies
 from sitelens.webhooks import traffic as alerts
 from tests.fixtures.analytics import hit_record, run
-from tests.integration.webhooks.receiver import Receiver
-from tests.integration.webhooks.test_webhooks import deliver_queued, make, private_urls
+from tests.integration.webhooks.test_webhooks import deliver_queued, make
 
-__all__ = ["private_urls"]  # the fixture, used by name
 NOW = datetime(2026, 11, 26, 14, 20, tzinfo=UTC)  # judges 13:00-14:00
 HOUR = datetime(2026, 11, 26, 13, tzinfo=UTC)
-
-
-@pytest.fixture
-def receiver(private_urls):
-    served = Receiver()
-    yield served
-    served.close()
 
 
 @pytest.fixture

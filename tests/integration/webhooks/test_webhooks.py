@@ -16,10 +16,7 @@ from sitelens.core import config
 from sitelens.local import gateway
 from sitelens.webhooks import deliveries
 from tests.conftest import Client
-from tests.integration.test_reports import private_urls
-from tests.integration.webhooks.receiver import Receiver
 
-__all__ = ["private_urls"]  # the fixture, used by name
 ENDPOINT_FIELDS = {
     "id",
     "url",
@@ -35,13 +32,6 @@ ENDPOINT_FIELDS = {
     "secret_rotated_at",
     "previous_secret_expires_at",
 }
-
-
-@pytest.fixture
-def receiver(private_urls):
-    served = Receiver()
-    yield served
-    served.close()
 
 
 @pytest.fixture(params=["AnalyticsApi", "SeoApi"])
