@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
 from typing import Any
 
 import pytest
@@ -14,14 +15,23 @@ from sitelens.local import template
 from tests.fixtures import deployed
 
 SOURCE = template.load()
-DEPLOYED = deployed.translated()
-RESOURCES = DEPLOYED["Resources"]
 APIS = ("AnalyticsApi", "SeoApi")
 LOGS_KEPT = {"Ref": "LogRetentionDays"}
 
 
+@cache
+def stack() -> dict[str, Any]:
+    """The deployed template, translated when a test first asks rather than at collection
+    (about 2 s, which every test worker would spend)."""
+    return deployed.translated()
+
+
+def stack_resources() -> dict[str, Any]:
+    return stack()["Resources"]
+
+
 def of_type(kind: str) -> dict[str, dict[str, Any]]:
-    return {name: r["Properties"] for name, r in RESOURCES.items() if r["Type"] == kind}
+    return {name: r["Properties"] for name, r in stack_resources().items() if r["Type"] == kind}
 
 
 def stage(api: str) -> dict[str, Any]:
@@ -58,7 +68,7 @@ def test_every_method_is_throttled_and_the_tracking_endpoint_on_its_own():
             "ThrottlingBurstLimit": {"Ref": "EventThrottleBurst"},
         },
     ]
-    assert "post" in RESOURCES["AnalyticsApi"]["Properties"]["Body"]["paths"]["/api/event"]
+    assert "post" in stack_resources()["AnalyticsApi"]["Properties"]["Body"]["paths"]["/api/event"]
     parameters = SOURCE["Parameters"]
     # the documented target (docs/operations.md): 1,000 hits/s sustained, bursts of 5,000
     assert parameters["EventThrottleRate"]["Default"] >= 1000
@@ -70,7 +80,7 @@ def test_every_method_is_throttled_and_the_tracking_endpoint_on_its_own():
 def test_access_logs_are_json_lines_kept_for_the_retention(api):
     setting = stage(api)["AccessLogSetting"]
     group = setting["DestinationArn"]["Fn::GetAtt"][0]
-    assert RESOURCES[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
+    assert stack_resources()[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
     line = json.loads(re.sub(r"\$context\.[\w.]+", "1", setting["Format"]))
     assert {"requestId", "method", "resource", "status", "error", "latencyMs"} <= set(line)
     # Visitors' IP addresses are never logged (docs/analytics.md, Privacy); nor user agents.
@@ -88,7 +98,7 @@ def test_every_function_logs_to_a_group_with_a_retention():
 
 
 def test_tracing_follows_the_parameter_on_functions_and_stages():
-    assert DEPLOYED["Conditions"]["TracingOn"] == {"Fn::Equals": [{"Ref": "Tracing"}, "Active"]}
+    assert stack()["Conditions"]["TracingOn"] == {"Fn::Equals": [{"Ref": "Tracing"}, "Active"]}
     for function in of_type("AWS::Lambda::Function").values():
         assert function["TracingConfig"] == {"Mode": {"Ref": "Tracing"}}
     for api in APIS:
@@ -97,7 +107,7 @@ def test_tracing_follows_the_parameter_on_functions_and_stages():
 
 def test_large_responses_are_compressed():
     for api in APIS:
-        assert 0 < RESOURCES[api]["Properties"]["MinimumCompressionSize"] <= 10_240
+        assert 0 < stack_resources()[api]["Properties"]["MinimumCompressionSize"] <= 10_240
 
 
 def test_each_queue_has_a_dead_letter_queue_of_its_own_with_an_alarm():
@@ -141,7 +151,7 @@ def test_visibility_timeouts_outlast_every_try_of_their_function():
 @pytest.mark.parametrize("api", APIS)
 def test_each_api_alarms_on_5xx_and_on_throttling(api):
     alarms = list(of_type("AWS::CloudWatch::Alarm").values())
-    name = RESOURCES[api]["Properties"]["Name"]
+    name = stack_resources()[api]["Properties"]["Name"]
     [errors] = [a for a in alarms if {"Name": "ApiName", "Value": name} in a.get("Dimensions", [])]
     assert (errors["Namespace"], errors["MetricName"]) == ("AWS/ApiGateway", "5XXError")
     assert {"Name": "Stage", "Value": {"Ref": "StageName"}} in errors["Dimensions"]
@@ -182,7 +192,8 @@ GATEWAY_4XX = {
 
 @pytest.mark.parametrize("api", APIS)
 def test_gateway_responses_keep_each_error_s_own_status(api):
-    responses = RESOURCES[api]["Properties"]["Body"]["x-amazon-apigateway-gateway-responses"]
+    body = stack_resources()[api]["Properties"]["Body"]
+    responses = body["x-amazon-apigateway-gateway-responses"]
     for kind, status in GATEWAY_4XX.items():
         assert responses[kind]["statusCode"] == str(status), kind
         body = json.loads(responses[kind]["responseTemplates"]["application/json"])
@@ -208,17 +219,17 @@ def holds(condition: str, parameters: dict[str, str]) -> bool:
         if isinstance(node, dict) and "Fn::Or" in node:
             return any(value(part) for part in node["Fn::Or"])
         if isinstance(node, dict) and "Condition" in node:
-            return value(DEPLOYED["Conditions"][node["Condition"]])
+            return value(stack()["Conditions"][node["Condition"]])
         return node
 
-    return bool(value(DEPLOYED["Conditions"][condition]))
+    return bool(value(stack()["Conditions"][condition]))
 
 
 def deployed_with(**parameters: str) -> dict[str, dict[str, Any]]:
     """The translated resources CloudFormation creates with these parameters."""
     return {
         name: resource
-        for name, resource in RESOURCES.items()
+        for name, resource in stack_resources().items()
         if "Condition" not in resource or holds(resource["Condition"], parameters)
     }
 
@@ -290,7 +301,7 @@ def test_the_waf_rate_rule_is_off_by_default_and_keyed_by_ip_when_on():
     ]
     arn = association["ResourceArn"]["Fn::Sub"]
     assert arn.endswith("/restapis/${AnalyticsApi}/stages/${AnalyticsApiStage}")
-    assert RESOURCES["AnalyticsApiStage"]["Type"] == "AWS::ApiGateway::Stage"
+    assert stack_resources()["AnalyticsApiStage"]["Type"] == "AWS::ApiGateway::Stage"
 
 
 def test_every_function_names_the_stack_s_metrics_namespace():
@@ -346,7 +357,7 @@ def test_queues_alarm_on_the_age_of_their_oldest_hit():
         ]
         return alarm
 
-    kept = RESOURCES["HitsDeadLetterQueue"]["Properties"]["MessageRetentionPeriod"]
+    kept = stack_resources()["HitsDeadLetterQueue"]["Properties"]["MessageRetentionPeriod"]
     assert 0 < age_alarm("HitsDeadLetterQueue")["Threshold"] <= kept / 4  # days to redrive
     assert age_alarm("HitsQueue")["Threshold"] == 300
 

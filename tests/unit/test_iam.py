@@ -27,6 +27,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -82,7 +83,6 @@ IMPLIED = {
 }
 
 SOURCE = template.load()
-DEPLOYED = deployed.translated()
 Unit = tuple[str, str]  # (module, top-level name); "" for the module's own statements
 
 
@@ -275,7 +275,16 @@ def _is_public(handler: Module) -> bool:
     return False
 
 
-CODE = Code()
+@cache
+def code() -> Code:
+    """The layer's modules, parsed when a test first asks rather than at collection."""
+    return Code()
+
+
+@cache
+def stack() -> dict[str, Any]:
+    """The deployed template, translated when a test first asks rather than at collection."""
+    return deployed.translated()
 
 
 def code_of(function: str) -> Reached:
@@ -284,7 +293,7 @@ def code_of(function: str) -> Reached:
     path = ROOT / props["CodeUri"] / f"{module_name}.py"
     handler = Module.parse(f"handler:{function}", path)
     skip = {("sitelens.edge.http", "authorize")} if _is_public(handler) else set()
-    return CODE.reach(handler, skip)
+    return code().reach(handler, skip)
 
 
 def _resource_ids(value: Any) -> Iterator[str]:
@@ -303,9 +312,9 @@ def _resource_ids(value: Any) -> Iterator[str]:
 
 def policy_of(function: str) -> set[tuple[str, str]]:
     """(action, resource logical id) pairs of the function's role's inline policies."""
-    role = DEPLOYED["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"][0]
+    role = stack()["Resources"][function]["Properties"]["Role"]["Fn::GetAtt"][0]
     granted = set()
-    for policy in DEPLOYED["Resources"][role]["Properties"].get("Policies", []):
+    for policy in stack()["Resources"][role]["Properties"].get("Policies", []):
         for statement in policy["PolicyDocument"]["Statement"]:
             assert statement["Effect"] == "Allow"
             listed = statement["Action"]
