@@ -27,7 +27,12 @@ import pytest
 
 from tests.e2e.test_local_server import Server, free_ports, start_server
 from tests.e2e.webhooks import receivers
-from tests.e2e.webhooks.receivers import converting, receiving  # noqa: F401 - fixtures, by name
+from tests.e2e.webhooks.receivers import (  # noqa: F401 - fixtures, by name
+    converting,
+    failing,
+    receiving,
+    stalled,
+)
 
 # Accounts of the shared server: one or two a module, about a dozen modules, and with
 # worksteal either worker may run any of them. Each costs a few writes at start.
@@ -88,10 +93,12 @@ def dev_key(shared_serve: SharedServe) -> str:
 
 
 @pytest.fixture(scope="session", autouse=True)
-def goal_minute_started(request: pytest.FixtureRequest) -> None:
-    """A minute's `goal.converted` is sent once the minute has ended, up to a minute after
-    its hits: when this session is to run that test (`receivers.GOAL_TEST`), its hits are
-    sent at the session's first e2e test, and the minute ends while other tests run instead
-    of while a worker waits. A session of other e2e tests starts nothing more."""
-    if any(item.name == receivers.GOAL_TEST for item in request.session.items):
-        request.getfixturevalue("converting")
+def clocks_started(request: pytest.FixtureRequest) -> None:
+    """What the webhook tests wait on (a minute's end, a 10 s deadline, eight failed
+    attempts) is started at the session's first e2e test when the session is to run them
+    (`receivers.STARTED_EARLY`), and ends while other tests run instead of while a worker
+    waits. A session of other e2e tests starts nothing more."""
+    names = {item.name for item in request.session.items}
+    for test, fixture in receivers.STARTED_EARLY.items():
+        if test in names:
+            request.getfixturevalue(fixture)

@@ -1,9 +1,12 @@
 """The receivers and server of tests/e2e/webhooks/test_goal_and_failing_receivers.py, as
 session fixtures that tests/e2e/conftest.py registers: `receiving`, `make serve`'s program with
 the local knobs docs/keys-and-webhooks.md describes (the minutely pass every second, a grace
-of one second, retry delays a ten-thousandth as long) and a receiver of the test's own; and
-`converting`, the hits of a minute whose `goal.converted` GOAL_TEST waits for, sent at the
-first e2e test of the session so that the minute has ended by the time it runs."""
+of one second, retry delays a ten-thousandth as long) and a receiver of the test's own.
+
+Three of its tests wait on a clock: a minute must end (GOAL_TEST), a delivery's 10 s deadline
+must pass (STALL_TEST), eight attempts must fail (FAILING_TEST). What they wait on is started
+at the first e2e test of a session that is to run them (`converting`, `stalled`, `failing`),
+so that it ends while other tests run; the tests then check what happened."""
 
 from __future__ import annotations
 
@@ -21,10 +24,13 @@ from urllib.parse import urlencode
 import pytest
 from standardwebhooks import Webhook
 
+from tests.e2e.test_local_digests import cli
 from tests.e2e.test_local_server import HOST, OPENER, Server, call, free_ports, start_server
 from tests.fixtures.analytics import CHROME
 
 GOAL_TEST = "test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery"
+STALL_TEST = "test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on"
+FAILING_TEST = "test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled"
 STALL_SECONDS = 12.0  # past the delivery's 10 s deadline
 
 
@@ -211,3 +217,69 @@ def converting(receiving: Served) -> Converting:
     for path in ["/pricing", "/pricing", "/pricing", "/blog/a", "/about"]:
         hit(receiving, f"https://{domain}{path}")
     return Converting(site, domain, goals, hook, other)
+
+
+@dataclass
+class Stalled:
+    """A test delivery to a receiver that stalls past the delivery's 10 s deadline, and what
+    the API answered while it stalled."""
+
+    stalled: dict[str, Any]  # the stalling receiver's endpoint
+    quick: dict[str, Any]  # another endpoint, pinged while it stalled
+    ping: dict[str, Any]  # the stalled delivery
+    read_status: int  # GET of the other endpoint while the receiver stalled
+    read_seconds: float
+    quick_sent: float  # when the other endpoint's ping was sent (time.monotonic)
+
+
+@pytest.fixture(scope="session")
+def stalled(receiving: Served) -> Stalled:
+    base = receiving.server.analytics
+    receiving.receiver.plans["/stall"] = ["stall", 200]
+    stalling = endpoint(receiving, "/stall", "website.deleted")
+    quick = endpoint(receiving, "/quick", "website.deleted")
+    ping = call("POST", f"{base}/api/v1/webhooks/{stalling['id']}/test", receiving.key)
+    assert ping.status == 202, ping.body
+    until(lambda: receiving.receiver.of("/stall"), 5, "the stalling receiver was not called")
+    asked = time.monotonic()
+    read = call("GET", f"{base}/api/v1/webhooks/{quick['id']}", receiving.key)
+    read_seconds = time.monotonic() - asked
+    quick_sent = time.monotonic()
+    pinged = call("POST", f"{base}/api/v1/webhooks/{quick['id']}/test", receiving.key)
+    assert pinged.status == 202, pinged.body
+    return Stalled(stalling, quick, ping.body["data"], read.status, read_seconds, quick_sent)
+
+
+@dataclass
+class Failing:
+    """A test delivery to a receiver that answers 503 to every attempt, made after the
+    account's address was set to `address` (where the disabled endpoint is reported)."""
+
+    hook: dict[str, Any]
+    ping: dict[str, Any]
+    address: str
+
+
+@pytest.fixture(scope="session")
+def failing(receiving: Served) -> Failing:
+    base = receiving.server.analytics
+    account = call("GET", f"{base}/api/v1/account", receiving.key).body["data"]
+    address = f"ops-{uuid.uuid4().hex[:6]}@example.com"
+    cli(
+        receiving.server,
+        receiving.outbox,
+        "accounts",
+        "update",
+        str(account["id"]),
+        "--email",
+        address,
+    )
+    receiving.receiver.plans["/down"] = [503]
+    hook = endpoint(receiving, "/down", "website.deleted")
+    ping = call("POST", f"{base}/api/v1/webhooks/{hook['id']}/test", receiving.key)
+    assert ping.status == 202, ping.body
+    return Failing(hook, ping.body["data"], address)
+
+
+# What each waiting test needs started early, by the test's name (tests/e2e/conftest.py).
+STARTED_EARLY = {GOAL_TEST: "converting", STALL_TEST: "stalled", FAILING_TEST: "failing"}

@@ -7,22 +7,23 @@ pass every second (SITELENS_LOCAL_MINUTE_SECONDS), a grace of one second after a
 (SITELENS_GOAL_GRACE_SECONDS) and the retry delays a ten-thousandth as long
 (SITELENS_WEBHOOK_RETRY_SCALE: the 8 attempts of 27.6 hours in 10 s), so a minute's event
 comes a second or two after the minute ends and a receiver that never answers 2xx has its
-endpoint disabled within seconds. The server, the receiver and the minute's hits are session
-fixtures (tests/e2e/webhooks/receivers.py): the hits go at the session's first e2e test."""
+endpoint disabled within seconds. The server, the receiver, the minute's hits, the stalled
+delivery and the failing one are session fixtures (tests/e2e/webhooks/receivers.py), sent at
+the session's first e2e test; the tests check what came of them."""
 
 from __future__ import annotations
 
 import json
 import time
-import uuid
 from email import message_from_bytes, policy
 
-from tests.e2e.test_local_digests import cli
 from tests.e2e.test_local_server import call
 from tests.e2e.webhooks.receivers import (
     STALL_SECONDS,
     Converting,
+    Failing,
     Served,
+    Stalled,
     endpoint,
     log,
     until,
@@ -40,7 +41,9 @@ def test_a_receiver_that_fails_twice_gets_the_same_delivery_then_recovers(
     )
     assert ping.status == 202, ping.body
     delivery_id = ping.body["data"]["id"]
-    until(lambda: len(receiving.receiver.of("/flaky")) >= 3, 15, "not three attempts in 15 s")
+    # Up to 30 s: make serve delivers one at a time, and this may queue behind the stall
+    # `stalled` started when this is the session's first e2e module.
+    until(lambda: len(receiving.receiver.of("/flaky")) >= 3, 30, "not three attempts in 30 s")
     attempts = receiving.receiver.of("/flaky")
     assert {a.headers["webhook-id"] for a in attempts} == {delivery_id}
     for caught in attempts:  # each attempt signed afresh, for its own timestamp
@@ -70,53 +73,38 @@ def test_a_receiver_that_fails_twice_gets_the_same_delivery_then_recovers(
         assert verified(secret, fourth)["data"] == {"endpoint": hook["id"]}
 
 
-def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(receiving: Served) -> None:
-    base = receiving.server.analytics
-    receiving.receiver.plans["/stall"] = ["stall", 200]
-    stalled = endpoint(receiving, "/stall", "website.deleted")
-    quick = endpoint(receiving, "/quick", "website.deleted")
-    ping = call("POST", f"{base}/api/v1/webhooks/{stalled['id']}/test", receiving.key).body["data"]
-    until(lambda: receiving.receiver.of("/stall"), 5, "the stalling receiver was not called")
-    # While the receiver stalls, the API answers at once (on DynamoDB Local: moto, without
+def test_a_stalling_receiver_fails_its_attempt_and_the_worker_goes_on(
+    receiving: Served, stalled: Stalled
+) -> None:
+    """The stall began at the session's first e2e test (`stalled`)."""
+    # While the receiver stalled, the API answered at once (on DynamoDB Local: moto, without
     # Java, serves one call at a time, the worker's included; docs/development.md).
-    asked = time.monotonic()
-    assert call("GET", f"{base}/api/v1/webhooks/{quick['id']}", receiving.key).status == 200
+    assert stalled.read_status == 200
     if "DynamoDB Local" in receiving.server.output:
-        assert time.monotonic() - asked < 2
-    call("POST", f"{base}/api/v1/webhooks/{quick['id']}/test", receiving.key)
+        assert stalled.read_seconds < 2
     # The worker goes on: the other endpoint's ping and the stalled one's retry arrive.
-    until(lambda: receiving.receiver.of("/quick"), 15, "the worker hung after a stall")
+    [quick] = until(lambda: receiving.receiver.of("/quick"), 15, "the worker hung after a stall")
+    assert quick.at - stalled.quick_sent < 15, "the worker hung after a stall"
     [done] = until(
-        lambda: [d for d in log(receiving, stalled["id"]) if d["state"] == "succeeded"],
-        15,
+        lambda: [d for d in log(receiving, stalled.stalled["id"]) if d["state"] == "succeeded"],
+        30,
         "the stalled delivery was not retried",
     )
+    ping = stalled.ping
     assert (done["id"], done["attempts"], done["last_status"]) == (ping["id"], 2, 200)
     calls = receiving.receiver.of("/stall")
     # the first attempt given up at its 10 s deadline, before the receiver's 12 s stall ended
     assert 9.5 <= calls[1].at - calls[0].at < STALL_SECONDS
     assert [c.headers["webhook-id"] for c in calls] == [ping["id"], ping["id"]]
-    assert json.loads(calls[1].body)["data"] == {"endpoint": stalled["id"]}
+    assert json.loads(calls[1].body)["data"] == {"endpoint": stalled.stalled["id"]}
 
 
-def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(receiving: Served):
+def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(
+    receiving: Served, failing: Failing
+) -> None:
+    """Its delivery was sent at the session's first e2e test (`failing`)."""
     base = f"{receiving.server.analytics}/api/v1/webhooks"
-    account = call("GET", f"{receiving.server.analytics}/api/v1/account", receiving.key).body[
-        "data"
-    ]
-    address = f"ops-{uuid.uuid4().hex[:6]}@example.com"
-    cli(
-        receiving.server,
-        receiving.outbox,
-        "accounts",
-        "update",
-        str(account["id"]),
-        "--email",
-        address,
-    )
-    receiving.receiver.plans["/down"] = [503]
-    hook = endpoint(receiving, "/down", "website.deleted")
-    ping = call("POST", f"{base}/{hook['id']}/test", receiving.key).body["data"]
+    hook, ping, address = failing.hook, failing.ping, failing.address
     [failed] = until(
         lambda: [d for d in log(receiving, hook["id"]) if d["state"] == "failed"],
         30,
