@@ -63,10 +63,22 @@ class SharedServe:
 
 
 @pytest.fixture(scope="session")
-def shared_serve() -> Iterator[SharedServe]:
+def worker_dynamodb(request: pytest.FixtureRequest) -> str | None:
+    """The worker's DynamoDB Local (tests/conftest.py), shared by the make serve programs that
+    do not test their own (`start_server(dynamodb=...)`), each in tables of its own; None
+    where it cannot run: they then start their own, and make serve falls back to moto."""
+    try:
+        return str(request.getfixturevalue("dynamodb_local_endpoint"))
+    except pytest.skip.Exception:
+        return None
+
+
+@pytest.fixture(scope="session")
+def shared_serve(worker_dynamodb: str | None) -> Iterator[SharedServe]:
     keys = [f"sl_test_shared_{n}_{uuid.uuid4().hex}" for n in range(1, POOL_SIZE + 1)]
     [catcher] = free_ports(1)
     server = start_server(
+        dynamodb=worker_dynamodb,
         SITELENS_DEV_API_KEY=",".join(keys),
         SITELENS_ALLOW_PRIVATE_URLS="1",
         SITELENS_KEY_CACHE_SECONDS="0",

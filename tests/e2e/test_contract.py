@@ -34,9 +34,10 @@ MAX_EXAMPLES = 5
 
 
 @pytest.fixture(scope="module")
-def service(site: Site) -> Iterator[tuple[Server, list[str]]]:
+def service(site: Site, worker_dynamodb: str | None) -> Iterator[tuple[Server, list[str]]]:
     keys = [f"sl_contract_{n}_{uuid.uuid4().hex}" for n in (1, 2)]
     server = start_server(
+        dynamodb=worker_dynamodb,
         SITELENS_DEV_API_KEY=",".join(keys),
         SITELENS_ALLOW_PRIVATE_URLS="1",  # reports of the fixture site on 127.0.0.1
         SITELENS_FETCH_PORTS=f"80,443,{site.port}",  # ... on its own port

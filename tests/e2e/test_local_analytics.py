@@ -24,8 +24,10 @@ KEY = "sl_test_analytics_" + uuid.uuid4().hex
 
 
 @pytest.fixture(scope="module")
-def server() -> Iterator[Server]:
-    running = start_server(SITELENS_DEV_API_KEY=KEY, POWERTOOLS_LOG_LEVEL="INFO")
+def server(worker_dynamodb: str | None) -> Iterator[Server]:
+    running = start_server(
+        dynamodb=worker_dynamodb, SITELENS_DEV_API_KEY=KEY, POWERTOOLS_LOG_LEVEL="INFO"
+    )
     try:
         yield running
     finally:

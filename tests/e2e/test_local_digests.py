@@ -22,6 +22,7 @@ def cli(server, outbox: Path, *args: str) -> str:
         [sys.executable, "-m", "sitelens.cli", "--local", *args],
         cwd=ROOT,
         env=base_env(
+            **server.dynamodb,
             SITELENS_AWS_PORT=str(server.aws_port),
             SITELENS_MAIL_OUTBOX=str(outbox),
             SITELENS_ANALYTICS_BASE_URL=server.analytics,
@@ -35,8 +36,10 @@ def cli(server, outbox: Path, *args: str) -> str:
     return done.stdout
 
 
-def test_digests_caught_in_the_outbox_and_unsubscribed(tmp_path: Path) -> None:
-    server = start_server(SITELENS_DEV_API_KEY=KEY)
+def test_digests_caught_in_the_outbox_and_unsubscribed(
+    tmp_path: Path, worker_dynamodb: str | None
+) -> None:
+    server = start_server(dynamodb=worker_dynamodb, SITELENS_DEV_API_KEY=KEY)
     try:
         site = call(
             "POST",

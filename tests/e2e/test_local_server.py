@@ -23,7 +23,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from sitelens.local import dynamodb_local, front
+from sitelens.local import dynamodb_local, front, resources, template
 from tests import load, soak
 
 if TYPE_CHECKING:
@@ -74,6 +74,9 @@ class Server:
     analytics: str
     seo: str
     aws_port: int
+    # AWS_ENDPOINT_URL_DYNAMODB and the tables' names, when it shares a DynamoDB Local: what
+    # `sitelens.cli --local` needs to reach its data
+    dynamodb: dict[str, str] = field(default_factory=dict)
     lines: list[str] = field(default_factory=list)
     reader: threading.Thread | None = None
 
@@ -113,11 +116,33 @@ class Server:
         return code
 
 
-def start_server(*, cheap_scrypt: bool = True, **env: str) -> Server:
+def tables_on(endpoint: str) -> dict[str, str]:
+    """The template's tables made on a running DynamoDB Local under names of their own, and
+    the environment that points `make serve` (which keeps what is set) and the CLI at them."""
+    import boto3
+
+    spec = template.load()
+    client = boto3.client(
+        "dynamodb",
+        endpoint_url=endpoint,
+        region_name="us-east-1",
+        aws_access_key_id="local",
+        aws_secret_access_key="local",  # any credentials do for it
+    )
+    names = resources.create_tables(spec, client, suffix=f"-{uuid.uuid4().hex[:12]}")
+    env = resources.function_environment(spec, names)
+    tables = {key: value for key, value in env.items() if key.endswith("_TABLE")}
+    return {"AWS_ENDPOINT_URL_DYNAMODB": endpoint, **tables}
+
+
+def start_server(*, cheap_scrypt: bool = True, dynamodb: str | None = None, **env: str) -> Server:
     """`make serve`'s program; passwords hashed at a low cost unless `cheap_scrypt` is False
-    (tests/e2e/serve_cheap_scrypt.py)."""
+    (tests/e2e/serve_cheap_scrypt.py). With `dynamodb`, the endpoint of a running DynamoDB
+    Local (the `worker_dynamodb` fixture), its data is in tables of its own there instead of
+    in a JVM of its own: a JVM's start and warm-up take 2-3 CPU-seconds."""
     analytics, seo, aws = free_ports(3)
     program = "tests.e2e.serve_cheap_scrypt" if cheap_scrypt else "sitelens.local.server"
+    shared = tables_on(dynamodb) if dynamodb else {}
     process = subprocess.Popen(
         [sys.executable, "-m", program],
         cwd=ROOT,
@@ -125,6 +150,7 @@ def start_server(*, cheap_scrypt: bool = True, **env: str) -> Server:
             SITELENS_ANALYTICS_PORT=str(analytics),
             SITELENS_SEO_PORT=str(seo),
             SITELENS_AWS_PORT=str(aws),
+            **shared,
             **env,
         ),
         stdin=subprocess.DEVNULL,
@@ -132,7 +158,7 @@ def start_server(*, cheap_scrypt: bool = True, **env: str) -> Server:
         stderr=subprocess.STDOUT,
         text=True,
     )
-    server = Server(process, f"http://{HOST}:{analytics}", f"http://{HOST}:{seo}", aws)
+    server = Server(process, f"http://{HOST}:{analytics}", f"http://{HOST}:{seo}", aws, shared)
     server.reader = threading.Thread(target=server.read, daemon=True)
     server.reader.start()
     try:
@@ -222,8 +248,9 @@ def test_prints_both_keys_and_both_base_urls(dev: Dev) -> None:
     assert (dev.name1, dev.key1) in printed and (dev.name2, dev.key2) in printed
     assert any("Analytics" in line and line.endswith(dev.server.analytics) for line in lines)
     assert any("SEO" in line and line.endswith(dev.server.seo) for line in lines)
-    dynamodb = f"  DynamoDB:      http://{HOST}:{dev.server.aws_port} (DynamoDB Local, in memory)"
-    assert dynamodb in lines
+    # the worker's DynamoDB Local, shared (tests/e2e/conftest.py); make serve's own in
+    # test_random_key_when_unset_and_sigterm_stops_cleanly, moto's in test_local_dynamodb
+    assert any(line.startswith("  DynamoDB:      http://") for line in lines)
     assert any(re.fullmatch(rf"  SQS:           http://{HOST}:\d+", line) for line in lines)
 
 
@@ -403,7 +430,7 @@ def cli(server: Server, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "sitelens.cli", "--local", *args],
         cwd=ROOT,
-        env=base_env(SITELENS_AWS_PORT=str(server.aws_port)),
+        env=base_env(**server.dynamodb, SITELENS_AWS_PORT=str(server.aws_port)),
         capture_output=True,
         text=True,
         timeout=30,
@@ -443,6 +470,8 @@ def test_random_key_when_unset_and_sigterm_stops_cleanly() -> None:
     try:
         keys = server.keys()
         assert len(keys) == 1, server.output
+        banner = f"  DynamoDB:      http://{HOST}:{server.aws_port} (DynamoDB Local, in memory)"
+        assert banner in server.lines, server.output
         name, key = keys[0]
         assert name == "Developer 1"
         assert key.startswith("sl_")
@@ -472,13 +501,17 @@ def test_json_nested_too_deeply_is_422_on_the_keyless_event_route(dev: Dev) -> N
     }
 
 
-def test_a_large_page_is_analysed_in_a_child_of_the_threaded_server() -> None:
+def test_a_large_page_is_analysed_in_a_child_of_the_threaded_server(
+    worker_dynamodb: str | None,
+) -> None:
     from tests.fixtures.site import Site
 
     site = Site()
     site.pages["/large"] = "<html><head><title>" + "Large and unclosed. " * 20_000
     server = start_server(
-        SITELENS_DEV_API_KEY="sl_test_large_page", SITELENS_ALLOW_PRIVATE_URLS="1"
+        dynamodb=worker_dynamodb,
+        SITELENS_DEV_API_KEY="sl_test_large_page",
+        SITELENS_ALLOW_PRIVATE_URLS="1",
     )
     try:
         reply = call(

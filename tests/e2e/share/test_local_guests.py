@@ -32,11 +32,11 @@ def served(server: Server, dev_key: str) -> tuple[Server, str]:
 
 
 @pytest.fixture
-def key_cached() -> Iterator[tuple[Server, str]]:
+def key_cached(worker_dynamodb: str | None) -> Iterator[tuple[Server, str]]:
     """A server of the test's own, with `make serve`'s default key cache: the shared one
     has none, so that a key revoked elsewhere fails at once."""
     key = "sl_guests_" + uuid.uuid4().hex
-    running = start_server(SITELENS_DEV_API_KEY=key)
+    running = start_server(dynamodb=worker_dynamodb, SITELENS_DEV_API_KEY=key)
     try:
         yield running, key
     finally:

@@ -102,13 +102,16 @@ class Served:
 
 
 @pytest.fixture(scope="session")
-def receiving(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
+def receiving(
+    tmp_path_factory: pytest.TempPathFactory, worker_dynamodb: str | None
+) -> Iterator[Served]:
     key = "sl_goalhooks_" + uuid.uuid4().hex
     outbox = tmp_path_factory.mktemp("outbox")
     port, catcher = free_ports(2)
     receiver = Receiver(port)
     listening = receiver.serve()
     server = start_server(
+        dynamodb=worker_dynamodb,
         SITELENS_DEV_API_KEY=key,
         SITELENS_WEBHOOK_CATCHER_PORT=str(catcher),
         SITELENS_ALLOW_PRIVATE_URLS="1",  # the receiver is on 127.0.0.1
