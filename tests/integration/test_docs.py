@@ -68,7 +68,7 @@ def served(aws_env) -> Iterator[dict[str, str]]:
             ("127.0.0.1", 0), request_handler(gateway.Gateway(api, routes))
         )
         servers.append(server)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         bases[api] = f"http://127.0.0.1:{server.server_address[1]}"
     yield bases
     for server in servers:

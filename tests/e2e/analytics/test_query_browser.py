@@ -59,7 +59,7 @@ class PageHandler(BaseHTTPRequestHandler):
 def pages(server: Server) -> Iterator[Pages]:
     site = Pages()
     site.script = f"{server.analytics}/js/script.js"
-    threading.Thread(target=site.serve_forever, daemon=True).start()
+    threading.Thread(target=site.serve_forever, args=(0.05,), daemon=True).start()
     yield site
     site.shutdown()
 

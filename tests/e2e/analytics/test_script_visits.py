@@ -86,7 +86,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def collector() -> Iterator[Collector]:
     server = Collector()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
     yield server
     server.shutdown()
     server.server_close()

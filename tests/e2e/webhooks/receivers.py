@@ -89,7 +89,7 @@ class Receiver:
 
         server = ThreadingHTTPServer((HOST, self.port), Handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
         return server
 
 

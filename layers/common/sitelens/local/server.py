@@ -21,7 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from sitelens.data import clients
-from sitelens.local import dynamodb_local, front, gateway, resources, sqs, template
+from sitelens.local import (
+    STOP_POLL_SECONDS,
+    dynamodb_local,
+    front,
+    gateway,
+    resources,
+    sqs,
+    template,
+)
 
 HOST = "127.0.0.1"
 # DynamoDB, where `sitelens keys --local` finds it.
@@ -228,7 +236,9 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
         handler = front.request_handler(gateway.Gateway(api, routes, stack.lock), compression)
         server = front.LocalHTTPServer((HOST, port), handler)
         servers.append(server)
-        threading.Thread(target=server.serve_forever, name=api, daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, args=(STOP_POLL_SECONDS,), name=api, daemon=True
+        ).start()
     workers = _start_workers(stack.spec, stack.lock)
     resume_cleanups(stack.lock)
     from sitelens.local import webhook_catcher

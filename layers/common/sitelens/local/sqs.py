@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sitelens.local import STOP_POLL_SECONDS
+
 DEFAULT_VISIBILITY = 30  # seconds, as SQS's default
 MAX_BATCH = 10
 MAX_WAIT = 20  # seconds of long polling, as SQS's maximum
@@ -336,7 +338,9 @@ class LocalSqs:
         self.broker = Broker(self.endpoint)
         self.server.RequestHandlerClass = _handler(self.broker)
         self.client = InProcessClient(self.broker)
-        self.thread = threading.Thread(target=self.server.serve_forever, name="sqs", daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, args=(STOP_POLL_SECONDS,), name="sqs", daemon=True
+        )
 
     def start(self) -> None:
         self.thread.start()

@@ -14,6 +14,8 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from sitelens.local import STOP_POLL_SECONDS
+
 FOLDER = Path(".webhooks")
 MAX_BODY = 1024 * 1024  # bytes kept of one delivery
 
@@ -51,5 +53,7 @@ def start(host: str, folder: Path = FOLDER) -> ThreadingHTTPServer | None:
     except OSError:
         return None
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, name="webhook-catcher", daemon=True).start()
+    threading.Thread(
+        target=server.serve_forever, args=(STOP_POLL_SECONDS,), name="webhook-catcher", daemon=True
+    ).start()
     return server
