@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 from urllib.parse import urljoin
 
@@ -72,6 +73,7 @@ def _joined(base: str, href: str) -> str:
         return ""
 
 
+@lru_cache(maxsize=4096)  # a page names the same URLs over and over
 def absolute_http(url: str) -> bool:
     """Whether `url` is an absolute http(s) URL with a host and no whitespace."""
     parts = hosts.split_url(url)
@@ -79,7 +81,7 @@ def absolute_http(url: str) -> bool:
         parts is not None
         and parts.scheme.lower() in ("http", "https")
         and bool(parts.hostname)
-        and not any(char.isspace() for char in url)
+        and url.split() == [url]  # no whitespace anywhere in it
     )
 
 
