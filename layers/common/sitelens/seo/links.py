@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Final
 from urllib.parse import urljoin
 
@@ -73,7 +72,6 @@ def _joined(base: str, href: str) -> str:
         return ""
 
 
-@lru_cache(maxsize=4096)  # a page names the same URLs over and over
 def absolute_http(url: str) -> bool:
     """Whether `url` is an absolute http(s) URL with a host and no whitespace."""
     parts = hosts.split_url(url)
