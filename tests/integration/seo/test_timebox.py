@@ -79,3 +79,33 @@ def test_the_caller_is_unchanged_and_the_child_reaped(monkeypatch: pytest.Monkey
     for pid in forked:
         with pytest.raises(ChildProcessError):  # reaped: no zombie is left behind
             os.waitpid(pid, os.WNOHANG)
+
+
+def test_what_checks_load_on_first_use_is_loaded_before_a_large_page_is_forked() -> None:
+    """A child's lazy loads (language registries, stop words) die with it: in a fresh
+    process, a large page is analysed with them loaded in the parent first, once."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    program = """
+import sys
+from sitelens.seo import analysis
+from sitelens.seo.page import Response, Site
+body = b"<html lang='en'><title>Large</title><body>" + b"<p>Words here.</p>" * 8_000
+site = Site(Response("https://example.com/", 200, {"content-type": "text/html"}, body, 0.0))
+assert len(body) > analysis.IN_PROCESS_BYTES
+print(sorted({"langcodes", "stopwordsiso"} & set(sys.modules)))
+report = analysis.analyse(site)
+print(sorted({"langcodes", "stopwordsiso"} & set(sys.modules)), report.results["title"]["passed"])
+"""
+    layer = Path(__file__).resolve().parents[3] / "layers" / "common"
+    done = subprocess.run(
+        [sys.executable, "-c", program],
+        env={**os.environ, "PYTHONPATH": str(layer)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert done.stdout.split("\n")[:2] == ["[]", "['langcodes', 'stopwordsiso'] True"]
