@@ -101,7 +101,7 @@ SearchText = Annotated[str, text(255)]
 class Input(BaseModel):
     """Base of every input model: unknown fields are ignored, never stored."""
 
-    model_config = ConfigDict(extra="ignore", frozen=True)
+    model_config = ConfigDict(extra="ignore", frozen=True, defer_build=True)
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Self:
