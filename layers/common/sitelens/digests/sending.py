@@ -13,7 +13,7 @@ from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import accounts as stored_accounts
 from sitelens.data import digest_queue, mail
-from sitelens.digests import claims, composing
+from sitelens.digests import claims
 from sitelens.digests.periods import Period, of_label
 
 ACCOUNTS_PAGE = 1000  # mailed accounts read per Query (`sitelens digests send`)
@@ -53,6 +53,11 @@ def send(contact: dict[str, str] | None, account_id: str, period: Period) -> str
     if state != "claimed":
         # `open` only for a state this code does not know: tried again, then dead-lettered
         return {"settled": "already", "open": "failed"}.get(state, state)
+    # Imported here: the statistics a digest is composed of (the query API, the warehouse's
+    # SQL: 45 ms) are the sending function's alone, not the planner's or the unsubscribe
+    # link's, which import this package.
+    from sitelens.digests import composing
+
     try:
         message = composing.digest(account_id, contact["email"], period)
         if message is None:
