@@ -28,7 +28,7 @@ from sitelens.local import openapi, template
 from sitelens.records.inputs import Input
 from sitelens.reports.inputs import ProjectListQuery, ReportCreate, ReportListQuery, ReportUpdate
 from sitelens.seo import analysis, checks
-from sitelens.seo.checks.guidance import advised
+from sitelens.seo.guidance import advised
 from sitelens.seo.page import Response, Site
 from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
 from tests.fixtures import site as fixture_site

@@ -66,7 +66,7 @@ def test_create_fetches_analyses_and_stores(seo, site):
     assert record["privacy"] == 0 and record["password"] is False
     assert set(record["results"]) == set(checks.CHECKS)
     for entry in record["results"].values():
-        # a failed check also says how to fix it and where its standard is (seo/checks/guidance)
+        # a failed check also says how to fix it and where its standard is (seo/guidance)
         advice = set() if entry["passed"] else {"fix", "learn_more"}
         assert set(entry) == {"passed", "importance", "category", "value", "errors", *advice}
     assert record["results"]["title"]["value"] == "Website analytics and reports"

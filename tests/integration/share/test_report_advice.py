@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from sitelens.seo.checks import CHECKS, FIELD_CHECKS
-from sitelens.seo.checks.guidance import ADVICE, FIELD_ADVICE
+from sitelens.seo.guidance import ADVICE, FIELD_ADVICE
 from tests.integration.share.test_report_links import (
     create,
     generous_limit,

@@ -17,7 +17,7 @@ from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
 from sitelens.seo.checks import CHECKS
-from sitelens.seo.checks.guidance import ADVICE
+from sitelens.seo.guidance import ADVICE
 from sitelens.webhooks import events
 
 # Checks of the whole site that a report runs on its page: an audit judges them once, by

@@ -12,7 +12,7 @@ from sitelens.data import reports as stored_reports
 from sitelens.data.transactions import ItemTooLarge
 from sitelens.records import listing, privacy
 from sitelens.reports.rules import project_of
-from sitelens.seo.checks.guidance import advised
+from sitelens.seo.guidance import advised
 from sitelens.sharing.links import new_share_id, report_url
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
