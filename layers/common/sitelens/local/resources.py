@@ -20,15 +20,17 @@ _TABLE_PROPERTIES = (
 
 def create_tables(spec: dict[str, Any], dynamodb: Any, suffix: str = "") -> dict[str, str]:
     """Create every table of the template that does not exist yet, named by its logical id
-    (plus `suffix`); returns the names by logical id."""
-    existing = set(dynamodb.list_tables()["TableNames"])
+    (plus `suffix`); returns the names by logical id. A table that exists is left as it is:
+    asked for, not looked up in ListTables, whose first page names only 100 tables and which
+    another `make serve` sharing the DynamoDB may change meanwhile."""
     names = {}
     for logical_id, props in template.tables(spec).items():
         name = names[logical_id] = logical_id + suffix
-        if name in existing:
-            continue
         args = {k: props[k] for k in _TABLE_PROPERTIES if k in props}
-        dynamodb.create_table(TableName=name, **args)
+        try:
+            dynamodb.create_table(TableName=name, **args)
+        except dynamodb.exceptions.ResourceInUseException:
+            continue  # made by an earlier start, or by another server sharing this DynamoDB
         ttl = props.get("TimeToLiveSpecification")
         if ttl and ttl.get("Enabled"):
             dynamodb.update_time_to_live(
