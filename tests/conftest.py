@@ -319,9 +319,8 @@ def dynamodb_local_env(
     dynamodb = boto3.client("dynamodb", endpoint_url=dynamodb_local_endpoint)
     names = resources.create_tables(TEMPLATE, dynamodb, suffix=f"-{uuid.uuid4().hex[:12]}")
     monkeypatch.setenv("AWS_ENDPOINT_URL_DYNAMODB", dynamodb_local_endpoint)
-    for key, value in resources.function_environment(TEMPLATE, names).items():
-        if key.endswith("_TABLE"):
-            monkeypatch.setenv(key, value)
+    for key, value in resources.table_environment(TEMPLATE, names).items():
+        monkeypatch.setenv(key, value)
     reset_caches()
     yield
     reset_caches()

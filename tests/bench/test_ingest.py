@@ -298,9 +298,8 @@ def fresh_tables(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
         boto3.client("dynamodb", endpoint_url=endpoint),
         suffix=f"-{uuid.uuid4().hex[:12]}",
     )
-    for key, value in resources.function_environment(spec, names).items():
-        if key.endswith("_TABLE"):
-            monkeypatch.setenv(key, value)
+    for key, value in resources.table_environment(spec, names).items():
+        monkeypatch.setenv(key, value)
     config.reset()
 
 

@@ -130,9 +130,7 @@ def tables_on(endpoint: str) -> dict[str, str]:
         aws_secret_access_key="local",  # any credentials do for it
     )
     names = resources.create_tables(spec, client, suffix=f"-{uuid.uuid4().hex[:12]}")
-    env = resources.function_environment(spec, names)
-    tables = {key: value for key, value in env.items() if key.endswith("_TABLE")}
-    return {"AWS_ENDPOINT_URL_DYNAMODB": endpoint, **tables}
+    return {"AWS_ENDPOINT_URL_DYNAMODB": endpoint, **resources.table_environment(spec, names)}
 
 
 def start_server(*, cheap_scrypt: bool = True, dynamodb: str | None = None, **env: str) -> Server:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from sitelens.edge import docs
-from sitelens.local import gateway, openapi, template
+from sitelens.local import STOP_POLL_SECONDS, gateway, openapi, template
 from sitelens.local.front import request_handler
 from tests.conftest import Client
 from tests.e2e.analytics.test_script_browser import CHROMIUM, open_in_chromium
@@ -68,7 +68,9 @@ def served(aws_env) -> Iterator[dict[str, str]]:
             ("127.0.0.1", 0), request_handler(gateway.Gateway(api, routes))
         )
         servers.append(server)
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True
+        ).start()
         bases[api] = f"http://127.0.0.1:{server.server_address[1]}"
     yield bases
     for server in servers:

@@ -27,9 +27,8 @@ def _configure(args: argparse.Namespace) -> None:
 
         # every table by its local name, as `make serve` names them (digests read several),
         # unless set: make serve keeps a table name set in its environment too
-        for name, value in resources.function_environment(template.load(), {}).items():
-            if name.endswith("_TABLE"):
-                os.environ.setdefault(name, value)
+        for name, value in resources.table_environment(template.load(), {}).items():
+            os.environ.setdefault(name, value)
         os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
         os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
         os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())

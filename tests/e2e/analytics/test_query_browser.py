@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sitelens.local import STOP_POLL_SECONDS
 from tests.e2e.analytics.test_script_browser import CHROMIUM
 from tests.e2e.test_local_server import Server, call
 
@@ -59,7 +60,7 @@ class PageHandler(BaseHTTPRequestHandler):
 def pages(server: Server) -> Iterator[Pages]:
     site = Pages()
     site.script = f"{server.analytics}/js/script.js"
-    threading.Thread(target=site.serve_forever, args=(0.05,), daemon=True).start()
+    threading.Thread(target=site.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True).start()
     yield site
     site.shutdown()
 

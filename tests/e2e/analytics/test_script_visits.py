@@ -13,6 +13,7 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from sitelens.local import STOP_POLL_SECONDS
 from tests.e2e.analytics.test_script_browser import CHROMIUM
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -86,7 +87,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def collector() -> Iterator[Collector]:
     server = Collector()
-    threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+    threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True).start()
     yield server
     server.shutdown()
     server.server_close()

@@ -24,6 +24,7 @@ from urllib.parse import urlencode
 import pytest
 from standardwebhooks import Webhook
 
+from sitelens.local import STOP_POLL_SECONDS
 from tests.e2e.test_local_digests import cli
 from tests.e2e.test_local_server import HOST, OPENER, Server, call, free_ports, start_server
 from tests.fixtures.analytics import CHROME
@@ -89,7 +90,9 @@ class Receiver:
 
         server = ThreadingHTTPServer((HOST, self.port), Handler)
         server.daemon_threads = True
-        threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True).start()
+        threading.Thread(
+            target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True
+        ).start()
         return server
 
 

@@ -13,6 +13,8 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from sitelens.local import STOP_POLL_SECONDS
+
 
 def words(seed: str, count: int = 120) -> str:
     """Text of its own for each page (so that only the planted copies are near-duplicates)."""
@@ -154,7 +156,9 @@ class Site:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
-        self.thread = threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True)
+        self.thread = threading.Thread(
+            target=self.server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True
+        )
         self.thread.start()
 
     def url(self, path: str) -> str:

@@ -74,6 +74,13 @@ def function_environment(
     return env
 
 
+def table_environment(spec: dict[str, Any], names: dict[str, str]) -> dict[str, str]:
+    """The handlers' variables that name a table (`SITELENS_..._TABLE`), for tables named
+    by logical id in `names` (default: the logical id, as `make serve` names them)."""
+    env = function_environment(spec, names)
+    return {key: value for key, value in env.items() if key.endswith("_TABLE")}
+
+
 def apply_environment(env: dict[str, str]) -> None:
     """Put the handlers' environment in place, keeping what the user set already."""
     for key, value in env.items():
