@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from sitelens.audits import analysis
 from sitelens.sharing import links
 from tests.conftest import Client
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain, page
@@ -117,3 +118,21 @@ def test_a_password_audit_needs_its_password(seo, public):
     other = seo.post("/api/v1/audits", form).data
     bearer = {"Authorization": f"Bearer {grant}"}
     assert public.get(f"/api/v1/share/audits/{share_id(other)}", headers=bearer).status == 401
+
+
+def test_a_done_run_is_shown_with_its_score_before_its_record_has_it(
+    seo, public, audit_site, crawlable, monkeypatch
+):
+    """The run's state is done, with its summary, in one write; the audit's record gets the
+    summary in a second. A read between the two (or after a worker killed between them)
+    shows the run done with its score, in every answer: no done run without a score."""
+    monkeypatch.setattr(analysis, "_record_run", lambda state, summary: None)
+    created = audit(seo, audit_site)
+    drain()
+    shown = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert shown["status"] == "done"
+    assert isinstance(shown["score"], int) and sum(shown["issues"].values()) > 0
+    [run] = seo.get(f"/api/v1/audits/{created['id']}/runs").data
+    assert run["status"] == "done" and run["score"] == shown["score"]
+    shared = public.get(f"/api/v1/share/audits/{share_id(created)}").data
+    assert shared["audit"] == shown and shared["last_run"]["score"] == shown["score"]

@@ -13,6 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from sitelens.audits import checks, history, traffic
+from sitelens.audits.records import RUNS_KEPT
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
@@ -25,7 +26,6 @@ from sitelens.webhooks import events
 SITE_CHECKS = frozenset({"404_page", "robots_txt", "sitemap"})
 # What an issue costs the score: its severity's weight times the share of pages it touches.
 WEIGHTS = {"high": 40, "medium": 20, "low": 5}
-RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
 _LISTS = ("links", "external_links", "hreflang", "mixed", "failed_checks")
 
 

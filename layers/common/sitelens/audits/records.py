@@ -23,6 +23,8 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
         AuditPagesQuery,
     )
 
+RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
+
 # A scheduled audit runs again this long after its last run started.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
 RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
@@ -37,16 +39,23 @@ def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
     return stored_audits.crawl_key(record["account"], record["id"], run or record["run"])
 
 
-def _summary(record: dict[str, Any]) -> dict[str, Any] | None:
+def finished_runs(record: dict[str, Any], state: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The summaries of the audit's finished runs, oldest first. A run's state gets its
+    summary in the same write that makes it done, and the audit's record gets it after: a
+    done run not yet in the record is read from its state, so no answer shows a run done
+    without its score."""
     finished = json.loads(record.get("runs") or "[]")
-    return finished[-1] if finished else None
+    if state and state.get("summary") and int(state["run"]) not in {r["run"] for r in finished}:
+        finished.append(json.loads(state["summary"]))
+    return finished[-RUNS_KEPT:]
 
 
 def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
     """The audit as the API returns it: its settings, its current run's status and
     progress, the score and issue counts of its last finished run, and its share page on
     the SEO API at `base_url` (None for an audit from before share ids)."""
-    last = _summary(record)
+    finished = finished_runs(record, state)
+    last = finished[-1] if finished else None
     state = state or {}
     share_id = record.get("share_id")
     return {
@@ -228,11 +237,9 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
     """The audit's runs, newest first: finished ones as summarised, the current one with
     its status."""
     record = stored(account_id, audit_id)
-    finished = json.loads(record.get("runs") or "[]")
-    done = {run["run"] for run in finished}
-    history = list(finished)
-    if record["run"] not in done:
-        state = stored_audits.state(crawl_of(record)) or {}
+    state = current_state(record) or {}
+    history = finished_runs(record, state)
+    if record["run"] not in {run["run"] for run in history}:
         history.append(
             {
                 "run": record["run"],

@@ -4,7 +4,6 @@ by severity with their page counts, and the change from the run before."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from sitelens.audits import records
@@ -16,7 +15,7 @@ ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: coun
 def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
     """The share view of a stored audit; `last_run` is None until a run has finished."""
     state = records.current_state(record)
-    finished = json.loads(record.get("runs") or "[]")
+    finished = records.finished_runs(record, state)
     last = finished[-1] if finished else None
     return {
         "audit": records.show(record, state, base_url),
