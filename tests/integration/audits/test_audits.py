@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from itertools import pairwise
 
 import pytest
+from botocore.exceptions import ClientError
 
 from sitelens.audits import crawler
 from sitelens.core import config
 from sitelens.core.config import settings
+from sitelens.data import audits as stored_audits
 from sitelens.data.clients import client
 from tests.integration.audits.site import EXPECTED, Site, page
 
@@ -34,8 +36,10 @@ def crawlable(monkeypatch):
     config.reset()
 
 
-def drain(limit: int = 500) -> int:
-    """Run the crawl's queued steps through the worker until none is left; steps run."""
+def drain(limit: int = 500, redeliver: bool = False) -> int:
+    """Run the crawl's queued steps through the worker until none is left; steps run. A
+    step that fails fails the test, or with `redeliver` is received again at once (as SQS
+    does once its visibility timeout is over)."""
     sqs = client("sqs")
     url = settings().audit_queue_url
     done = 0
@@ -46,9 +50,14 @@ def drain(limit: int = 500) -> int:
             return done
         records = [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]
         failed = crawler.handle(records)
-        assert failed == []
+        assert redeliver or failed == []
         for m in messages:
-            sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
+            if m["MessageId"] in failed:
+                sqs.change_message_visibility(
+                    QueueUrl=url, ReceiptHandle=m["ReceiptHandle"], VisibilityTimeout=0
+                )
+            else:
+                sqs.delete_message(QueueUrl=url, ReceiptHandle=m["ReceiptHandle"])
         done += len(messages)
     raise AssertionError("the crawl did not end")
 
@@ -301,3 +310,28 @@ def test_crawl_delay_spaces_the_fetches(seo, audit_site, crawlable):
     assert len(pages) >= 6
     gaps = [later - earlier for earlier, later in pairwise(pages)]
     assert min(gaps) >= 0.18, gaps  # 0.2 s apart, less the clocks' jitter
+
+
+def test_an_analysis_that_failed_is_done_when_its_step_comes_again(
+    seo, audit_site, crawlable, monkeypatch
+):
+    """A throttle (or a worker killed) midway through the analysis leaves the run analysing;
+    the step's redelivery analyses it again, and the run is done once, with its issues."""
+    save_issues = stored_audits.save_issues
+    attempts: list[str] = []
+
+    def throttled_once(crawl, issues, expires_at):
+        attempts.append(crawl)
+        if len(attempts) == 1:
+            raise ClientError({"Error": {"Code": "ThrottlingException"}}, "BatchWriteItem")
+        save_issues(crawl, issues, expires_at)
+
+    monkeypatch.setattr(stored_audits, "save_issues", throttled_once)
+    created = audit(seo, audit_site)
+    drain(redeliver=True)
+    assert len(attempts) == 2
+    shown = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert shown["status"] == "done" and isinstance(shown["score"], int)
+    found = seo.get(f"/api/v1/audits/{created['id']}/issues").data
+    assert sum(shown["issues"].values()) == len(found) > 0
+    assert [run["run"] for run in seo.get(f"/api/v1/audits/{created['id']}/runs").data] == [1]

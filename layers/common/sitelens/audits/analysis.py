@@ -26,6 +26,7 @@ from sitelens.webhooks import events
 SITE_CHECKS = frozenset({"404_page", "robots_txt", "sitemap"})
 # What an issue costs the score: its severity's weight times the share of pages it touches.
 WEIGHTS = {"high": 40, "medium": 20, "low": 5}
+ANALYSABLE = ("crawling", "analysing")  # a run's statuses its analysis step may (re)start from
 _LISTS = ("links", "external_links", "hreflang", "mixed", "failed_checks")
 
 
@@ -75,10 +76,12 @@ def score(pages: list[dict[str, Any]], issues: list[dict[str, Any]]) -> int:
 
 
 def analyse(crawl: str) -> None:
-    """Check the run across its pages and record the outcome (once: the step that moves
-    the run from crawling to analysing does it)."""
+    """Check the run across its pages and record the outcome. A step redelivered after a
+    failure (a throttle, a worker killed midway) analyses again: its issues are written
+    under the same keys, and only the attempt that moves the run from analysing to done
+    records the run and sends its events (none for a run cancelled meanwhile)."""
     state = stored.state(crawl)
-    if state is None or not stored.set_state(crawl, ("crawling",), status="analysing"):
+    if state is None or not stored.set_state(crawl, ANALYSABLE, status="analysing"):
         return
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
     issues = checks.run(pages, _start_name(state)) + page_checks(pages)
@@ -103,7 +106,8 @@ def analyse(crawl: str) -> None:
     }
     summary["diff"] = _change(state, pages, issues, summary["score"])
     summary["regression"] = history.regression(summary["diff"])
-    stored.set_state(crawl, status="done", summary=json.dumps(summary))
+    if not stored.set_state(crawl, ("analysing",), status="done", summary=json.dumps(summary)):
+        return  # cancelled, or done by a concurrent delivery of the same step
     _record_run(state, summary)
     events.audit_finished(state["account"], state, summary)  # audit.completed, .regressed
 
