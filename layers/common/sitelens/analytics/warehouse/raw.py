@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-import sqlglot
-
 from sitelens.analytics.warehouse import schema
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
@@ -29,6 +27,8 @@ def rendered(text: str, dialect: str) -> str:
     DuckDB (parsed and written out again, it came back the same, 50 ms later)."""
     if dialect == "duckdb":
         return text
+    import sqlglot  # imported here: see `schema.literal`
+
     return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
 
 

@@ -16,9 +16,6 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-import sqlglot
-from sqlglot import exp
-
 from sitelens.analytics.warehouse import props, raw, schema, summaries, visits
 from sitelens.analytics.warehouse.dimensions import (
     EVENT_DIMENSIONS,
@@ -152,7 +149,7 @@ _METRIC_SQL: Final = {
 
 # Metrics counted from rows alone, and how, when no visit needs to be found.
 _EVENT_METRIC_SQL: Final = {
-    "pageviews": f"COUNT(*) FILTER (WHERE name = {schema.literal(schema.PAGEVIEW)})",
+    "pageviews": f"COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL})",
     "events": "COUNT(*)",
 }
 _EVENT_METRICS: Final = frozenset(
@@ -255,6 +252,9 @@ def _rendered(text: str, dialect: str) -> str:
         return re.sub(
             r"VISITOR_KEY\(([^()]*)\)", lambda m: visits.VISITOR_KEY.format(visitor=m[1]), text
         )
+    import sqlglot  # imported here: see `schema.literal`
+    from sqlglot import exp
+
     parsed = sqlglot.parse_one(text, read="duckdb")
 
     def engine_words(node: exp.Expression) -> exp.Expression:

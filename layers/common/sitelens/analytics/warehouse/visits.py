@@ -46,10 +46,10 @@ COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)
 VISITOR_KEY: Final = "CAST(HASH({visitor}) >> 1 AS BIGINT)"
 
 
-PAGEVIEW: Final = schema.literal(schema.PAGEVIEW)
+PAGEVIEW: Final = schema.PAGEVIEW_SQL
 # whose rows a visit is made of: a visitor hash of one site, on one UTC day
 VISITOR: Final = "website_id, day, visitor"
-ENGAGEMENT: Final = schema.literal(schema.ENGAGEMENT)
+ENGAGEMENT: Final = schema.ENGAGEMENT_SQL
 
 
 # the rows a visit's column is taken from the first of: its pageviews, or for an identity
