@@ -520,3 +520,40 @@ def test_rows_of_one_instant_count_alike_in_every_query(tmp_path):
     by_rows = ask(store, metrics=["visitors", "pageviews"])
     assert by_visits["results"] == [{"dimensions": [], "metrics": [2, 2, 3]}]
     assert by_rows["results"] == [{"dimensions": [], "metrics": [2, 3]}]
+
+
+@pytest.mark.parametrize("compacted", [False, True], ids=["landing", "compacted"])
+def test_a_range_holds_the_rows_of_its_instants_and_no_other(tmp_path, compacted):
+    """In UTC a day's range is whole UTC days (compacted rows are then read by their day
+    partitions alone, without their times); in Berlin it is not: both hold exactly the rows
+    of [start, end)."""
+    store = LocalWarehouse(tmp_path / "bounds")
+    store.write(
+        [
+            row(1, "a", "2026-11-22T23:59:59.999", page="/before"),
+            row(1, "b", "2026-11-23T00:00:00", page="/first"),
+            row(1, "c", "2026-11-23T23:59:59.999", page="/last"),
+            row(1, "d", "2026-11-24T00:00:00", page="/after"),
+        ]
+    )
+    if compacted:
+        store.compact()
+    rows = sql.rows_from(store.run, "duckdb")
+    for zone, pages in (("UTC", ["/first", "/last"]), ("Europe/Berlin", ["/before", "/first"])):
+        body = {"site_id": 1, "date_range": [DAY, DAY], "metrics": ["pageviews"]}
+        body["dimensions"] = ["event:page"]
+        answer = answers.answer(query.parse(body, NOW, zone), rows, body)
+        assert sorted(r["dimensions"][0] for r in answer["results"]) == pages, zone
+
+
+def test_a_row_without_a_value_is_not_it_and_is_its_negation(tmp_path):
+    """A row whose country is unknown (NULL, as a file from before a column has it) is no
+    German row, and is one of the rows that are not German."""
+    store = LocalWarehouse(tmp_path / "nulls")
+    store.write([row(1, "a", "10:00:00", country="DE"), row(1, "b", "10:00:00", country=None)])
+    germany = ask(store, metrics=["visitors"], filters=[["is", "visit:country", ["DE"]]])
+    elsewhere = ask(store, metrics=["visitors"], filters=[["not", ["is", "visit:country", ["DE"]]]])
+    is_not = ask(store, metrics=["visitors"], filters=[["is_not", "visit:country", ["DE"]]])
+    assert germany["results"][0]["metrics"] == [1]
+    assert elsewhere["results"][0]["metrics"] == [1]
+    assert is_not["results"][0]["metrics"] == [1]

@@ -8,6 +8,7 @@ numbers; `sql` builds the rest of a statement on the relation `raw` this defines
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import time, timedelta
 from typing import Final
 
 from sitelens.analytics.warehouse import schema
@@ -41,8 +42,16 @@ def site_days(pairs: SiteDays, prefix: str = "") -> str:
     return "(" + " OR ".join(tests) + ")" if tests else "FALSE"
 
 
-def _in_range(query: Query) -> str:
+def _in_range(query: Query, by_day: bool = False) -> str:
+    """Rows of the query's sites and range. With `by_day` (rows partitioned by the UTC day
+    of their `ts`, as compacted ones are), a range of whole UTC days is its partitions
+    alone: `ts` is not read (10 million timestamps in a month of a busy site, a tenth of a
+    raw query's time)."""
     sites = ", ".join(str(site) for site in query.site_ids)
+    midnight = time(0)
+    if by_day and query.start.time() == midnight and query.end.time() == midnight:
+        first, last = query.start.date(), query.end.date() - timedelta(days=1)
+        return f"website_id IN ({sites}) AND day BETWEEN '{first}' AND '{last}'"
     # a UTC day partition can hold the site's first and last local day: read one more each side
     first_day = (query.start.date()).isoformat()
     last_day = (query.end.date()).isoformat()
@@ -101,7 +110,8 @@ compacted_copies AS (
   WHERE {site_days(stale, "c.")}
 ),
 raw AS (
-  SELECT website_id, day, {columns} FROM {COMPACTED} WHERE {_in_range(query)} AND ({days})
+  SELECT website_id, day, {columns} FROM {COMPACTED} WHERE {_in_range(query, by_day=True)}
+    AND ({days})
   UNION ALL
   SELECT f.website_id, f.day, {", ".join("f." + name for name in schema.COLUMN_NAMES)}
   FROM fresh AS f

@@ -75,7 +75,8 @@ def dimension_sql(query: Query, dimension: str, summary: bool = False) -> str:
 
 
 def _condition(condition: Condition) -> str:
-    column = f"COALESCE({_column(condition.dimension)}, '')"
+    bare = _column(condition.dimension)
+    column = f"COALESCE({bare}, '')"
     operator = condition.operator
     negated = operator.endswith("_not")
     case_sensitive = condition.case_sensitive and condition.dimension not in CASELESS_DIMENSIONS
@@ -85,7 +86,11 @@ def _condition(condition: Condition) -> str:
     tests = []
     for clause in condition.clauses:
         value = clause.lower() if folded else clause
-        if operator.startswith("is"):
+        if operator.startswith("is") and value and not folded:
+            # COALESCE's answer, NULL-safe (under NOT too), on the bare column: the engine
+            # tests it inside the Parquet scan, a tenth of a filtered raw query's time
+            tests.append(f"{bare} IS NOT DISTINCT FROM {schema.literal(value)}")
+        elif operator.startswith("is"):
             tests.append(f"{column} = {schema.literal(value)}")
         elif operator.startswith("contains"):
             tests.append(f"STRPOS({column}, {schema.literal(value)}) > 0")
