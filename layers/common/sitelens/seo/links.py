@@ -8,6 +8,8 @@ HTML standard does not allow canonical or alternate links there).
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 from typing import Final
@@ -74,6 +76,14 @@ def _joined(base: str, href: str) -> str:
 
 def absolute_http(url: str) -> bool:
     """Whether `url` is an absolute http(s) URL with a host and no whitespace."""
+    if "//" not in url:
+        return False  # no authority, so no host: most link texts, found without parsing
+    if len(url) > _CACHED_URL_LENGTH:
+        return _absolute_http(url)
+    return _cached_absolute_http(url)
+
+
+def _absolute_http(url: str) -> bool:
     parts = hosts.split_url(url)
     return (
         parts is not None
@@ -81,6 +91,12 @@ def absolute_http(url: str) -> bool:
         and bool(parts.hostname)
         and url.split() == [url]  # no whitespace anywhere in it
     )
+
+
+# A page links to the same URLs over and over (the link checks ask of each link, a tenth of
+# a large page's analysis); URLs up to 2 KB are remembered, at most 8 MB of them.
+_CACHED_URL_LENGTH: Final = 2048
+_cached_absolute_http = functools.lru_cache(maxsize=4096)(_absolute_http)
 
 
 def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | None, dict[str, str]]:
