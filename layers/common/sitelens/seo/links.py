@@ -9,7 +9,6 @@ HTML standard does not allow canonical or alternate links there).
 from __future__ import annotations
 
 import functools
-
 import re
 from dataclasses import dataclass
 from typing import Final
