@@ -11,7 +11,7 @@ from itertools import pairwise
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens.audits import crawler
+from sitelens.audits import analysis, crawler
 from sitelens.core import config
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
@@ -335,3 +335,21 @@ def test_an_analysis_that_failed_is_done_when_its_step_comes_again(
     found = seo.get(f"/api/v1/audits/{created['id']}/issues").data
     assert sum(shown["issues"].values()) == len(found) > 0
     assert [run["run"] for run in seo.get(f"/api/v1/audits/{created['id']}/runs").data] == [1]
+
+
+def test_a_run_its_record_missed_is_kept_when_the_next_one_starts(
+    seo, audit_site, crawlable, monkeypatch
+):
+    """A worker killed between a run's done state and its audit's record: the next run's
+    start writes the run's summary into the record, so the audit's history keeps it."""
+    with monkeypatch.context() as killed_between:
+        killed_between.setattr(analysis, "_record_run", lambda state, summary: None)
+        created = audit(seo, audit_site)
+        drain()
+    first = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert first["status"] == "done" and isinstance(first["score"], int)
+    assert seo.post(f"/api/v1/audits/{created['id']}/runs").status == 201
+    drain()
+    runs = seo.get(f"/api/v1/audits/{created['id']}/runs").data
+    assert [(run["run"], run["status"]) for run in runs] == [(2, "done"), (1, "done")]
+    assert runs[1]["score"] == first["score"]

@@ -175,6 +175,9 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
             raise RunActive()  # another request started it first
         return {
             **found,
+            # a run done whose summary its record lacks (its worker was killed between the
+            # two writes) is kept in the record's history before the record moves on
+            "runs": json.dumps(finished_runs(found, current)),
             "run": run,
             "updated_at": clock.after(found["updated_at"]),
             **_next_run(found["schedule"]),
