@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from sitelens.local import STOP_POLL_SECONDS
 from tests.e2e.analytics.test_script_browser import SCRIPT, Collector, Handler
 
 Page = Callable[[str, int], tuple[int, str]]
@@ -25,7 +26,7 @@ def collecting(page: Page) -> Iterator[Collector]:
 
     server = Collector()
     server.RequestHandlerClass = PageHandler
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True)
     thread.start()
     try:
         yield server

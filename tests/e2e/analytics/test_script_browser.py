@@ -22,6 +22,8 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from sitelens.local import STOP_POLL_SECONDS
+
 
 def find_chromium() -> str | None:
     if os.access("/usr/bin/chromium", os.X_OK):
@@ -146,7 +148,7 @@ class Handler(BaseHTTPRequestHandler):
 @pytest.fixture
 def collector() -> Iterator[Collector]:
     server = Collector()
-    thread = threading.Thread(target=server.serve_forever, args=(0.05,), daemon=True)
+    thread = threading.Thread(target=server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True)
     thread.start()
     yield server
     server.shutdown()

@@ -8,6 +8,8 @@ import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from sitelens.local import STOP_POLL_SECONDS
+
 
 @dataclass
 class Received:
@@ -45,7 +47,7 @@ class Receiver:
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         threading.Thread(
-            target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+            target=self.server.serve_forever, args=(STOP_POLL_SECONDS,), daemon=True
         ).start()
 
     def url(self, path: str = "/hook") -> str:
