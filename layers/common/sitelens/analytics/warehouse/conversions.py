@@ -55,7 +55,7 @@ def hits_sql(query: Query, stale: raw.SiteDays) -> str:
     if _needs_visits(query):
         return sql.visits_sql(query, stale)
     return f"""{raw.raw_sql(query, stale)},
-hits AS (SELECT * FROM raw WHERE name <> {schema.literal(schema.ENGAGEMENT)})"""
+hits AS (SELECT * FROM raw WHERE name <> {schema.ENGAGEMENT_SQL})"""
 
 
 def _completions_sql(query: Query, selected: tuple[goals.Goal, ...]) -> str:

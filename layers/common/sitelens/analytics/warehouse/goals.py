@@ -67,7 +67,7 @@ def matches_sql(goal: Goal, row: str = "e") -> str:
     site = f"{row}.website_id = {int(goal.site_id)}"
     if goal.page_path is not None:
         regex = schema.literal(path_regex(goal.page_path))
-        pageview = schema.literal(schema.PAGEVIEW)
+        pageview = schema.PAGEVIEW_SQL
         return f"({site} AND {row}.name = {pageview} AND REGEXP_MATCHES({row}.page, {regex}))"
     matched = [
         f"{props.column(props.PREFIX + key, row)} = {schema.literal(value)}"

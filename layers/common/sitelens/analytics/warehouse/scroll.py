@@ -32,7 +32,7 @@ def asked(query: Query) -> bool:
 
 def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     """The query's SQL for `dialect`, in `sql.statement`'s shape."""
-    engagement = schema.literal(schema.ENGAGEMENT)
+    engagement = schema.ENGAGEMENT_SQL
     keys = [f"d{n}" for n in range(len(query.dimensions))]
     named = [
         f"{sql.dimension_sql(query, d)} AS {k}" for d, k in zip(query.dimensions, keys, strict=True)
@@ -45,7 +45,7 @@ WITH {raw.raw_sql(query, stale)},
 matched AS (SELECT * FROM raw AS e WHERE e.name <> {engagement} AND {sql.where(query.filters)}),
 pairs AS (
   SELECT {", ".join([*named, *pair])},
-    COUNT(*) FILTER (WHERE e.name = {schema.literal(schema.PAGEVIEW)}) AS pageviews
+    COUNT(*) FILTER (WHERE e.name = {schema.PAGEVIEW_SQL}) AS pageviews
   FROM matched AS e
   GROUP BY {", ".join([*keys, *pair])}
 ),

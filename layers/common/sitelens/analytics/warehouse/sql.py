@@ -126,7 +126,7 @@ hits AS (
   SELECT n.*, {visit_fields}
   FROM numbered AS n
   JOIN found_visits AS v USING (website_id, day, visitor, visit_no)
-  WHERE n.name <> {visits.ENGAGEMENT}
+  WHERE n.name <> {schema.ENGAGEMENT_SQL}
 )"""
 
 
@@ -238,9 +238,9 @@ summary AS (
     else:
         found = f"""summary AS (
   SELECT website_id, day, page,
-    COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, COUNT(*) AS events,
+    COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS pageviews, COUNT(*) AS events,
     COUNT(DISTINCT visitor) AS visitors
-  FROM raw WHERE name <> {visits.ENGAGEMENT} GROUP BY website_id, day, page
+  FROM raw WHERE name <> {schema.ENGAGEMENT_SQL} GROUP BY website_id, day, page
   UNION ALL{summarised}
 )"""
     # raw rows of the partitions no summary answers
@@ -282,7 +282,7 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
     keys = [f"d{n}" for n in range(len(dimensions))]
     group = ", ".join(keys)
-    pageview = schema.literal(schema.PAGEVIEW)
+    pageview = schema.PAGEVIEW_SQL
     # goals (top-level event:name "is" filters) narrow the converting visitors, not the base
     goals = tuple(
         f for f in query.filters if isinstance(f, Condition) and f.dimension == "event:name"
@@ -312,7 +312,7 @@ LIMIT {query.limit} OFFSET {query.offset}
         ]
         text = f"""
 WITH {raw.raw_sql(query, stale)},
-hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {schema.literal(schema.ENGAGEMENT)}),
+hits AS (SELECT *, {_ROW_IDENTITY} FROM raw WHERE name <> {schema.ENGAGEMENT_SQL}),
 base AS (SELECT * FROM hits AS e WHERE {where(others)}),
 matched AS (SELECT * FROM hits AS e WHERE {where(query.filters)})
 SELECT {

@@ -129,8 +129,8 @@ def write(connection: Any, events_files: Sequence[Path], out: Path) -> dict[str,
     connection.execute("DROP TABLE found_visits")
     connection.execute(
         f"COPY (SELECT website_id, day, page, "  # noqa: S608
-        f"COUNT(*) FILTER (WHERE name = {visits.PAGEVIEW}) AS pageviews, COUNT(*) AS events, "
-        f"COUNT(DISTINCT visitor) AS visitors FROM {source} WHERE name <> {visits.ENGAGEMENT} "
+        f"COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS pageviews, COUNT(*) AS events, "
+        f"COUNT(DISTINCT visitor) AS visitors FROM {source} WHERE name <> {schema.ENGAGEMENT_SQL} "
         f"GROUP BY website_id, day, page ORDER BY website_id, day, page) "
         f"TO '{out / PAGES}' ({by_site_day})"
     )

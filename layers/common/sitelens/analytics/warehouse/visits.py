@@ -46,15 +46,13 @@ COLUMN_NAMES: Final = tuple(name for name, _ in COLUMNS)
 VISITOR_KEY: Final = "CAST(HASH({visitor}) >> 1 AS BIGINT)"
 
 
-PAGEVIEW: Final = schema.PAGEVIEW_SQL
 # whose rows a visit is made of: a visitor hash of one site, on one UTC day
 VISITOR: Final = "website_id, day, visitor"
-ENGAGEMENT: Final = schema.ENGAGEMENT_SQL
 
 
 # the rows a visit's column is taken from the first of: its pageviews, or for an identity
 # column any row but an engagement (which may belong to the visit before)
-_FIRST_OF: Final = {False: f"= {PAGEVIEW}", True: f"<> {ENGAGEMENT}"}
+_FIRST_OF: Final = {False: f"= {schema.PAGEVIEW_SQL}", True: f"<> {schema.ENGAGEMENT_SQL}"}
 
 
 def ctes(source: str) -> str:
@@ -66,20 +64,20 @@ def ctes(source: str) -> str:
         for name in FIRST_PAGEVIEW_COLUMNS
     )
     # rows of one instant in one order on every run: pageviews and events first, then by id
-    visitor_order = f"PARTITION BY {VISITOR} ORDER BY ts, name = {ENGAGEMENT}, hit_id"
+    visitor_order = f"PARTITION BY {VISITOR} ORDER BY ts, name = {schema.ENGAGEMENT_SQL}, hit_id"
     return f"""firsts AS (
-  SELECT *, MIN(CASE WHEN name <> {ENGAGEMENT} THEN ts END)
+  SELECT *, MIN(CASE WHEN name <> {schema.ENGAGEMENT_SQL} THEN ts END)
     OVER (PARTITION BY {VISITOR}) AS first_event
   FROM {source}
 ),
 marked AS (
-  SELECT *, CASE WHEN name <> {ENGAGEMENT} AND (
+  SELECT *, CASE WHEN name <> {schema.ENGAGEMENT_SQL} AND (
       LAG(ts) OVER ({visitor_order}) IS NULL
       OR ts > LAG(ts) OVER ({visitor_order}) + INTERVAL '{VISIT_GAP_MINUTES}' MINUTE
     ) THEN 1 ELSE 0 END AS starts
   -- engagements before a visitor's first pageview or event of the range end a visit begun
   -- before it: they belong to no visit, and must not keep that pageview from starting one
-  FROM firsts WHERE name <> {ENGAGEMENT} OR ts >= first_event
+  FROM firsts WHERE name <> {schema.ENGAGEMENT_SQL} OR ts >= first_event
 ),
 numbered AS (
   SELECT *, SUM(starts) OVER (
@@ -90,12 +88,12 @@ numbered AS (
 found_visits AS (
   SELECT * FROM (
     SELECT {VISITOR}, visit_no, MIN(ts) AS ts,
-      COUNT(*) FILTER (WHERE name = {PAGEVIEW}) AS v_pageviews,
+      COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS v_pageviews,
       COUNT(*) FILTER (WHERE interactive) AS v_interactions,
-      COUNT(*) FILTER (WHERE name <> {ENGAGEMENT}) AS v_events,
+      COUNT(*) FILTER (WHERE name <> {schema.ENGAGEMENT_SQL}) AS v_events,
       DATE_DIFF('second', MIN(ts), MAX(ts)) AS v_duration,
-      ARG_MIN(page, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_entry_page,
-      ARG_MAX(page, ts) FILTER (WHERE name = {PAGEVIEW}) AS v_exit_page,
+      ARG_MIN(page, ts) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS v_entry_page,
+      ARG_MAX(page, ts) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS v_exit_page,
       {first_pageview}
     FROM numbered WHERE visit_no > 0
     GROUP BY {VISITOR}, visit_no

@@ -68,7 +68,7 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
 WITH {raw.raw_sql(query, stale)},
 views AS (
   SELECT *, device AS v_device, country AS v_country FROM raw
-  WHERE name = {schema.literal(schema.ENGAGEMENT)} AND ({measured})
+  WHERE name = {schema.ENGAGEMENT_SQL} AND ({measured})
 )
 SELECT {", ".join([*columns, "COUNT(*) OVER () AS total_rows"])}
 FROM views AS e WHERE {sql.where(query.filters)}
