@@ -10,6 +10,7 @@ import time
 import pytest
 
 from sitelens.seo import timebox
+from tests.fixtures import fresh
 
 
 def test_the_answer_comes_back_as_json() -> None:
@@ -84,10 +85,6 @@ def test_the_caller_is_unchanged_and_the_child_reaped(monkeypatch: pytest.Monkey
 def test_what_checks_load_on_first_use_is_loaded_before_a_large_page_is_forked() -> None:
     """A child's lazy loads (language registries, stop words) die with it: in a fresh
     process, a large page is analysed with them loaded in the parent first, once."""
-    import subprocess
-    import sys
-    from pathlib import Path
-
     program = """
 import sys
 from sitelens.seo import analysis
@@ -99,13 +96,5 @@ print(sorted({"langcodes", "stopwordsiso"} & set(sys.modules)))
 report = analysis.analyse(site)
 print(sorted({"langcodes", "stopwordsiso"} & set(sys.modules)), report.results["title"]["passed"])
 """
-    layer = Path(__file__).resolve().parents[3] / "layers" / "common"
-    done = subprocess.run(
-        [sys.executable, "-c", program],
-        env={**os.environ, "PYTHONPATH": str(layer)},
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=True,
-    )
-    assert done.stdout.split("\n")[:2] == ["[]", "['langcodes', 'stopwordsiso'] True"]
+    printed = fresh.printed(program)
+    assert printed.split("\n")[:2] == ["[]", "['langcodes', 'stopwordsiso'] True"]

@@ -3,9 +3,6 @@ CloudFront's viewer headers only when the operator declares CloudFront. No netwo
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -18,6 +15,7 @@ from sitelens.analytics import visitors
 from sitelens.analytics.hit import counts
 from sitelens.analytics.hits import build_hit
 from sitelens.core import config
+from tests.fixtures import fresh
 
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 "
@@ -246,12 +244,5 @@ def test_location_libraries_are_loaded_on_first_use_only() -> None:
         "names = {'iptocc', 'maxminddb', 'pycountry_convert', 'pycountry'}\n"
         "print(sorted(names & set(sys.modules)))"
     )
-    layer = str(Path(visitors.__file__).parents[2])  # this checkout's sitelens
-    loaded = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": layer},
-    ).stdout
+    loaded = fresh.printed(code)
     assert loaded.strip() == "[]"

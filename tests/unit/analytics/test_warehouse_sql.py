@@ -4,12 +4,8 @@ start (the fast paths answer most queries from the counters without it)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 from sitelens.analytics.warehouse import schema
+from tests.fixtures import fresh
 
 
 def test_the_fixed_words_are_their_literals() -> None:
@@ -27,12 +23,5 @@ def test_sqlglot_is_loaded_by_a_statement_not_by_the_query_functions() -> None:
         "raw.rendered('SELECT 1', 'athena')\n"
         "print('sqlglot' in sys.modules)\n"
     )
-    layer = str(Path(schema.__file__).parents[3])  # this checkout's sitelens
-    loaded = subprocess.run(
-        [sys.executable, "-c", code],
-        capture_output=True,
-        text=True,
-        check=True,
-        env={**os.environ, "PYTHONPATH": layer},
-    ).stdout
+    loaded = fresh.printed(code)
     assert loaded.split() == ["False", "True"]
