@@ -22,5 +22,5 @@ def after(previous: str) -> str:
     """Now, or just after `previous` when this container's clock is behind the one that
     wrote it: a record's `updated_at` never goes backwards."""
     current = now()
-    last = datetime.strptime(previous, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    last = datetime.fromisoformat(previous)  # as `iso` writes it, Z and all
     return iso(max(current, last + timedelta(microseconds=1)))

@@ -43,8 +43,21 @@ DEFAULT_AUDIT_RATE = 20
 MAX_AUDIT_RATE = 1_000
 DEFAULT_AUDIT_HOST_CONCURRENCY = 4
 MAX_AUDIT_HOST_CONCURRENCY = 64
+
+
+@dataclass(frozen=True)
+class Ports:
+    """Ports as inclusive ranges (`80,443,8000-8999` is three), so that `1-65535` is one
+    range to test rather than a set of 65,535 ports built at every settings load."""
+
+    ranges: tuple[tuple[int, int], ...]
+
+    def __contains__(self, port: object) -> bool:
+        return isinstance(port, int) and any(low <= port <= high for low, high in self.ranges)
+
+
 # The ports report fetches may reach: the web's own, so that a report cannot probe others.
-DEFAULT_FETCH_PORTS = frozenset({80, 443})
+DEFAULT_FETCH_PORTS = Ports(((80, 80), (443, 443)))
 
 
 class ConfigError(RuntimeError):
@@ -191,7 +204,7 @@ class Settings:
     share_rate_burst: int = DEFAULT_SHARE_RATE_BURST
     site_hits_per_second: int = DEFAULT_SITE_HITS_PER_SECOND
     site_hits_burst: int = DEFAULT_SITE_HITS_BURST
-    fetch_ports: frozenset[int] = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
+    fetch_ports: Ports = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
     audit_rate: int = DEFAULT_AUDIT_RATE
     audit_host_concurrency: int = DEFAULT_AUDIT_HOST_CONCURRENCY
 
@@ -251,12 +264,12 @@ def _count(name: str, default: int, maximum: int) -> int:
     return int(raw)
 
 
-def _ports(name: str, default: frozenset[int]) -> frozenset[int]:
+def _ports(name: str, default: Ports) -> Ports:
     """Ports and ranges of ports, comma-separated: `80,443,8000-8999`."""
     raw = os.environ.get(PREFIX + name, "").strip()
     if not raw:
         return default
-    ports: set[int] = set()
+    ranges: list[tuple[int, int]] = []
     for part in raw.split(","):
         first, _, last = part.strip().partition("-")
         bounds = (first, last or first)
@@ -265,8 +278,8 @@ def _ports(name: str, default: frozenset[int]) -> frozenset[int]:
                 f"{PREFIX}{name} must list ports from 1 to 65535 or ranges of them, "
                 "such as 80,443,8000-8999."
             )
-        ports.update(range(int(bounds[0]), int(bounds[1]) + 1))
-    return frozenset(ports)
+        ranges.append((int(bounds[0]), int(bounds[1])))
+    return Ports(tuple(ranges))
 
 
 def _rate(name: str, default_rate: int, default_burst: int) -> tuple[int, int]:
