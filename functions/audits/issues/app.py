@@ -1,7 +1,7 @@
 """GET /api/v1/audits/{id}/issues: a run's issues, most severe first, each with the pages
 it affects; with `format=csv`, one row an affected page."""
 
-from sitelens.audits import records as audits
+from sitelens.audits import results as audits
 from sitelens.audits.inputs import AuditIssuesQuery
 from sitelens.edge.exports import csv_file
 from sitelens.edge.http import Request, Response, api_handler, ok

@@ -1,7 +1,7 @@
 """GET /api/v1/audits/{id}/pages: a run's crawled pages, by issue, status code or depth;
 with `format=csv`, all of them."""
 
-from sitelens.audits import records as audits
+from sitelens.audits import results as audits
 from sitelens.audits.inputs import AuditPagesQuery
 from sitelens.edge.exports import csv_file
 from sitelens.edge.http import Request, Response, api_handler, listed

@@ -16,6 +16,7 @@ from sitelens.core import config
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
 from sitelens.data.clients import client
+from tests.conftest import Client
 from tests.integration.audits.site import EXPECTED, Site, page
 
 
@@ -353,3 +354,52 @@ def test_a_run_its_record_missed_is_kept_when_the_next_one_starts(
     runs = seo.get(f"/api/v1/audits/{created['id']}/runs").data
     assert [(run["run"], run["status"]) for run in runs] == [(2, "done"), (1, "done")]
     assert runs[1]["score"] == first["score"]
+
+
+def test_a_run_that_lost_a_step_fails_after_two_hours_and_the_next_one_starts(
+    seo, account, audit_site, crawlable, monkeypatch
+):
+    """A step that failed its three deliveries waits in the dead-letter queue, and its run
+    would stay `crawling` for ever: two hours without a step ending, the run is shown
+    failed, the next run starts, and a redrive of the lost step changes nothing."""
+    from datetime import UTC, datetime, timedelta
+
+    from sitelens.core import clock
+
+    created = audit(seo, audit_site)
+    path = f"/api/v1/audits/{created['id']}"
+    sqs, queue = client("sqs"), settings().audit_queue_url
+    [start] = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=1)["Messages"]
+    assert crawler.handle([{"messageId": start["MessageId"], "body": start["Body"]}]) == []
+    sqs.delete_message(QueueUrl=queue, ReceiptHandle=start["ReceiptHandle"])
+    lost = sqs.receive_message(QueueUrl=queue, MaxNumberOfMessages=10)["Messages"]
+    assert lost  # the start step queued the first fetches: all of them lost
+    sqs.purge_queue(QueueUrl=queue)
+    assert seo.get(path).data["status"] == "crawling"
+    assert seo.post(f"{path}/runs").status == 409
+
+    now = datetime.now(UTC)
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=1, minutes=59))
+    assert seo.get(path).data["status"] == "crawling"  # not yet
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=2, minutes=1))
+    shown = seo.get(path).data
+    assert shown["status"] == "failed" and shown["score"] is None
+    assert [r["status"] for r in seo.get(f"{path}/runs").data] == ["failed"]
+    shared = Client("SeoApi", None).get(f"/share/audits/{created['share_id']}").body
+    assert "The first run of this audit failed (" in shared
+
+    again = seo.post(f"{path}/runs")
+    assert again.status == 201 and again.data["run"] == 2, again.body
+    first_run = stored_audits.crawl_key(account.id, created["id"], 1)
+    assert stored_audits.state(first_run)["status"] == "failed"
+    redriven = [{"messageId": m["MessageId"], "body": m["Body"]} for m in lost]
+    assert crawler.handle(redriven) == []  # dropped: its run has failed
+    assert stored_audits.state(first_run)["status"] == "failed"
+    monkeypatch.setattr(clock, "now", lambda: datetime.now(UTC))
+    drain()
+    runs = seo.get(f"{path}/runs").data
+    assert [(r["run"], r["status"]) for r in runs] == [(2, "done"), (1, "failed")]
+    assert runs[1]["score"] is None and runs[1]["finished_at"] is None
+    assert runs[0]["diff"] is None  # the run before did not finish: nothing to compare
+    shown = seo.get(path).data
+    assert shown["status"] == "done" and shown["score"] == runs[0]["score"]

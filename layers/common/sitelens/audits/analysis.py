@@ -115,12 +115,15 @@ def analyse(crawl: str) -> None:
 def _change(
     state: dict[str, Any], pages: list[dict[str, Any]], issues: list[dict[str, Any]], now: int
 ) -> dict[str, Any] | None:
-    """The change from the audit's previous run (None for the first run)."""
+    """The change from the audit's previous run (None for the first run, and after a run
+    that did not finish: failed or cancelled, it has no issues to compare)."""
     if state["run"] <= 1:
         return None
     previous = stored.crawl_key(state["account"], int(state["audit"]), state["run"] - 1)
     before = stored.state(previous) or {}
-    summary = json.loads(before["summary"]) if before.get("summary") else {}
+    if not before.get("summary"):
+        return None
+    summary = json.loads(before["summary"])
     urls_before = {
         p["url"]
         for p in stored.every_page(previous)

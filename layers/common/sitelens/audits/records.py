@@ -1,5 +1,6 @@
 """Audits: creating (and queueing the first run), reading, listing and deleting the
-account's audits, and reading a run's pages, issues and the runs' history."""
+account's audits, starting their runs, and the runs' status and history (a run's pages
+and issues: `sitelens.audits.results`)."""
 
 from __future__ import annotations
 
@@ -8,19 +9,16 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits.checks import SEVERITIES
 from sitelens.core import clock, errors
+from sitelens.core.log import logger
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing, privacy
 from sitelens.sharing.links import audit_url, new_share_id
-from sitelens.tokens import signing
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.audits.inputs import (
         AuditCreate,
-        AuditIssuesQuery,
         AuditListQuery,
-        AuditPagesQuery,
     )
 
 RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
@@ -28,10 +26,12 @@ RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten
 # A scheduled audit runs again this long after its last run started.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
 RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
-# A filtered pages list reads at most this many of the run's pages a request (as other
-# filtered lists: `data.pages.MAX_FILTERED_READS`); its cursor goes on from there.
-MAX_PAGE_READS = 1_000
 ACTIVE = ("queued", "crawling", "analysing")
+# A run none of whose steps has ended (or moved its status) for this long has failed. Each
+# step is delivered at most three times, 30 minutes apart (AuditQueue), then waits in the
+# dead-letter queue: a run still active after two hours without progress has lost a step
+# there, or its first step was never queued, and would otherwise stay active for ever.
+STALLED_AFTER = timedelta(hours=2)
 
 
 def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
@@ -40,22 +40,53 @@ def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
 
 
 def finished_runs(record: dict[str, Any], state: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The summaries of the audit's finished runs, oldest first. A run's state gets its
-    summary in the same write that makes it done, and the audit's record gets it after: a
-    done run not yet in the record is read from its state, so no answer shows a run done
-    without its score."""
+    """The summaries of the audit's finished runs (done, or failed), oldest first. A run's
+    state gets its summary in the same write that makes it done, and the audit's record
+    gets it after: a done run not yet in the record is read from its state, so no answer
+    shows a run done without its score."""
     finished = json.loads(record.get("runs") or "[]")
     if state and state.get("summary") and int(state["run"]) not in {r["run"] for r in finished}:
         finished.append(json.loads(state["summary"]))
     return finished[-RUNS_KEPT:]
 
 
+def last_done(finished: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The last of the runs that is done (a failed run has no score or issues)."""
+    return next((run for run in reversed(finished) if run["status"] == "done"), None)
+
+
+def _failed(run: int, state: dict[str, Any]) -> dict[str, Any]:
+    """The history entry of a run that stalled and failed: what it had fetched, no score."""
+    return {
+        "run": run,
+        "status": "failed",
+        "started_at": state.get("started_at"),
+        "finished_at": None,
+        "pages": int(state.get("fetched", 0)),
+        "score": None,
+        "issues": None,
+        "diff": None,
+        "regression": False,
+    }
+
+
+def status_of(record: dict[str, Any], state: dict[str, Any] | None) -> str:
+    """The current run's status as shown: `failed` once an active run has stalled (timed
+    from its last step, its start, or, without a state, the record's last change)."""
+    state = state or {}
+    status = state.get("status", "queued")
+    if status not in ACTIVE:
+        return status
+    progressed = state.get("progressed_at") or state.get("started_at") or record["updated_at"]
+    return "failed" if progressed < clock.iso(clock.now() - STALLED_AFTER) else status
+
+
 def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
     """The audit as the API returns it: its settings, its current run's status and
     progress, the score and issue counts of its last finished run, and its share page on
     the SEO API at `base_url` (None for an audit from before share ids)."""
-    finished = finished_runs(record, state)
-    last = finished[-1] if finished else None
+    last = last_done(finished_runs(record, state))
+    status = status_of(record, state)
     state = state or {}
     share_id = record.get("share_id")
     return {
@@ -72,7 +103,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
         "share_id": share_id,
         "share_url": audit_url(base_url, share_id) if share_id else None,
         "run": record["run"],
-        "status": state.get("status", "queued"),
+        "status": status,
         "progress": {
             "discovered": int(state.get("discovered", 0)),
             "fetched": int(state.get("fetched", 0)),
@@ -152,7 +183,10 @@ def _next_run(schedule: str) -> dict[str, str]:
 class RunActive(errors.Conflict):
     """409: the audit's current run has not finished."""
 
-    message = "The audit's current run has not finished; delete the audit to stop it."
+    message = (
+        "The audit's current run has not finished; start the next once it is done or has "
+        "failed, or delete the audit to stop it."
+    )
 
 
 def run_again(account_id: str, audit_id: int, base_url: str) -> dict[str, Any]:
@@ -166,18 +200,26 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
     its current run has not finished."""
     record = stored(account_id, audit_id)
     current = stored_audits.state(crawl_of(record)) or {}
-    if current.get("status", "queued") in ACTIVE:
+    if status_of(record, current) in ACTIVE:
         raise RunActive()
+    stalled = current.get("status", "queued") in ACTIVE
+    if stalled:  # failed for good: a redrive of its lost step finds it so and stops
+        stored_audits.set_state(crawl_of(record), ACTIVE, status="failed")
+        logger.warning("audit run stalled: failed", extra={"audit": audit_id, "run": record["run"]})
     run = record["run"] + 1
 
     def change(found: dict[str, Any]) -> dict[str, Any]:
         if found["run"] != record["run"]:
             raise RunActive()  # another request started it first
+        # a run done whose summary its record lacks (its worker was killed between the two
+        # writes) is kept in the record's history before the record moves on, as is a run
+        # that failed
+        ended = finished_runs(found, current)
+        if stalled:
+            ended.append(_failed(record["run"], current))
         return {
             **found,
-            # a run done whose summary its record lacks (its worker was killed between the
-            # two writes) is kept in the record's history before the record moves on
-            "runs": json.dumps(finished_runs(found, current)),
+            "runs": json.dumps(ended[-RUNS_KEPT:]),
             "run": run,
             "updated_at": clock.after(found["updated_at"]),
             **_next_run(found["schedule"]),
@@ -246,7 +288,7 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
         history.append(
             {
                 "run": record["run"],
-                "status": state.get("status", "queued"),
+                "status": status_of(record, state),
                 "started_at": state.get("started_at"),
                 "finished_at": None,
                 "pages": int(state.get("fetched", 0)),
@@ -257,118 +299,3 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
             }
         )
     return sorted(history, key=lambda run: run["run"], reverse=True)
-
-
-def _run_of(record: dict[str, Any], run: int | None) -> str:
-    if run is not None and not 1 <= run <= record["run"]:
-        raise errors.Invalid.field("run", f"The run field must be from 1 to {record['run']}.")
-    return crawl_of(record, run)
-
-
-def show_page(item: dict[str, Any]) -> dict[str, Any]:
-    links = item.get("links")
-    return {
-        "url": item["url"],
-        "status_code": item.get("status_code"),
-        "depth": item.get("found_depth"),
-        "external": bool(item.get("external")),
-        "blocked": bool(item.get("blocked")),
-        "in_sitemap": bool(item.get("in_sitemap")),
-        "redirect_to": item.get("redirect_to"),
-        "redirects": item.get("redirects", 0),
-        "error": item.get("error"),
-        "title": item.get("title"),
-        "description": item.get("description"),
-        "canonical": item.get("canonical"),
-        "noindex": bool(item.get("noindex")),
-        "links": len(json.loads(links)) if isinstance(links, str) else 0,
-        "score": item.get("score"),
-        "failed_checks": json.loads(item["failed_checks"]) if item.get("failed_checks") else [],
-        # real visits' vitals of the page (audits.traffic.save_field); None without them
-        "field_vitals": json.loads(item["field_vitals"]) if item.get("field_vitals") else None,
-    }
-
-
-def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listing.Page:
-    """A page of a run's crawled pages in URL order, filtered by issue, status or depth."""
-    record = stored(account_id, audit_id)
-    crawl = _run_of(record, query.run)
-    params = query.model_dump(exclude={"cursor", "format"}, exclude_none=True)
-    bound_to = listing.binding(account_id, f"audit-pages:{audit_id}", params)
-    after = None
-    if query.cursor:
-        position, _ = signing.decode_cursor(query.cursor, bound_to)
-        after = position.get("after")
-        if not isinstance(after, str) or not after.startswith(stored_audits.PAGE):
-            raise errors.Invalid.field("cursor", "The cursor is invalid.")
-    affected: set[str] | None = None
-    if query.issue is not None:
-        found = {i["code"]: i for i in stored_audits.issues(crawl)}.get(query.issue)
-        affected = {p["url"] for p in json.loads(found["pages"])} if found else set()
-    shown: list[dict[str, Any]] = []
-    read, more = 0, True
-    while more and len(shown) < query.per_page and read < MAX_PAGE_READS:
-        chunk, last = stored_audits.pages_after(crawl, after, min(200, MAX_PAGE_READS - read))
-        for n, item in enumerate(chunk):
-            read += 1
-            after = item["key"]
-            if _matches(item, query, affected):
-                shown.append(show_page(item))
-                if len(shown) == query.per_page:
-                    more = n < len(chunk) - 1 or last is not None
-                    break
-        else:
-            more = last is not None
-    token = signing.encode_cursor({"after": after}, True, bound_to) if more else None
-    return listing.Page(
-        records=shown,
-        next_cursor=token,
-        prev_cursor=None,
-        params=params,
-        cost={},
-        entries_read=read,
-    )
-
-
-def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: set[str] | None) -> bool:
-    if item.get("state") != "fetched":
-        return False
-    if affected is not None and item["url"] not in affected:
-        return False
-    if query.status_code is not None and item.get("status_code") != query.status_code:
-        return False
-    return query.depth is None or item.get("found_depth") == query.depth
-
-
-def every_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> Iterator[dict[str, Any]]:
-    return listing.every_record(
-        lambda token: pages_page(
-            account_id, audit_id, query.model_copy(update={"cursor": token, "per_page": 100})
-        )
-    )
-
-
-def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict[str, Any]]:
-    """A run's issues, most severe first, each with its affected pages."""
-    record = stored(account_id, audit_id)
-    return run_issues(record, query.run)
-
-
-def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str, Any]]:
-    """The issues of the audit's run `run` (its current one by default), most severe
-    first, each with its affected pages."""
-    found = stored_audits.issues(_run_of(record, run))
-    shown = [
-        {
-            "code": item["code"],
-            "severity": item["severity"],
-            "title": item["title"],
-            "fix": item["fix"],
-            "learn_more": item["learn_more"],
-            "count": item["count"],
-            "pageviews": item.get("pageviews"),  # None: the account does not track the host
-            "pages": json.loads(item["pages"]),
-        }
-        for item in found
-    ]
-    return sorted(shown, key=lambda i: (SEVERITIES.index(i["severity"]), -i["count"], i["code"]))

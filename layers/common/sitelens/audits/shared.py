@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.audits import records
+from sitelens.audits import records, results
 from sitelens.audits.checks import SEVERITIES
 
 ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: counts only
@@ -15,8 +15,7 @@ ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: coun
 def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
     """The share view of a stored audit; `last_run` is None until a run has finished."""
     state = records.current_state(record)
-    finished = records.finished_runs(record, state)
-    last = finished[-1] if finished else None
+    last = records.last_done(records.finished_runs(record, state))
     return {
         "audit": records.show(record, state, base_url),
         "last_run": _run(record, last) if last else None,
@@ -24,7 +23,7 @@ def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
 
 
 def _run(record: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
-    issues = records.run_issues(record, summary["run"])
+    issues = results.run_issues(record, summary["run"])
     return {
         "run": summary["run"],
         "finished_at": summary["finished_at"],

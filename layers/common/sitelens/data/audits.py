@@ -5,8 +5,9 @@ An audit record lives in the account's partition of the audits table, as reports
 under its own partition, `<account>#<audit id>#<run>`, so a run is read with Queries of
 one partition and never a Scan:
 
-- `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), the
-  politeness slot `next_at` and what the workers share (robots.txt, the settings);
+- `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), when a
+  step last ended or moved the status (`progressed_at`), the politeness slot `next_at`
+  and what the workers share (robots.txt, the settings);
 - `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe),
   then counted by a conditional increment (`max_pages`);
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
@@ -24,6 +25,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from sitelens.core import clock
 from sitelens.core.config import settings
 from sitelens.data import records, transactions
 from sitelens.data.clients import client
@@ -151,6 +153,7 @@ def set_state(
     """Set fields of the run's state; with `only_if_status`, only while its status is one
     of those; with `only_once`, only while the state has no field of that name. Whether it
     was set."""
+    fields = {**fields, "progressed_at": clock.now_iso()}
     names = {f"#f{n}": name for n, name in enumerate(fields)}
     values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
     request: dict[str, Any] = {
@@ -178,16 +181,17 @@ def set_state(
 
 
 def count(crawl: str, **deltas: int) -> Item:
-    """Add to the run's counters atomically; their values after the addition."""
+    """Add to the run's counters atomically, as a step ends (its `progressed_at` now);
+    their values after the addition."""
     names = {f"#c{n}": name for n, name in enumerate(deltas)}
+    values = {f":d{n}": {"N": str(delta)} for n, delta in enumerate(deltas.values())}
     answer = client("dynamodb").update_item(
         TableName=settings().audit_crawls_table,
         Key=_key(crawl, STATE),
-        UpdateExpression="ADD " + ", ".join(f"#c{n} :d{n}" for n in range(len(deltas))),
+        UpdateExpression="SET progressed_at = :now ADD "
+        + ", ".join(f"#c{n} :d{n}" for n in range(len(deltas))),
         ExpressionAttributeNames=names,
-        ExpressionAttributeValues={
-            f":d{n}": {"N": str(delta)} for n, delta in enumerate(deltas.values())
-        },
+        ExpressionAttributeValues={**values, ":now": {"S": clock.now_iso()}},
         ReturnValues="ALL_NEW",
     )
     return from_item(answer["Attributes"])
