@@ -21,7 +21,6 @@ from pathlib import Path
 import pytest
 
 from sitelens.local import openapi
-from tests import contract_checks
 from tests.e2e.test_local_server import ROOT, Server, start_server
 from tests.fixtures.site import Site
 
@@ -139,6 +138,8 @@ def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
 def test_a_422_to_valid_data_is_allowed_exactly_where_its_fields_are_listed() -> None:
     """The operations the configuration lets answer 422 to schema-valid requests are those
     tests/contract_checks.py lists fields of, and each is an operation of a document."""
+    from tests import contract_checks  # imports schemathesis: not at every worker's collection
+
     config = tomllib.loads(CONFIG.read_text())
     allowed = {
         operation_id

@@ -356,11 +356,11 @@ def test_a_run_its_record_missed_is_kept_when_the_next_one_starts(
     assert runs[1]["score"] == first["score"]
 
 
-def test_a_run_that_lost_a_step_fails_after_two_hours_and_the_next_one_starts(
+def test_a_run_that_lost_a_step_fails_after_six_hours_and_the_next_one_starts(
     seo, account, audit_site, crawlable, monkeypatch
 ):
     """A step that failed its three deliveries waits in the dead-letter queue, and its run
-    would stay `crawling` for ever: two hours without a step ending, the run is shown
+    would stay `crawling` for ever: six hours without a step ending, the run is shown
     failed, the next run starts, and a redrive of the lost step changes nothing."""
     from datetime import UTC, datetime, timedelta
 
@@ -379,9 +379,9 @@ def test_a_run_that_lost_a_step_fails_after_two_hours_and_the_next_one_starts(
     assert seo.post(f"{path}/runs").status == 409
 
     now = datetime.now(UTC)
-    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=1, minutes=59))
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=5, minutes=59))
     assert seo.get(path).data["status"] == "crawling"  # not yet
-    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=2, minutes=1))
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=6, minutes=1))
     shown = seo.get(path).data
     assert shown["status"] == "failed" and shown["score"] is None
     assert [r["status"] for r in seo.get(f"{path}/runs").data] == ["failed"]
@@ -403,3 +403,27 @@ def test_a_run_that_lost_a_step_fails_after_two_hours_and_the_next_one_starts(
     assert runs[0]["diff"] is None  # the run before did not finish: nothing to compare
     shown = seo.get(path).data
     assert shown["status"] == "done" and shown["score"] == runs[0]["score"]
+
+
+def test_a_run_whose_start_could_not_be_queued_is_failed_at_once(
+    seo, audit_site, crawlable, monkeypatch
+):
+    """SQS refused the start step: the answer is an error, the run is failed rather than
+    queued for ever, and the next run starts as soon as it is asked for."""
+    created = audit(seo, audit_site)
+    drain()
+    path = f"/api/v1/audits/{created['id']}"
+
+    def refused(messages):
+        raise ClientError({"Error": {"Code": "ServiceUnavailable"}}, "SendMessageBatch")
+
+    with monkeypatch.context() as down:
+        down.setattr(stored_audits, "send", refused)
+        assert seo.post(f"{path}/runs").status >= 500
+    assert seo.get(path).data["status"] == "failed"
+    assert seo.get(path).data["run"] == 2
+    again = seo.post(f"{path}/runs")
+    assert again.status == 201 and again.data["run"] == 3, again.body
+    drain()
+    runs = seo.get(f"{path}/runs").data
+    assert [(r["run"], r["status"]) for r in runs] == [(3, "done"), (2, "failed"), (1, "done")]

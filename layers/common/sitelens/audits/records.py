@@ -29,9 +29,11 @@ RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL
 ACTIVE = ("queued", "crawling", "analysing")
 # A run none of whose steps has ended (or moved its status) for this long has failed. Each
 # step is delivered at most three times, 30 minutes apart (AuditQueue), then waits in the
-# dead-letter queue: a run still active after two hours without progress has lost a step
-# there, or its first step was never queued, and would otherwise stay active for ever.
-STALLED_AFTER = timedelta(hours=2)
+# dead-letter queue: 90 minutes. Six hours leaves room for a backlog of the queue (steps
+# waiting behind other runs' millions of pages) before a run that is only slow is called
+# failed; a run still active without progress after that has lost a step, or its first
+# step was never queued, and would otherwise stay active for ever.
+STALLED_AFTER = timedelta(hours=6)
 
 
 def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
@@ -169,7 +171,13 @@ def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
         "expires_at": int(clock.now().timestamp()) + RETENTION_DAYS * 86400,
     }
     stored_audits.start(crawl, state)
-    stored_audits.send([{"kind": "start", "crawl": crawl}])
+    try:
+        stored_audits.send([{"kind": "start", "crawl": crawl}])
+    except Exception:
+        # never queued: failed now, so that the next run may start without waiting for it
+        # to stall
+        stored_audits.set_state(crawl, ("queued",), status="failed")
+        raise
     return state
 
 
@@ -200,10 +208,11 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
     its current run has not finished."""
     record = stored(account_id, audit_id)
     current = stored_audits.state(crawl_of(record)) or {}
-    if status_of(record, current) in ACTIVE:
+    status = status_of(record, current)
+    if status in ACTIVE:
         raise RunActive()
-    stalled = current.get("status", "queued") in ACTIVE
-    if stalled:  # failed for good: a redrive of its lost step finds it so and stops
+    if current.get("status", "queued") in ACTIVE:
+        # stalled: failed for good, so that a redrive of its lost step finds it so and stops
         stored_audits.set_state(crawl_of(record), ACTIVE, status="failed")
         logger.warning("audit run stalled: failed", extra={"audit": audit_id, "run": record["run"]})
     run = record["run"] + 1
@@ -215,7 +224,7 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         # writes) is kept in the record's history before the record moves on, as is a run
         # that failed
         ended = finished_runs(found, current)
-        if stalled:
+        if status == "failed":
             ended.append(_failed(record["run"], current))
         return {
             **found,
