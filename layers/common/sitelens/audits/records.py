@@ -16,10 +16,7 @@ from sitelens.records import listing, privacy
 from sitelens.sharing.links import audit_url, new_share_id
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
-    from sitelens.audits.inputs import (
-        AuditCreate,
-        AuditListQuery,
-    )
+    from sitelens.audits.inputs import AuditCreate, AuditListQuery
 
 RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
 
@@ -54,7 +51,8 @@ def finished_runs(record: dict[str, Any], state: dict[str, Any] | None) -> list[
 
 def last_done(finished: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The last of the runs that is done (a failed run has no score or issues)."""
-    return next((run for run in reversed(finished) if run["status"] == "done"), None)
+    # summaries recorded before failed runs were kept are all of done runs
+    return next((run for run in reversed(finished) if run.get("status", "done") == "done"), None)
 
 
 def _failed(run: int, state: dict[str, Any]) -> dict[str, Any]:
