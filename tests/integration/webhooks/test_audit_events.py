@@ -8,6 +8,8 @@ import json
 
 from standardwebhooks import Webhook
 
+from sitelens.audits import analysis
+from sitelens.data import audits as stored_audits
 from tests.integration.audits.site import page
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain
 from tests.integration.webhooks.test_webhooks import deliver_queued, make
@@ -46,3 +48,31 @@ def test_finished_runs_and_regressions_reach_the_audits_project(
     assert [p["type"] for p in sent] == ["audit.completed", "audit.regressed"]
     assert all(p["data"]["run"] == 2 and p["data"]["regression"] is True for p in sent)
     assert elsewhere.received == []
+
+
+def test_a_worker_killed_once_the_run_is_done_is_finished_by_the_step_s_next_delivery(
+    analytics, seo, account, audit_site, crawlable, receivers, monkeypatch
+):
+    """Killed between the run's done state and its audit's record: the step comes again,
+    records the run and announces it once; a further delivery announces nothing more."""
+    reaching, _ = receivers
+    make(analytics, reaching.url(), events=EVENTS, projects="127.0.0.1")
+    record_run, attempts = analysis._record_run, []
+
+    def killed_the_first_time(state, summary):
+        attempts.append(state["run"])
+        if len(attempts) == 1:
+            raise RuntimeError("the worker was killed")
+        record_run(state, summary)
+
+    monkeypatch.setattr(analysis, "_record_run", killed_the_first_time)
+    created = audit(seo, audit_site)
+    drain(redeliver=True)
+    assert attempts == [1, 1]
+    record = stored_audits.get(account.id, created["id"])
+    [kept] = json.loads(record["runs"])
+    assert kept["run"] == 1 and kept["status"] == "done" and isinstance(kept["score"], int)
+    analysis.analyse(stored_audits.crawl_key(account.id, created["id"], 1))  # once more
+    assert json.loads(stored_audits.get(account.id, created["id"])["runs"]) == [kept]
+    deliver_queued()
+    assert [json.loads(r.body)["type"] for r in reaching.received] == ["audit.completed"]

@@ -79,8 +79,12 @@ def analyse(crawl: str) -> None:
     """Check the run across its pages and record the outcome. A step redelivered after a
     failure (a throttle, a worker killed midway) analyses again: its issues are written
     under the same keys, and only the attempt that moves the run from analysing to done
-    records the run and sends its events (none for a run cancelled meanwhile)."""
+    makes the summary (none for a run cancelled meanwhile). A step that comes again once
+    the run is done only finishes what a worker killed after that left undone."""
     state = stored.state(crawl)
+    if state is not None and state.get("status") == "done" and state.get("summary"):
+        _finish(crawl, state, json.loads(state["summary"]))
+        return
     if state is None or not stored.set_state(crawl, ANALYSABLE, status="analysing"):
         return
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
@@ -108,8 +112,17 @@ def analyse(crawl: str) -> None:
     summary["regression"] = history.regression(summary["diff"])
     if not stored.set_state(crawl, ("analysing",), status="done", summary=json.dumps(summary)):
         return  # cancelled, or done by a concurrent delivery of the same step
+    _finish(crawl, state, summary)
+
+
+def _finish(crawl: str, state: dict[str, Any], summary: dict[str, Any]) -> None:
+    """Keep the done run in its audit's record and send its events, once: an attempt
+    killed before either is finished by the step's next delivery. The record's entry is
+    replaced whole, and the events go out from the attempt that marks the state notified
+    (a kill between the mark and the queueing loses them rather than sending them twice)."""
     _record_run(state, summary)
-    events.audit_finished(state["account"], state, summary)  # audit.completed, .regressed
+    if stored.set_state(crawl, ("done",), only_once="notified_at", notified_at=clock.now_iso()):
+        events.audit_finished(state["account"], state, summary)  # audit.completed, .regressed
 
 
 def _change(

@@ -6,8 +6,9 @@ under its own partition, `<account>#<audit id>#<run>`, so a run is read with Que
 one partition and never a Scan:
 
 - `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), when a
-  step last ended or moved the status (`progressed_at`), the politeness slot `next_at`
-  and what the workers share (robots.txt, the settings);
+  step last ended or moved the status (`progressed_at`), the summary of a done run and
+  when its events went out (`notified_at`), the politeness slot `next_at` and what the
+  workers share (robots.txt, the settings);
 - `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe),
   then counted by a conditional increment (`max_pages`);
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
