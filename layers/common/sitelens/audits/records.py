@@ -55,11 +55,12 @@ def last_done(finished: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next((run for run in reversed(finished) if run.get("status", "done") == "done"), None)
 
 
-def _failed(run: int, state: dict[str, Any]) -> dict[str, Any]:
-    """The history entry of a run that stalled and failed: what it had fetched, no score."""
+def _unfinished(run: int, status: str, state: dict[str, Any]) -> dict[str, Any]:
+    """The history entry of a run without a summary (going on, or failed): what it has
+    fetched, no score."""
     return {
         "run": run,
-        "status": "failed",
+        "status": status,
         "started_at": state.get("started_at"),
         "finished_at": None,
         "pages": int(state.get("fetched", 0)),
@@ -223,7 +224,7 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         # that failed
         ended = finished_runs(found, current)
         if status == "failed":
-            ended.append(_failed(record["run"], current))
+            ended.append(_unfinished(record["run"], "failed", current))
         return {
             **found,
             "runs": json.dumps(ended[-RUNS_KEPT:]),
@@ -292,17 +293,5 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
     state = current_state(record) or {}
     history = finished_runs(record, state)
     if record["run"] not in {run["run"] for run in history}:
-        history.append(
-            {
-                "run": record["run"],
-                "status": status_of(record, state),
-                "started_at": state.get("started_at"),
-                "finished_at": None,
-                "pages": int(state.get("fetched", 0)),
-                "score": None,
-                "issues": None,
-                "diff": None,
-                "regression": False,
-            }
-        )
+        history.append(_unfinished(record["run"], status_of(record, state), state))
     return sorted(history, key=lambda run: run["run"], reverse=True)
