@@ -1,5 +1,5 @@
 """A collector (`test_script_browser.Collector`) serving a page of a test's own: the tracking
-script at /js/script.js, `page(path, port)` for every other path, as (status, HTML)."""
+script at /js/script.js, `page(path, collector)` for every other path, as (status, HTML)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from sitelens.local import STOP_POLL_SECONDS
 from tests.e2e.analytics.test_script_browser import SCRIPT, Collector, Handler
 
-Page = Callable[[str, int], tuple[int, str]]
+Page = Callable[[str, Collector], tuple[int, str]]
 
 
 @contextmanager
@@ -21,7 +21,7 @@ def collecting(page: Page) -> Iterator[Collector]:
             if path == "/js/script.js":
                 self.reply(200, SCRIPT, "text/javascript")
             else:
-                status, html = page(path, self.server.port)
+                status, html = page(path, self.server)
                 self.reply(status, html.encode(), "text/html; charset=utf-8")
 
     server = Collector()

@@ -45,12 +45,21 @@ AUTO = 'data-auto="outbound,downloads,404,scroll"'
 LANDED: list[str] = []  # the paths the browser went on to
 
 
-def page(path: str, port: int) -> tuple[int, str]:
+# The page the outbound click lands on holds Chromium until the engagement of the page it
+# left has arrived: that request belongs to the page left, and virtual time, which waits for
+# the pending requests of the page shown, could otherwise run out and end Chromium first.
+LANDED_PAGE = '<title>Landed</title><img src="/once-engaged">'
+
+
+def page(path: str, collector: Collector) -> tuple[int, str]:
     if path in ("/missing", "/plain"):
         auto = AUTO if path == "/missing" else ""
-        return (404 if path == "/missing" else 200), PAGE.format(port=port, auto=auto)
+        return (404 if path == "/missing" else 200), PAGE.format(port=collector.port, auto=auto)
+    if path == "/once-engaged":
+        collector.posts_once(lambda posts: any("engagement_ms" in s.form for s in posts), 10.0)
+        return 404, ""
     LANDED.append(path)
-    return 200, "<title>Landed</title>"
+    return 200, LANDED_PAGE
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import re
 import shutil
 import subprocess
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
@@ -95,8 +95,12 @@ class Collector(ThreadingHTTPServer):
 
     def posts(self, expected: int, timeout: float = 5.0) -> list[Sent]:
         """The POSTs so far, once there are `expected` of them or `timeout` has passed."""
+        return self.posts_once(lambda posts: len(posts) >= expected, timeout)
+
+    def posts_once(self, done: Callable[[list[Sent]], bool], timeout: float) -> list[Sent]:
+        """The POSTs so far, once `done` holds of them or `timeout` has passed."""
         with self.changed:
-            self.changed.wait_for(lambda: len(self._posts()) >= expected, timeout)
+            self.changed.wait_for(lambda: done(self._posts()), timeout)
             return self._posts()
 
     def _posts(self) -> list[Sent]:

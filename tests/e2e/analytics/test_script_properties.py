@@ -33,7 +33,7 @@ sitelens.event('Purchase', {{props: {{plan: 'pro', seats: 3}},
 
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    with collecting(lambda path, port: (200, PAGE.format(port=port))) as server:
+    with collecting(lambda path, server: (200, PAGE.format(port=server.port))) as server:
         yield server
 
 

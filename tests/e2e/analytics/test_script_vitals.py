@@ -55,7 +55,7 @@ new PerformanceObserver(function (list) {{
 
 @pytest.fixture
 def collector() -> Iterator[Collector]:
-    with collecting(lambda path, port: (200, PAGE.format(port=port))) as server:
+    with collecting(lambda path, server: (200, PAGE.format(port=server.port))) as server:
         yield server
 
 
