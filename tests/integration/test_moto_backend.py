@@ -76,3 +76,45 @@ def test_a_test_with_a_moto_of_its_own_leaves_the_next_test_whole(
     assert sorted(boto3.client("dynamodb").list_tables()["TableNames"]) == sorted(TABLES)
     assert contents(moto_backend) == dict.fromkeys([*TABLES, *QUEUES], 0)
     assert accounts.create_account("First").id == "1"
+
+
+def test_a_copied_update_expression_is_the_tree_deepcopy_would_make() -> None:
+    """tests/fixtures/moto_expressions.py copies moto's parsed expressions node by node: the
+    same classes, attributes and values, each node's parent the copy of its parent."""
+    import copy
+
+    from moto.dynamodb.parsing import ast_nodes
+    from moto.dynamodb.parsing.expressions import UpdateExpressionParser
+
+    parsed = UpdateExpressionParser.make(
+        "SET #a = if_not_exists(#a, :zero) + :one, #c.#d[2] = list_append(#c.#d, :l) "
+        "ADD #n :one REMOVE #x, #y[1] DELETE #s :s"
+    )
+
+    def shape(node: Any, parent: Any) -> Any:
+        if not isinstance(node, ast_nodes.Node):
+            return repr(node)
+        assert node.parent is parent or parent is None
+        fields = {k: v for k, v in vars(node).items() if k not in ("children", "parent")}
+        children = [shape(child, node) for child in node.children or []]
+        return type(node).__name__, repr(fields), children
+
+    ours = copy.deepcopy(parsed)
+    assert ours is not parsed
+    del ast_nodes.Node.__deepcopy__  # moto's own: the generic deepcopy
+    try:
+        generic = copy.deepcopy(parsed)
+    finally:
+        from tests.fixtures import moto_expressions
+
+        ast_nodes.Node.__deepcopy__ = moto_expressions._copy_node  # type: ignore[attr-defined]
+    assert shape(ours, None) == shape(generic, None) == shape(parsed, None)
+
+    def nodes(node: Any) -> set[int]:
+        found = {id(node)}
+        for child in node.children or []:
+            if isinstance(child, ast_nodes.Node):
+                found |= nodes(child)
+        return found
+
+    assert not nodes(ours) & nodes(parsed)  # a copy: the validator changes it
