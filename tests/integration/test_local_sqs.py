@@ -114,6 +114,40 @@ def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeyp
     assert woken == [True]  # the message woke the receiver, not the end of a second's wait
 
 
+def test_closing_ends_every_long_poll_at_once(client, local, monkeypatch):
+    """As make serve stops: a receiver waiting out its 20 s is woken, by the close and not the
+    clock, and answers empty; a receive after the close waits for nothing, and what is
+    ready is still received."""
+    url = client.create_queue(QueueName="Hits")["QueueUrl"]
+    arrived = local.broker.queues["Hits"].arrived
+    real_wait = arrived.wait
+    waiting = threading.Event()
+    woken: list[bool] = []
+
+    def wait(timeout: float | None = None) -> bool:
+        waiting.set()
+        woke = real_wait(timeout)
+        woken.append(woke)
+        return woke
+
+    monkeypatch.setattr(arrived, "wait", wait)
+    answers: list[dict[str, Any]] = []
+    receiver = threading.Thread(
+        target=lambda: answers.append(client.receive_message(QueueUrl=url, WaitTimeSeconds=20))
+    )
+    receiver.start()
+    waiting.wait()
+    local.broker.close()
+    receiver.join()
+    assert answers[0].get("Messages", []) == []
+    assert woken == [True]  # the close woke it, not the end of a second's wait
+    client.send_message(QueueUrl=url, MessageBody="ready")
+    [message] = client.receive_message(QueueUrl=url, WaitTimeSeconds=20)["Messages"]
+    assert message["Body"] == "ready"
+    assert client.receive_message(QueueUrl=url, WaitTimeSeconds=20).get("Messages", []) == []
+    assert woken == [True]  # neither receive after the close waited
+
+
 def test_an_unknown_queue_is_sqs_s_error(client):
     with pytest.raises(ClientError) as raised:
         client.send_message(QueueUrl="http://127.0.0.1/000000000000/Nope", MessageBody="x")

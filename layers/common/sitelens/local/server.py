@@ -275,6 +275,8 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
     closing = [threading.Thread(target=listener.shutdown) for listener in listening]
     for worker in workers:
         worker.stopping.set()
+    if stack.sqs is not None:
+        stack.sqs.broker.close()
     for thread in closing:
         thread.start()
     for worker in workers:

@@ -103,6 +103,15 @@ class Broker:
         self.lock = threading.Lock()
         self._receipts = itertools.count()
         self.clock = time.monotonic  # visibility timeouts and waits (a test may move it)
+        self.closing = False  # set as the server stops: long polls end at once
+
+    def close(self) -> None:
+        """End every long poll now (with what is ready), and those to come: make serve's
+        workers then stop at once rather than after their poll's second."""
+        with self.lock:
+            self.closing = True
+            for queue in self.queues.values():
+                queue.arrived.notify_all()
 
     def call(self, action: str, params: dict[str, Any]) -> dict[str, Any]:
         method = getattr(self, f"_{action}", None)
@@ -205,7 +214,7 @@ class Broker:
             while True:
                 now = self.clock()
                 self._expire(queue, now)
-                if queue.ready or now >= deadline:
+                if queue.ready or now >= deadline or self.closing:
                     break
                 queue.arrived.wait(min(deadline - now, 1.0))
             taken: list[tuple[str, Message]] = []
