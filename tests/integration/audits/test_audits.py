@@ -427,3 +427,37 @@ def test_a_run_whose_start_could_not_be_queued_is_failed_at_once(
     drain()
     runs = seo.get(f"{path}/runs").data
     assert [(r["run"], r["status"]) for r in runs] == [(3, "done"), (2, "failed"), (1, "done")]
+
+
+def test_a_start_that_stopped_half_way_seeds_again_when_its_step_comes_again(
+    seo, account, audit_site, crawlable, monkeypatch
+):
+    """A throttle that outlasts the retries after the start moved its run to crawling (its
+    seeds claimed, none queued): the step's redelivery queues them, the crawl ends with
+    every page and defect, the start counts once, and a late copy of it changes nothing."""
+    created = audit(seo, audit_site)
+    send = stored_audits.send
+    sends: list[list[dict]] = []
+
+    def throttled_once(messages):
+        sends.append(messages)
+        if len(sends) == 1:
+            raise ClientError({"Error": {"Code": "ThrottlingException"}}, "SendMessageBatch")
+        send(messages)
+
+    monkeypatch.setattr(stored_audits, "send", throttled_once)
+    drain(redeliver=True)
+    seeds = sends[0]
+    assert seeds and {m["kind"] for m in seeds} == {"fetch"}  # the start's, refused
+    assert [m["url"] for m in sends[1]] == [m["url"] for m in seeds]  # queued when it came again
+    check_the_crawl_finds_every_planted_defect_and_nothing_else(seo, audit_site, created)
+
+    crawl = stored_audits.crawl_key(account.id, created["id"], 1)
+    state = stored_audits.state(crawl)
+    pages = [p for p in stored_audits.every_page(crawl) if not p.get("external")]
+    assert all(p["state"] == "fetched" for p in pages)
+    assert (state["pending"], state["fetched"], "seeding" in state) == (0, len(pages), False)
+    copy = {"messageId": "late-copy", "body": json.dumps({"kind": "start", "crawl": crawl})}
+    assert crawler.handle([copy]) == []
+    assert drain() == 0  # it queued nothing
+    assert stored_audits.state(crawl) == state

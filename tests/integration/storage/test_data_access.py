@@ -10,8 +10,8 @@ import boto3
 import pytest
 
 from sitelens.core.config import settings
+from sitelens.data import audits, records, reports, websites
 from sitelens.data import pages as data_pages
-from sitelens.data import records, reports, websites
 from sitelens.data.items import from_item
 
 ACCOUNT = "1"
@@ -315,3 +315,20 @@ def test_report_pages_by_result_within_a_project() -> None:
     )
     urls = sorted((r["url"], r["id"]) for r in made if r["score"] >= 80)
     assert every_page(reports.COLLECTION, good, 10) == [[i for _, i in reversed(urls)]]
+
+
+def test_a_run_s_step_counted_with_an_ending_counts_once() -> None:
+    """The start of an audit's run is counted as it removes `seeding`, in one write: a
+    second count of it (its step redelivered) changes nothing."""
+    crawl = "acc-1#1#1"
+    audits.start(crawl, {"status": "crawling", "pending": 3, "seeding": 1})
+    counted = audits.count(crawl, ending="seeding", pending=-1)
+    assert counted is not None
+    assert (counted["pending"], "seeding" in counted, "progressed_at" in counted) == (
+        2,
+        False,
+        True,
+    )
+    assert audits.count(crawl, ending="seeding", pending=-1) is None
+    assert audits.state(crawl) == counted
+    assert audits.count(crawl, pending=-2)["pending"] == 0  # without an ending, every time

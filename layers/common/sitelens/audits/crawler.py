@@ -12,7 +12,10 @@ No worker holds the crawl: each step is a message, each URL's state an item, so 
 100,000 pages is 100,000 short invocations, and a worker's memory is one batch's pages.
 A redelivered message does its step again harmlessly: claims are conditional, facts are
 overwritten with the same facts, and `pending` is decremented once per claim because a
-`fetch` whose page is already `fetched` only re-queues nothing.
+`fetch` whose page is already `fetched` only re-queues nothing. A `start` that stopped
+after moving its run to `crawling` (the state still says `seeding`) seeds again when it
+comes back, queueing the URLs it had claimed as well: a page counts once, whichever of
+its steps saves it, and the start's own step is counted as `seeding` is removed, once.
 """
 
 from __future__ import annotations
@@ -130,23 +133,30 @@ def _robots(state: dict[str, Any]) -> Protego | None:
 
 
 def start(crawl: str) -> None:
-    """Read robots.txt, seed the frontier and queue its fetches."""
+    """Read robots.txt, seed the frontier and queue its fetches; or, for a start that
+    stopped half way (its run `crawling` and still `seeding`), do it again."""
     state = stored.state(crawl)
-    if state is None or state["status"] != "queued":
+    if state is None:
+        return
+    again = state["status"] == "crawling" and "seeding" in state
+    if state["status"] != "queued" and not again:
+        _analyse_if_done(crawl, state)  # in case it was the last step and stopped after it
         return  # a redelivered start, or a cancelled audit
     scope = _scope(state)
     start_url = scope.name(state["url"]) or state["url"]
     kept, delay, declared = _read_robots(start_url)
-    if not stored.set_state(crawl, ("queued",), status="crawling", robots=kept, crawl_delay=delay):
-        return
-    state.update(robots=kept, crawl_delay=delay)
+    if not again:
+        moved: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
+        if not stored.set_state(crawl, ("queued",), seeding=1, **moved):
+            return
+        state.update(moved, seeding=1)
     _known.pop(crawl, None)  # a run's name is new; a test's may not be
-    queued = []
-    if _claim(state, _page(start_url, 0)):
-        queued.append(_fetch_step(state, start_url, 0))
-    queued += _seed_sitemaps(state, scope, start_url, declared)
-    stored.send(queued)
-    _done_with(crawl, 1)
+    queued: dict[str, dict[str, Any]] = {}
+    if _claim(state, _page(start_url, 0)) or again:
+        queued[start_url] = _fetch_step(state, start_url, 0)
+    queued |= _seed_sitemaps(state, scope, start_url, declared, again)
+    stored.send(list(queued.values()))
+    _analyse_if_done(crawl, stored.count(crawl, ending="seeding", pending=-1))
 
 
 def _read_robots(url: str) -> tuple[str, float, list[str]]:
@@ -167,11 +177,12 @@ def _read_robots(url: str) -> tuple[str, float, list[str]]:
 
 
 def _seed_sitemaps(
-    state: dict[str, Any], scope: Scope, start_url: str, declared: list[str]
-) -> list[dict[str, Any]]:
+    state: dict[str, Any], scope: Scope, start_url: str, declared: list[str], again: bool = False
+) -> dict[str, dict[str, Any]]:
     """Claim the in-scope URLs of the declared sitemaps and the origin's /sitemap.xml;
-    their fetch steps (the run's state counts them as `sitemap_urls`)."""
-    queued = []
+    their fetch steps by URL (the run's state counts them as `sitemap_urls`), `again` with
+    those claimed before."""
+    queued: dict[str, dict[str, Any]] = {}
     roots = [*declared, "/".join(start_url.split("/", 3)[:3]) + "/sitemap.xml"]
     in_sitemaps = 0
     for found in sitemaps.urls(roots, _sitemap_body, state["max_pages"]):
@@ -180,9 +191,10 @@ def _seed_sitemaps(
             continue
         in_sitemaps += 1
         page = {**_page(url, None), "in_sitemap": True}
-        if _claim(state, page):
-            queued.append(_fetch_step(state, url, None))
-        elif url == start_url:
+        claimed = _claim(state, page)
+        if claimed or again:
+            queued.setdefault(url, _fetch_step(state, url, None))
+        if not claimed and url == start_url:
             stored.save_page(state["crawl"], url, {"in_sitemap": True})
     stored.set_state(state["crawl"], sitemap_urls=in_sitemaps)
     return queued
@@ -198,10 +210,10 @@ def _move(state: dict[str, Any], target: str) -> list[dict[str, Any]]:
     if not stored.set_state(crawl, ACTIVE, only_once="moved_from", **fields):
         return []
     moved = {**state, **fields}
-    queued = []
+    queued: dict[str, dict[str, Any]] = {}
     if _claim(moved, _page(target, 0)):
-        queued.append(_fetch_step(moved, target, 0))
-    return queued + _seed_sitemaps(moved, _scope(moved), target, declared)
+        queued[target] = _fetch_step(moved, target, 0)
+    return list((queued | _seed_sitemaps(moved, _scope(moved), target, declared)).values())
 
 
 def _sitemap_body(url: str) -> bytes | None:
@@ -222,8 +234,12 @@ def _fetch_step(state: dict[str, Any], url: str, depth: int | None) -> dict[str,
 
 def _done_with(crawl: str, steps: int, fetched: int = 0) -> None:
     """Count `steps` finished; the one that finishes the last queues the analysis."""
-    counters = stored.count(crawl, pending=-steps, fetched=fetched)
-    if counters["pending"] <= 0 and counters.get("status") == "crawling":
+    _analyse_if_done(crawl, stored.count(crawl, pending=-steps, fetched=fetched))
+
+
+def _analyse_if_done(crawl: str, counters: dict[str, Any] | None) -> None:
+    """Queue the analysis when a step's count left no step pending (None: not counted)."""
+    if counters is not None and counters["pending"] <= 0 and counters["status"] == "crawling":
         stored.send([{"kind": "analyse", "crawl": crawl}])
 
 

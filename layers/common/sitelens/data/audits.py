@@ -5,8 +5,9 @@ An audit record lives in the account's partition of the audits table, as reports
 under its own partition, `<account>#<audit id>#<run>`, so a run is read with Queries of
 one partition and never a Scan:
 
-- `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), when a
-  step last ended or moved the status (`progressed_at`), the summary of a done run and
+- `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), `seeding`
+  until its start step is counted, when a step last ended or moved the status
+  (`progressed_at`), the summary of a done run and
   when its events went out (`notified_at`), the politeness slot `next_at` and what the
   workers share (robots.txt, the settings);
 - `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe),
@@ -181,20 +182,30 @@ def set_state(
     return True
 
 
-def count(crawl: str, **deltas: int) -> Item:
+def count(crawl: str, ending: str | None = None, **deltas: int) -> Item | None:
     """Add to the run's counters atomically, as a step ends (its `progressed_at` now);
-    their values after the addition."""
+    their values after the addition. With `ending`, only while the state has that field,
+    removed in the same write, so a step that runs again is counted once: None when it
+    was counted before."""
     names = {f"#c{n}": name for n, name in enumerate(deltas)}
     values = {f":d{n}": {"N": str(delta)} for n, delta in enumerate(deltas.values())}
-    answer = client("dynamodb").update_item(
-        TableName=settings().audit_crawls_table,
-        Key=_key(crawl, STATE),
-        UpdateExpression="SET progressed_at = :now ADD "
+    request: dict[str, Any] = {
+        "TableName": settings().audit_crawls_table,
+        "Key": _key(crawl, STATE),
+        "UpdateExpression": "SET progressed_at = :now ADD "
         + ", ".join(f"#c{n} :d{n}" for n in range(len(deltas))),
-        ExpressionAttributeNames=names,
-        ExpressionAttributeValues={**values, ":now": {"S": clock.now_iso()}},
-        ReturnValues="ALL_NEW",
-    )
+        "ExpressionAttributeNames": names,
+        "ExpressionAttributeValues": {**values, ":now": {"S": clock.now_iso()}},
+        "ReturnValues": "ALL_NEW",
+    }
+    if ending:
+        names["#ending"] = ending
+        request["UpdateExpression"] += " REMOVE #ending"
+        request["ConditionExpression"] = "attribute_exists(#ending)"
+    try:
+        answer = client("dynamodb").update_item(**request)
+    except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        return None
     return from_item(answer["Attributes"])
 
 
