@@ -45,11 +45,16 @@ def drain(limit: int = 500, redeliver: bool = False) -> int:
     url = settings().audit_queue_url
     done = 0
     while done < limit:
-        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+        answer = sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, AttributeNames=["ApproximateReceiveCount"]
+        )
         messages = answer.get("Messages") or []
         if not messages:
             return done
-        records = [{"messageId": m["MessageId"], "body": m["Body"]} for m in messages]
+        records = [
+            {"messageId": m["MessageId"], "body": m["Body"], "attributes": m["Attributes"]}
+            for m in messages
+        ]
         failed = crawler.handle(records)
         assert redeliver or failed == []
         for m in messages:
@@ -461,3 +466,83 @@ def test_a_start_that_stopped_half_way_seeds_again_when_its_step_comes_again(
     assert crawler.handle([copy]) == []
     assert drain() == 0  # it queued nothing
     assert stored_audits.state(crawl) == state
+
+
+def failing_once(monkeypatch, module, name, when, nth=1):
+    """`module.name` raising a throttle on the `nth` call for which `when(*args)` holds;
+    the calls made, in order."""
+    real = getattr(module, name)
+    calls: list[tuple] = []
+    matching: list[tuple] = []
+
+    def once(*args):
+        calls.append(args)
+        if when(*args):
+            matching.append(args)
+            if len(matching) == nth:
+                raise ClientError({"Error": {"Code": "ThrottlingException"}}, name)
+        return real(*args)
+
+    monkeypatch.setattr(module, name, once)
+    return calls
+
+
+def counted_once(seo, account, audit_site, created):
+    """The crawl as one without the fault: every defect, each page fetched and counted
+    once in the run's state, nothing pending."""
+    check_the_crawl_finds_every_planted_defect_and_nothing_else(seo, audit_site, created)
+    crawl = stored_audits.crawl_key(account.id, created["id"], 1)
+    state = stored_audits.state(crawl)
+    pages = [p for p in stored_audits.every_page(crawl) if not p.get("external")]
+    assert pages and all(p["state"] == "fetched" for p in pages)
+    assert (state["pending"], state["fetched"], state["discovered"]) == (0, len(pages), len(pages))
+    return state
+
+
+def test_a_fetch_whose_links_could_not_be_queued_comes_again_and_counts_once(
+    seo, account, audit_site, crawlable, monkeypatch
+):
+    """Queueing a batch's links throttled past the retries, after they were claimed: the
+    batch's steps come again, queue the links they had claimed, and each page counts once
+    (they were stored first, so their steps never counted, and the run never ended)."""
+    created = audit(seo, audit_site)
+    fetches = lambda messages: any(m["kind"] == "fetch" for m in messages)  # noqa: E731
+    sends = failing_once(monkeypatch, stored_audits, "send", fetches, nth=2)  # 1: the start's
+    drain(redeliver=True)
+    batches = [{m["url"]: m for m in messages} for (messages,) in sends if fetches(messages)]
+    refused = batches[1]  # the first fetch batch's links
+    again = [later for later in batches[2:] if set(later) >= set(refused)]
+    assert again and all(m["again"] for m in again[0].values())  # queued when it came again
+    counted_once(seo, account, audit_site, created)
+
+
+def test_a_fetch_whose_pages_could_not_be_stored_comes_again_and_counts_once(
+    seo, account, audit_site, crawlable, monkeypatch
+):
+    """The transaction that stores a batch's pages and counts its steps throttled past the
+    retries: the steps come again, their links (claimed the first time) are queued again,
+    and each page counts once."""
+    from sitelens.data import frontier
+
+    created = audit(seo, audit_site)
+    calls = failing_once(monkeypatch, frontier, "finish_pages", lambda crawl, found: bool(found))
+    drain(redeliver=True)
+    assert len(calls) >= 2
+    counted_once(seo, account, audit_site, created)
+
+
+def test_the_last_fetch_whose_analysis_could_not_be_queued_queues_it_when_it_comes_again(
+    seo, account, audit_site, crawlable, monkeypatch
+):
+    """The last batch's pages stored and counted, then queueing the analysis throttled: the
+    batch comes again, finds its pages fetched, fetches nothing and queues the analysis."""
+    created = audit(seo, audit_site)
+    analyse = lambda messages: [m["kind"] for m in messages] == ["analyse"]  # noqa: E731
+    sends = failing_once(monkeypatch, stored_audits, "send", analyse)
+    audit_site.requests.clear()
+    drain(redeliver=True)
+    assert [m["kind"] for (messages,) in sends if analyse(messages) for m in messages] == [
+        "analyse",
+        "analyse",
+    ]
+    counted_once(seo, account, audit_site, created)

@@ -10,7 +10,7 @@ import boto3
 import pytest
 
 from sitelens.core.config import settings
-from sitelens.data import audits, records, reports, websites
+from sitelens.data import audits, frontier, records, reports, websites
 from sitelens.data import pages as data_pages
 from sitelens.data.items import from_item
 
@@ -332,3 +332,49 @@ def test_a_run_s_step_counted_with_an_ending_counts_once() -> None:
     assert audits.count(crawl, ending="seeding", pending=-1) is None
     assert audits.state(crawl) == counted
     assert audits.count(crawl, pending=-2)["pending"] == 0  # without an ending, every time
+
+
+def test_a_fetch_step_s_page_is_stored_and_counted_once() -> None:
+    """A fetch step's findings and its count are one write: a step that comes again (or a
+    copy of it) stores and counts nothing more, and a URL the run never claimed neither."""
+    crawl = "acc-1#1#2"
+    audits.start(crawl, {"status": "crawling", "pending": 1, "fetched": 0})
+    urls = ["https://a.example/", "https://a.example/b"]
+    for url in urls:
+        assert frontier.claim_page(crawl, {"url": url, "state": "queued"}, 10, 0)
+    first = {"state": "fetched", "status_code": 200, "links": ["https://a.example/b"]}
+    assert frontier.finish_pages(crawl, [(urls[0], first, 1)]) == 1
+    again = {"state": "fetched", "status_code": 500}
+    assert frontier.finish_pages(crawl, [(urls[0], again, 1), (urls[1], first, 1)]) == 1
+    state = audits.state(crawl)
+    assert (state["pending"], state["fetched"], state["discovered"]) == (1, 2, 2)
+    pages = {page["url"]: page for page in audits.every_page(crawl)}
+    assert pages[urls[0]]["status_code"] == 200  # the first delivery's findings
+    assert frontier.finish_pages(crawl, [("https://a.example/never", first, 1)]) == 0
+    assert audits.state(crawl) == state
+
+
+def test_claims_and_finished_steps_at_once_all_count() -> None:
+    """Claims (a plain update of the run's state) and fetch steps' transactions on the same
+    state at once: every claim and every step is counted, none lost to a conflict."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    crawl = "acc-1#1#3"
+    audits.start(crawl, {"status": "crawling", "pending": 1, "fetched": 0})
+    first = [f"https://a.example/{n}" for n in range(20)]
+    for url in first:
+        frontier.claim_page(crawl, {"url": url, "state": "queued"}, 100, 0)
+    fetched = {"state": "fetched", "status_code": 200}
+
+    def work(n: int) -> Any:
+        if n % 2:
+            return frontier.claim_page(crawl, {"url": f"https://b.example/{n}"}, 100, 0)
+        return frontier.finish_pages(
+            crawl, [(first[n // 2], fetched, 1), (first[10 + n // 2], fetched, 1)]
+        )
+
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(work, range(20)))
+    assert results == [2, True] * 10
+    state = audits.state(crawl)
+    assert (state["pending"], state["fetched"], state["discovered"]) == (11, 20, 30)

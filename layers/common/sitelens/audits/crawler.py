@@ -10,9 +10,10 @@
 
 No worker holds the crawl: each step is a message, each URL's state an item, so a crawl of
 100,000 pages is 100,000 short invocations, and a worker's memory is one batch's pages.
-A redelivered message does its step again harmlessly: claims are conditional, facts are
-overwritten with the same facts, and `pending` is decremented once per claim because a
-`fetch` whose page is already `fetched` only re-queues nothing. A `start` that stopped
+A redelivered message does its step again harmlessly: claims are conditional, and a
+`fetch`'s page is stored with its step's count in one transaction, only while the page
+is not `fetched` (`data.frontier.finish_pages`), so `pending` goes down once per claim; a
+`fetch` delivered again queues its links even if claimed before. A `start` that stopped
 after moving its run to `crawling` (the state still says `seeding`) seeds again when it
 comes back, queueing the URLs it had claimed as well: a page counts once, whichever of
 its steps saves it, and the start's own step is counted as `seeding` is removed, once.
@@ -30,74 +31,20 @@ from typing import Any
 from protego import Protego
 
 from sitelens.audits import facts, sitemaps
+from sitelens.audits.fetching import AGENT, Fetched, Politeness, get
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
+from sitelens.data import frontier
 from sitelens.seo import analysis, fetch, robots
-from sitelens.seo.connections import Session
-from sitelens.seo.page import Response, Site
+from sitelens.seo.page import Site
 
-# The crawler's own user agent, for robots.txt groups and server logs.
-AGENT = "SitelensAudit"
-USER_AGENT = f"{AGENT}/1.0 (+https://sitelens.dev/bot)"
 MAX_CRAWL_DELAY = 20.0  # seconds; a longer crawl-delay is honoured as 20 s
 MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
 ACTIVE = ("queued", "crawling")
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
-
-
-@dataclass
-class Fetched:
-    """What one fetch brought back: the response, or why there was none."""
-
-    url: str
-    response: Response | None
-    error: str | None
-
-
-def _get(url: str, cap: int | None = fetch.MAX_BODY, follow: bool = True) -> Response:
-    """One GET through the report fetcher (SSRF guard, timeouts, size cap; its redirects
-    with `follow`), any media type, its first `cap` bytes, under the crawler's agent."""
-    session = Session(USER_AGENT)
-    try:
-        return fetch.get(session, url, html_only=False, read_body=True, cap=cap, follow=follow)
-    finally:
-        session.close()
-
-
-def _fetched(url: str, not_before: float) -> Fetched:
-    wait = not_before - time.time()
-    if wait > 0:
-        time.sleep(wait)
-    try:
-        # a redirect is a page of its own: its target is claimed, and fetched (or not, as
-        # robots.txt says) in its own step; chains and loops are found across pages
-        return Fetched(url, _get(url, follow=False), None)
-    except fetch.FetchError as err:
-        return Fetched(url, None, str(err))
-
-
-class _Politeness:
-    """One crawl's fetches in this worker. With a crawl-delay, one at a time, each begun
-    at its reserved slot and at least the delay after the previous one ended, so that the
-    site sees the gap however late a busy machine runs a thread; without one, at the
-    reserved slots (the configured rate), several at once."""
-
-    def __init__(self, delay: float) -> None:
-        self.delay = delay
-        self.lock = threading.Lock()
-        self.ended = 0.0
-
-    def fetch(self, url: str, not_before: float) -> Fetched:
-        if not self.delay:
-            return _fetched(url, not_before)
-        with self.lock:
-            try:
-                return _fetched(url, max(not_before, self.ended + self.delay))
-            finally:
-                self.ended = time.time()
 
 
 def handle(records: list[dict[str, Any]]) -> list[str]:
@@ -108,6 +55,8 @@ def handle(records: list[dict[str, Any]]) -> list[str]:
         try:
             step = json.loads(record["body"])
             if step["kind"] == "fetch":
+                if int(record.get("attributes", {}).get("ApproximateReceiveCount", 1)) > 1:
+                    step["again"] = True  # an earlier delivery may have claimed its links
                 fetches.append((record["messageId"], step))
             elif step["kind"] == "start":
                 start(step["crawl"])
@@ -153,7 +102,7 @@ def start(crawl: str) -> None:
     _known.pop(crawl, None)  # a run's name is new; a test's may not be
     queued: dict[str, dict[str, Any]] = {}
     if _claim(state, _page(start_url, 0)) or again:
-        queued[start_url] = _fetch_step(state, start_url, 0)
+        queued[start_url] = _fetch_step(state, start_url, 0, again)
     queued |= _seed_sitemaps(state, scope, start_url, declared, again)
     stored.send(list(queued.values()))
     _analyse_if_done(crawl, stored.count(crawl, ending="seeding", pending=-1))
@@ -165,7 +114,7 @@ def _read_robots(url: str) -> tuple[str, float, list[str]]:
     robots_url = "/".join(url.split("/", 3)[:3]) + "/robots.txt"
     robots_text, delay, declared = "", 0.0, []
     try:
-        response = _get(robots_url, cap=robots.MAX_ROBOTS_BYTES)
+        response = get(robots_url, cap=robots.MAX_ROBOTS_BYTES)
         if 200 <= response.status < 300:
             robots_text = robots.text(response)
             rules = Protego.parse(robots_text)
@@ -193,9 +142,9 @@ def _seed_sitemaps(
         page = {**_page(url, None), "in_sitemap": True}
         claimed = _claim(state, page)
         if claimed or again:
-            queued.setdefault(url, _fetch_step(state, url, None))
+            queued.setdefault(url, _fetch_step(state, url, None, again))
         if not claimed and url == start_url:
-            stored.save_page(state["crawl"], url, {"in_sitemap": True})
+            frontier.save_page(state["crawl"], url, {"in_sitemap": True})
     stored.set_state(state["crawl"], sitemap_urls=in_sitemaps)
     return queued
 
@@ -218,7 +167,7 @@ def _move(state: dict[str, Any], target: str) -> list[dict[str, Any]]:
 
 def _sitemap_body(url: str) -> bytes | None:
     try:
-        response = _get(url)
+        response = get(url)
     except fetch.FetchError:
         return None
     return response.body if response.status == 200 else None
@@ -228,13 +177,12 @@ def _page(url: str, depth: int | None) -> dict[str, Any]:
     return {"url": url, "state": "queued", **({"found_depth": depth} if depth is not None else {})}
 
 
-def _fetch_step(state: dict[str, Any], url: str, depth: int | None) -> dict[str, Any]:
-    return {"kind": "fetch", "crawl": state["crawl"], "url": url, "depth": depth}
-
-
-def _done_with(crawl: str, steps: int, fetched: int = 0) -> None:
-    """Count `steps` finished; the one that finishes the last queues the analysis."""
-    _analyse_if_done(crawl, stored.count(crawl, pending=-steps, fetched=fetched))
+def _fetch_step(
+    state: dict[str, Any], url: str, depth: int | None, again: bool = False
+) -> dict[str, Any]:
+    """A fetch of `url`; `again` when it may have been queued before (checked first)."""
+    step = {"kind": "fetch", "crawl": state["crawl"], "url": url, "depth": depth}
+    return {**step, "again": True} if again else step
 
 
 def _analyse_if_done(crawl: str, counters: dict[str, Any] | None) -> None:
@@ -251,7 +199,7 @@ _known: dict[str, set[str]] = {}
 
 
 def _claim(state: dict[str, Any], page: dict[str, Any], counter: str = "discovered") -> bool:
-    """Claim a URL for the run once (see `data.audits.claim_page`), skipping URLs this
+    """Claim a URL for the run once (see `data.frontier.claim_page`), skipping URLs this
     container knows are claimed already."""
     known = _known.setdefault(state["crawl"], set())
     if page["url"] in known:
@@ -259,7 +207,7 @@ def _claim(state: dict[str, Any], page: dict[str, Any], counter: str = "discover
     if sum(len(urls) for urls in _known.values()) >= MAX_KNOWN:
         _known.clear()
         known = _known.setdefault(state["crawl"], set())
-    claimed = stored.claim_page(
+    claimed = frontier.claim_page(
         state["crawl"], page, state["max_pages"], state["expires_at"], counter
     )
     known.add(page["url"])
@@ -268,25 +216,27 @@ def _claim(state: dict[str, Any], page: dict[str, Any], counter: str = "discover
 
 @dataclass
 class _Tally:
-    """One crawl's share of a batch: steps finished, pages fetched, steps to queue."""
+    """One crawl's share of a batch: its steps' message ids, what they found (url, facts,
+    pages fetched) and the steps to queue."""
 
-    steps: int = 0
-    fetched: int = 0
+    messages: list[str] = field(default_factory=list)
+    found: list[tuple[str, dict[str, Any], int]] = field(default_factory=list)
     queued: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def add(self, fetched: int, queued: list[dict[str, Any]] | None = None) -> None:
-        """One step done (from any of the batch's threads)."""
+    def add(self, url: str, facts: dict[str, Any], fetched: int, queued: list[Any]) -> None:
+        """One step's findings (from any of the batch's threads)."""
         with self.lock:
-            self.steps += 1
-            self.fetched += fetched
-            self.queued += queued or []
+            self.found.append((url, facts, fetched))
+            self.queued += queued
 
 
 def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Fetch a batch's URLs, at most the host concurrency at once, each in its run's
-    politeness slots (reserved once a batch); store each page, claim its links, then queue
-    them and count the steps done, once a crawl. The message ids of the steps that failed."""
+    politeness slots (reserved once a batch), and claim their links; then, once a crawl,
+    queue the links and store the pages with their steps' count in one transaction. A
+    failure before that transaction fails the crawl's steps, which come again `again`.
+    The message ids of the steps that failed."""
     states: dict[str, dict[str, Any] | None] = {}
     tallies: dict[str, _Tally] = {}
     wanted: dict[str, list[tuple[str, dict[str, Any]]]] = {}
@@ -300,59 +250,67 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
             if state is None or state["status"] not in ACTIVE:
                 continue  # cancelled or over: the step is dropped
             tally = tallies.setdefault(crawl, _Tally())
+            tally.messages.append(message_id)
+            if step.get("again") and frontier.is_fetched(crawl, step["url"]):
+                continue  # done by an earlier delivery, or by another copy
             rules = _robots(state)
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
-                blocked = {"state": "fetched", "blocked": True}
-                if stored.save_page(crawl, step["url"], blocked, first=True):
-                    tally.add(fetched=1)
+                tally.add(step["url"], {"state": "fetched", "blocked": True}, 1, [])
                 continue
             wanted.setdefault(crawl, []).append((message_id, step))
         except Exception:
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
     planned: list[tuple[str, dict[str, Any], float]] = []
-    polite: dict[str, _Politeness] = {}
+    polite: dict[str, Politeness] = {}
     now = time.time()
     for crawl, batch in wanted.items():
         state = states[crawl] or {}
         delay = float(state.get("crawl_delay") or 0.0)
-        polite[crawl] = _Politeness(delay)
+        polite[crawl] = Politeness(delay)
         interval = max(1.0 / settings().audit_rate, delay)
         first = stored.reserve_slots(crawl, now, interval, len(batch))
         planned += [(m, step, first + n * interval) for n, (m, step) in enumerate(batch)]
+    broken: set[str] = set()  # crawls a step of which could not be finished
 
     def crawl_one(message_id: str, step: dict[str, Any], not_before: float) -> None:
         result = polite[step["crawl"]].fetch(step["url"], not_before)
         try:
-            _store(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
+            _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception:
             logger.exception("audit page could not be stored", extra={"crawl": step["crawl"]})
-            failed.append(message_id)
+            broken.add(step["crawl"])
 
     if planned:
-        # Each page is fetched, analysed, stored and its links claimed in a thread of its
-        # own: the claims' round trips overlap as the fetches' do (boto3's clients are
-        # thread-safe; each tally counts under its lock).
+        # Each page is fetched, analysed and its links claimed in a thread of its own: the
+        # claims' round trips overlap as the fetches' do (boto3's clients are thread-safe;
+        # each tally adds under its lock).
         with ThreadPoolExecutor(max_workers=settings().audit_host_concurrency) as pool:
             list(pool.map(lambda p: crawl_one(*p), planned))
     for crawl, tally in tallies.items():
-        stored.send(tally.queued)  # before the steps count as done: their links are pending
-        if tally.steps:
-            _done_with(crawl, tally.steps, fetched=tally.fetched)
+        try:
+            if crawl in broken:
+                raise RuntimeError("a step of the crawl failed")
+            stored.send(tally.queued)  # before the steps count as done: their links are pending
+            frontier.finish_pages(crawl, tally.found)
+            _analyse_if_done(crawl, stored.state(crawl))  # also after an earlier delivery's
+        except Exception:
+            logger.exception("audit steps could not be finished", extra={"crawl": crawl})
+            failed += tally.messages
     return failed
 
 
-def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: _Tally) -> None:
-    """Store one fetched URL's facts and claim its links (queued by the caller)."""
-    crawl, url = state["crawl"], step["url"]
+def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: _Tally) -> None:
+    """One fetched URL's facts, and its links claimed (with `again`, also those claimed
+    before, which an earlier delivery may have claimed and not queued)."""
+    url, again = step["url"], bool(step.get("again"))
     depth = step.get("depth")
     scope = _scope(state)
     found: dict[str, Any] = {"state": "fetched", "fetched_at": clock.now_iso()}
     if step.get("external"):
         found["status_code"] = result.response.status if result.response else 0
         found["error"] = result.error
-        if stored.save_page(crawl, url, found, first=True):
-            tally.add(fetched=0)
+        tally.add(url, found, 0, [])
         return
     queued: list[dict[str, Any]] = []
     response = result.response
@@ -368,8 +326,8 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
             if depth == 0 and not scope.internal(target) and "moved_from" not in state:
                 queued += _move(state, target)  # the site lives on another host
             crawled = scope.internal(target) and scope.follows(target)
-            if crawled and _claim(state, _page(target, depth)):
-                queued.append(_fetch_step(state, target, depth))
+            if crawled and (_claim(state, _page(target, depth)) or again):
+                queued.append(_fetch_step(state, target, depth, again))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.status == 200 and media in _HTML_TYPES:
             page = facts.of_page(url, response.body, response.headers, scope)
@@ -377,23 +335,23 @@ def _store(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
             page["score"] = report.score
             page["failed_checks"] = sorted(k for k, r in report.results.items() if not r["passed"])
             found.update(page)
-            queued += _claim_links(state, scope, page, depth)
-    if stored.save_page(crawl, url, found, first=True):
-        tally.add(fetched=1, queued=queued)
+            queued += _claim_links(state, scope, page, depth, again)
+    tally.add(url, found, 1, queued)
 
 
 def _claim_links(
-    state: dict[str, Any], scope: Scope, page: dict[str, Any], depth: int | None
+    state: dict[str, Any], scope: Scope, page: dict[str, Any], depth: int | None, again: bool
 ) -> list[dict[str, Any]]:
     """Claim the page's new links: internal ones in scope and depth, to crawl; external
-    ones (at most `max_pages` a run), to check their status."""
+    ones (at most `max_pages` a run), to check their status. With `again`, the steps of
+    those claimed before too."""
     queued = []
     child = None if depth is None else depth + 1
     if child is None or child <= state["max_depth"]:
         for link in page["links"]:
-            if scope.follows(link) and _claim(state, _page(link, child)):
-                queued.append(_fetch_step(state, link, child))
+            if scope.follows(link) and (_claim(state, _page(link, child)) or again):
+                queued.append(_fetch_step(state, link, child, again))
     for link in page["external_links"]:
-        if _claim(state, {**_page(link, None), "external": True}, counter="externals"):
-            queued.append({**_fetch_step(state, link, None), "external": True})
+        if _claim(state, {**_page(link, None), "external": True}, counter="externals") or again:
+            queued.append({**_fetch_step(state, link, None, again), "external": True})
     return queued

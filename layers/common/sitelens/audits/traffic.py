@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 
 from sitelens.analytics.stats import summed
 from sitelens.core import clock, metrics
-from sitelens.data import audits as stored_audits
+from sitelens.data import frontier
 from sitelens.reports import field
 
 logger = logging.getLogger(__name__)
@@ -77,6 +77,6 @@ def save_field(crawl: str, pages: Iterable[dict[str, Any]], vitals: dict[str, An
     for page in pages:
         found = None if page.get("external") else vitals.get(page_of(page["url"]))
         if found:
-            stored_audits.save_page(crawl, page["url"], {"field_vitals": found})
+            frontier.save_page(crawl, page["url"], {"field_vitals": found})
             given += 1
     return given

@@ -10,8 +10,8 @@ one partition and never a Scan:
   (`progressed_at`), the summary of a done run and
   when its events went out (`notified_at`), the politeness slot `next_at` and what the
   workers share (robots.txt, the settings);
-- `page#<url>`: one item per URL, written by a conditional put (the frontier's dedupe),
-  then counted by a conditional increment (`max_pages`);
+- `page#<url>`: one item per URL, claimed, stored and counted by `data.frontier`, read
+  here;
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
 
 An audit's share id (`sitelens.sharing.links`) is claimed in the audits table with the
@@ -126,7 +126,8 @@ def crawl_key(account: str, audit_id: int, run: int) -> str:
     return f"{account}#{audit_id}#{run}"
 
 
-def _key(crawl: str, key: str) -> dict[str, Any]:
+def item_key(crawl: str, key: str) -> dict[str, Any]:
+    """The key of an item of a run's partition (`#state`, `page#<url>`, `issue#<code>`)."""
     return {"crawl": {"S": crawl}, "key": {"S": key}}
 
 
@@ -144,7 +145,7 @@ def start(crawl: str, fields: Item) -> None:
 
 def state(crawl: str) -> Item | None:
     answer = client("dynamodb").get_item(
-        TableName=settings().audit_crawls_table, Key=_key(crawl, STATE), ConsistentRead=True
+        TableName=settings().audit_crawls_table, Key=item_key(crawl, STATE), ConsistentRead=True
     )
     return from_item(answer["Item"]) if "Item" in answer else None
 
@@ -160,7 +161,7 @@ def set_state(
     values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
     request: dict[str, Any] = {
         "TableName": settings().audit_crawls_table,
-        "Key": _key(crawl, STATE),
+        "Key": item_key(crawl, STATE),
         "UpdateExpression": "SET " + ", ".join(f"#f{n} = :v{n}" for n in range(len(fields))),
         "ExpressionAttributeNames": names,
         "ExpressionAttributeValues": values,
@@ -191,7 +192,7 @@ def count(crawl: str, ending: str | None = None, **deltas: int) -> Item | None:
     values = {f":d{n}": {"N": str(delta)} for n, delta in enumerate(deltas.values())}
     request: dict[str, Any] = {
         "TableName": settings().audit_crawls_table,
-        "Key": _key(crawl, STATE),
+        "Key": item_key(crawl, STATE),
         "UpdateExpression": "SET progressed_at = :now ADD "
         + ", ".join(f"#c{n} :d{n}" for n in range(len(deltas))),
         "ExpressionAttributeNames": names,
@@ -220,7 +221,7 @@ def reserve_slots(crawl: str, now: float, interval: float, slots: int) -> float:
         try:
             client("dynamodb").update_item(
                 TableName=settings().audit_crawls_table,
-                Key=_key(crawl, STATE),
+                Key=item_key(crawl, STATE),
                 UpdateExpression="SET next_at = :next",
                 ConditionExpression="attribute_not_exists(next_at) OR next_at = :last",
                 ExpressionAttributeValues={
@@ -229,70 +230,12 @@ def reserve_slots(crawl: str, now: float, interval: float, slots: int) -> float:
                 },
             )
             return first
-        except client("dynamodb").exceptions.ConditionalCheckFailedException:
+        except (
+            client("dynamodb").exceptions.ConditionalCheckFailedException,
+            client("dynamodb").exceptions.TransactionConflictException,  # a step's, on the state
+        ):
             pass  # another worker reserved meanwhile: read its reservation
     return now
-
-
-def claim_page(
-    crawl: str, page: Item, max_pages: int, expires_at: int, counter: str = "discovered"
-) -> bool:
-    """Add a URL to the frontier, once, while the run's `counter` (internal pages, or
-    external links checked) is below `max_pages`. Whether it was added (False: known
-    already, or the run is full).
-
-    The page item is put on the condition that it is new (a URL already known costs one
-    refused write), then counted on the condition that the run has room; a page the run
-    has no room for is taken out again.
-    """
-    table = settings().audit_crawls_table
-    key = PAGE + page["url"]
-    try:
-        client("dynamodb").put_item(
-            TableName=table,
-            Item=to_item({"crawl": crawl, "key": key, **page, "expires_at": expires_at}),
-            ConditionExpression="attribute_not_exists(crawl)",
-        )
-    except client("dynamodb").exceptions.ConditionalCheckFailedException:
-        return False
-    try:
-        client("dynamodb").update_item(
-            TableName=table,
-            Key=_key(crawl, STATE),
-            UpdateExpression="ADD #counter :one, pending :one",
-            ConditionExpression="attribute_not_exists(#counter) OR #counter < :max",
-            ExpressionAttributeNames={"#counter": counter},
-            ExpressionAttributeValues={":one": {"N": "1"}, ":max": {"N": str(max_pages)}},
-        )
-    except client("dynamodb").exceptions.ConditionalCheckFailedException:
-        client("dynamodb").delete_item(TableName=table, Key=_key(crawl, key))
-        return False
-    return True
-
-
-def save_page(crawl: str, url: str, facts: Item, first: bool = False) -> bool:
-    """Store what the crawl found at a URL (lists and mappings as JSON); with `first`,
-    only if the page is not `fetched` yet (a redelivered fetch counts once). Whether it
-    was stored."""
-    fields = {k: json.dumps(v) if isinstance(v, list | dict) else v for k, v in facts.items()}
-    names = {f"#f{n}": name for n, name in enumerate(fields)}
-    values = {f":v{n}": to_attr(value) for n, value in enumerate(fields.values())}
-    request: dict[str, Any] = {
-        "TableName": settings().audit_crawls_table,
-        "Key": _key(crawl, PAGE + url),
-        "UpdateExpression": "SET " + ", ".join(f"#f{n} = :v{n}" for n in range(len(fields))),
-        "ExpressionAttributeNames": names,
-        "ExpressionAttributeValues": values,
-    }
-    if first:
-        names["#state"] = "state"
-        values[":fetched"] = {"S": "fetched"}
-        request["ConditionExpression"] = "attribute_exists(crawl) AND #state <> :fetched"
-    try:
-        client("dynamodb").update_item(**request)
-    except client("dynamodb").exceptions.ConditionalCheckFailedException:
-        return False
-    return True
 
 
 def _items(crawl: str, prefix: str, after: str | None, limit: int) -> tuple[list[Item], str | None]:
@@ -304,7 +247,7 @@ def _items(crawl: str, prefix: str, after: str | None, limit: int) -> tuple[list
         "Limit": limit,
     }
     if after is not None:
-        request["ExclusiveStartKey"] = _key(crawl, after)
+        request["ExclusiveStartKey"] = item_key(crawl, after)
     answer = client("dynamodb").query(**request)
     found = [from_item(item) for item in answer["Items"]]
     last = answer.get("LastEvaluatedKey")
