@@ -5,7 +5,7 @@ precision and recall `make bench` measures at scale rest on answers that are rig
 from __future__ import annotations
 
 from tests.bench.audit_site import GeneratedSite
-from tests.integration.audits.test_audits import crawlable, drain
+from tests.integration.audits.test_audits import crawlable, drain, failing_once
 
 __all__ = ["crawlable"]  # fixtures this module uses
 
@@ -45,3 +45,25 @@ def test_a_start_url_that_redirects_to_another_host_crawls_that_host(seo, crawla
         (f"{other}/moved", site.url("/")),
         (site.url("/"), None),
     }
+
+
+def test_a_move_to_another_host_whose_steps_were_not_queued_is_queued_when_it_comes_again(
+    seo, crawlable, monkeypatch
+):
+    """The step that finds the start URL moved to another host claims the new start, then
+    queueing fails: when it comes again the run has moved already, and it queues the new
+    start it had claimed, so the crawl goes on there and ends."""
+    from sitelens.data import audits as stored_audits
+
+    site = GeneratedSite(pages=20, groups=1)
+    other = site.base.replace("127.0.0.1", "localhost")
+    site.pages["/moved"] = (301, site.url("/"), "")
+    fetches = lambda messages: any(m["kind"] == "fetch" for m in messages)  # noqa: E731
+    failing_once(monkeypatch, stored_audits, "send", fetches, nth=2)  # 1: the start's seeds
+    try:
+        created = seo.post("/api/v1/audits", {"url": f"{other}/moved"}).data
+        drain(2_000, redeliver=True)
+    finally:
+        site.close()
+    audit = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert audit["status"] == "done" and audit["progress"]["fetched"] >= 20, audit["progress"]

@@ -378,3 +378,16 @@ def test_claims_and_finished_steps_at_once_all_count() -> None:
     assert results == [2, True] * 10
     state = audits.state(crawl)
     assert (state["pending"], state["fetched"], state["discovered"]) == (11, 20, 30)
+
+
+def test_copies_of_a_step_in_one_batch_count_once() -> None:
+    """A step and its copy queued again can land in one batch: one transaction may name a
+    page once, so they are one page and one count."""
+    crawl = "acc-1#1#4"
+    audits.start(crawl, {"status": "crawling", "pending": 1, "fetched": 0})
+    url = "https://a.example/"
+    assert frontier.claim_page(crawl, {"url": url, "state": "queued"}, 10, 0)
+    fetched = {"state": "fetched", "status_code": 200}
+    assert frontier.finish_pages(crawl, [(url, fetched, 1), (url, {**fetched, "x": 1}, 1)]) == 1
+    state = audits.state(crawl)
+    assert (state["pending"], state["fetched"]) == (1, 1)

@@ -149,20 +149,25 @@ def _seed_sitemaps(
     return queued
 
 
-def _move(state: dict[str, Any], target: str) -> list[dict[str, Any]]:
+def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[str, Any]]:
     """The start URL redirects to another host (a site moved to `www.`, say): that host
     becomes the run's scope, once: its robots.txt is read, the target claimed at depth 0
-    and its sitemaps seeded. The steps to queue (none when the run moved already)."""
+    and its sitemaps seeded. The steps to queue (none when the run moved already, unless
+    this is the step that moved it, come `again`)."""
     crawl = state["crawl"]
     kept, delay, declared = _read_robots(target)
-    fields = {"url": target, "moved_from": state["url"], "robots": kept, "crawl_delay": delay}
-    if not stored.set_state(crawl, ACTIVE, only_once="moved_from", **fields):
-        return []
-    moved = {**state, **fields}
-    queued: dict[str, dict[str, Any]] = {}
-    if _claim(moved, _page(target, 0)):
-        queued[target] = _fetch_step(moved, target, 0)
-    return list((queued | _seed_sitemaps(moved, _scope(moved), target, declared)).values())
+    if again and "moved_from" in state and state["url"] == target:
+        moved = state  # moved by this step's earlier delivery, which may not have queued
+    else:
+        fields = {"url": target, "moved_from": state["url"], "robots": kept, "crawl_delay": delay}
+        if not stored.set_state(crawl, ACTIVE, only_once="moved_from", **fields):
+            return []
+        moved = {**state, **fields}
+    queued = {}
+    if _claim(moved, _page(target, 0)) or again:
+        queued[target] = _fetch_step(moved, target, 0, again)
+    seeds = _seed_sitemaps(moved, _scope(moved), target, declared, again)
+    return list((queued | seeds).values())
 
 
 def _sitemap_body(url: str) -> bytes | None:
@@ -323,8 +328,9 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
         target = scope.name(location, url) if 300 <= response.status < 400 and location else None
         if target is not None:
             found.update(redirect_to=target, redirects=1)
-            if depth == 0 and not scope.internal(target) and "moved_from" not in state:
-                queued += _move(state, target)  # the site lives on another host
+            moving = not scope.internal(target) and "moved_from" not in state
+            if depth == 0 and (moving or (again and state["url"] == target)):
+                queued += _move(state, target, again)  # the site lives on another host
             crawled = scope.internal(target) and scope.follows(target)
             if crawled and (_claim(state, _page(target, depth)) or again):
                 queued.append(_fetch_step(state, target, depth, again))

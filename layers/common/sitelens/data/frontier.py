@@ -79,7 +79,9 @@ def finish_pages(crawl: str, found: list[tuple[str, Item, int]]) -> int:
     link), and count the steps done (`pending` down by one each, `fetched` up), in one
     transaction, leaving out the URLs already `fetched` (their step came again, or a copy
     of it did): each step counts once, and a step counts only with its page. How many
-    were stored."""
+    were stored (copies of one URL in `found` count once: a transaction may name an item
+    only once)."""
+    found = list({url: (url, facts, fetched) for url, facts, fetched in reversed(found)}.values())
     while found:
         state = {
             "TableName": settings().audit_crawls_table,
