@@ -283,7 +283,7 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
         try:
             _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception:
-            logger.exception("audit page could not be stored", extra={"crawl": step["crawl"]})
+            logger.exception("audit page could not be read", extra={"crawl": step["crawl"]})
             broken.add(step["crawl"])
 
     if planned:
@@ -302,7 +302,7 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
         except Exception:
             logger.exception("audit steps could not be finished", extra={"crawl": crawl})
             failed += tally.messages
-    return failed
+    return list(dict.fromkeys(failed))  # each once: a step may fail alone, then with its crawl
 
 
 def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: _Tally) -> None:
