@@ -15,6 +15,7 @@ from sitelens.audits import analysis, crawler
 from sitelens.core import config
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
+from sitelens.data import clients
 from sitelens.data.clients import client
 from tests.conftest import Client
 from tests.integration.audits.site import EXPECTED, Site, page
@@ -487,6 +488,29 @@ def failing_once(monkeypatch, module, name, when, nth=1):
     return calls
 
 
+@pytest.fixture(params=["moto", "dynamodb-local"])
+def crawl_backend(request, aws_env, monkeypatch):
+    """The tables on moto, or on the session's DynamoDB Local (SQS stays moto's), where a
+    batch's transaction runs as DynamoDB runs it (one operation an item, conflicts)."""
+    if request.param == "dynamodb-local":
+        import uuid
+
+        import boto3
+
+        from sitelens.local import resources
+        from tests.conftest import TEMPLATE
+
+        local = boto3.client(
+            "dynamodb", endpoint_url=request.getfixturevalue("dynamodb_local_endpoint")
+        )
+        names = resources.create_tables(TEMPLATE, local, suffix=f"-{uuid.uuid4().hex[:12]}")
+        for key, value in resources.table_environment(TEMPLATE, names).items():
+            monkeypatch.setenv(key, value)
+        config.reset()
+        clients.use("dynamodb", local)
+    return request.param
+
+
 def counted_once(seo, account, audit_site, created):
     """The crawl as one without the fault: every defect, each page fetched and counted
     once in the run's state, nothing pending."""
@@ -500,7 +524,7 @@ def counted_once(seo, account, audit_site, created):
 
 
 def test_a_fetch_whose_links_could_not_be_queued_comes_again_and_counts_once(
-    seo, account, audit_site, crawlable, monkeypatch
+    crawl_backend, seo, account, audit_site, crawlable, monkeypatch
 ):
     """Queueing a batch's links throttled past the retries, after they were claimed: the
     batch's steps come again, queue the links they had claimed, and each page counts once
@@ -517,7 +541,7 @@ def test_a_fetch_whose_links_could_not_be_queued_comes_again_and_counts_once(
 
 
 def test_a_fetch_whose_pages_could_not_be_stored_comes_again_and_counts_once(
-    seo, account, audit_site, crawlable, monkeypatch
+    crawl_backend, seo, account, audit_site, crawlable, monkeypatch
 ):
     """The transaction that stores a batch's pages and counts its steps throttled past the
     retries: the steps come again, their links (claimed the first time) are queued again,
@@ -532,7 +556,7 @@ def test_a_fetch_whose_pages_could_not_be_stored_comes_again_and_counts_once(
 
 
 def test_the_last_fetch_whose_analysis_could_not_be_queued_queues_it_when_it_comes_again(
-    seo, account, audit_site, crawlable, monkeypatch
+    crawl_backend, seo, account, audit_site, crawlable, monkeypatch
 ):
     """The last batch's pages stored and counted, then queueing the analysis throttled: the
     batch comes again, finds its pages fetched, fetches nothing and queues the analysis."""
