@@ -436,7 +436,7 @@ def test_a_run_whose_start_could_not_be_queued_is_failed_at_once(
 
 
 def test_a_start_that_stopped_half_way_seeds_again_when_its_step_comes_again(
-    seo, account, audit_site, crawlable, monkeypatch
+    crawl_backend, seo, account, audit_site, crawlable, monkeypatch
 ):
     """A throttle that outlasts the retries after the start moved its run to crawling (its
     seeds claimed, none queued): the step's redelivery queues them, the crawl ends with
