@@ -81,7 +81,10 @@ def finish_pages(crawl: str, found: list[tuple[str, Item, int]]) -> int:
     of it did): each step counts once, and a step counts only with its page. How many
     were stored (copies of one URL in `found` count once: a transaction may name an item
     only once)."""
-    found = list({url: (url, facts, fetched) for url, facts, fetched in reversed(found)}.values())
+    firsts: dict[str, tuple[str, Item, int]] = {}
+    for entry in found:
+        firsts.setdefault(entry[0], entry)
+    found = list(firsts.values())
     while found:
         state = {
             "TableName": settings().audit_crawls_table,
