@@ -90,12 +90,15 @@ def test_a_message_not_deleted_in_time_is_delivered_again_and_a_stale_receipt_de
     assert client.receive_message(QueueUrl=url).get("Messages", []) == []
 
 
-def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeypatch):
-    url = client.create_queue(QueueName="Hits")["QueueUrl"]
-    arrived = local.broker.queues["Hits"].arrived
+def watched_waits(
+    local: sqs.LocalSqs, queue: str, monkeypatch: pytest.MonkeyPatch
+) -> tuple[threading.Event, list[bool]]:
+    """The queue's receivers' waits watched: an event set as one begins, and for each wait
+    whether a change woke it (True) or the clock ended it."""
+    arrived = local.broker.queues[queue].arrived
     real_wait = arrived.wait
     waiting = threading.Event()
-    woken: list[bool] = []  # for each wait of the receiver: by a change (True) or the clock
+    woken: list[bool] = []
 
     def wait(timeout: float | None = None) -> bool:
         waiting.set()
@@ -104,6 +107,12 @@ def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeyp
         return woke
 
     monkeypatch.setattr(arrived, "wait", wait)
+    return waiting, woken
+
+
+def test_a_long_poll_answers_as_soon_as_a_message_arrives(client, local, monkeypatch):
+    url = client.create_queue(QueueName="Hits")["QueueUrl"]
+    waiting, woken = watched_waits(local, "Hits", monkeypatch)
     sender = threading.Thread(
         target=lambda: waiting.wait() and client.send_message(QueueUrl=url, MessageBody="late")
     )
@@ -119,18 +128,7 @@ def test_closing_ends_every_long_poll_at_once(client, local, monkeypatch):
     clock, and answers empty; a receive after the close waits for nothing, and what is
     ready is still received."""
     url = client.create_queue(QueueName="Hits")["QueueUrl"]
-    arrived = local.broker.queues["Hits"].arrived
-    real_wait = arrived.wait
-    waiting = threading.Event()
-    woken: list[bool] = []
-
-    def wait(timeout: float | None = None) -> bool:
-        waiting.set()
-        woke = real_wait(timeout)
-        woken.append(woke)
-        return woke
-
-    monkeypatch.setattr(arrived, "wait", wait)
+    waiting, woken = watched_waits(local, "Hits", monkeypatch)
     answers: list[dict[str, Any]] = []
     receiver = threading.Thread(
         target=lambda: answers.append(client.receive_message(QueueUrl=url, WaitTimeSeconds=20))
