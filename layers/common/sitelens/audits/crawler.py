@@ -95,10 +95,10 @@ def start(crawl: str) -> None:
     start_url = scope.name(state["url"]) or state["url"]
     kept, delay, declared = _read_robots(start_url)
     if not again:
-        moved: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
-        if not stored.set_state(crawl, ("queued",), seeding=1, **moved):
+        crawling: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
+        if not stored.set_state(crawl, ("queued",), seeding=1, **crawling):
             return
-        state.update(moved, seeding=1)
+        state.update(crawling, seeding=1)
     _known.pop(crawl, None)  # a run's name is new; a test's may not be
     queued: dict[str, dict[str, Any]] = {}
     if _claim(state, _page(start_url, 0)) or again:
@@ -240,7 +240,7 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
     """Fetch a batch's URLs, at most the host concurrency at once, each in its run's
     politeness slots (reserved once a batch), and claim their links; then, once a crawl,
     queue the links and store the pages with their steps' count in one transaction. A
-    failure before that transaction fails the crawl's steps, which come again `again`.
+    failure before that transaction fails the crawl's steps, which come again (`again`).
     The message ids of the steps that failed."""
     states: dict[str, dict[str, Any] | None] = {}
     tallies: dict[str, _Tally] = {}
