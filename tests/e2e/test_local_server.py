@@ -582,6 +582,69 @@ def test_malformed_content_length_400(dev: Dev) -> None:
     assert (reply.status, reply.body) == (400, {"message": "Bad request.", "status": 400})
 
 
+@pytest.mark.parametrize(
+    "header",
+    [
+        "X Weird: 1",  # a name with a space: the parser ends the headers there
+        "X\x00: 1",  # ... with a NUL
+        ": 1",  # no name
+        "Transfer-Encoding: gzip",  # a body of a length it cannot know
+    ],
+)
+def test_a_header_section_it_cannot_read_is_refused_not_read_as_the_next_request(
+    dev: Dev, header: str
+) -> None:
+    """Left in, the body would be read as the connection's next request, whose caller would
+    get the answer to that (the contract test's fuzzer sent such header names)."""
+    body = b"name=site&domain=example.com"
+    with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
+        s.sendall(
+            b"POST /api/v1/websites HTTP/1.1\r\nHost: x\r\n"
+            + header.encode("latin-1")
+            + f"\r\nAuthorization: Bearer {dev.key1}\r\n".encode()
+            + f"Content-Length: {len(body)}\r\n\r\n".encode()
+            + body
+            # the next request on the connection, which a client may send at once
+            + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n"
+        )
+        s.settimeout(10)
+        answered = b""
+        while chunk := s.recv(65536):  # to the end: the server closes the connection
+            answered += chunk
+    head, _, rest = answered.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ")
+    assert b"Connection: close" in head.split(b"\r\n")
+    assert json.loads(rest) == {"message": "Bad request.", "status": 400}  # nothing after it
+    assert call("GET", f"{dev.server.analytics}/api/v1/account", dev.key1).status == 200
+
+
+def test_a_chunked_body_is_read_and_the_next_request_answered(dev: Dev) -> None:
+    """As a client sends a body whose length it does not know (the fuzzer does, for forms)."""
+    import requests
+
+    domain = f"chunked-{uuid.uuid4().hex[:8]}.example.com"
+    chunks = iter([b'{"name": "Chunked", ', f'"domain": "{domain}"}}'.encode()])
+    with requests.Session() as session:  # one keep-alive connection
+        session.headers["Authorization"] = f"Bearer {dev.key1}"
+        created = session.post(
+            f"{dev.server.analytics}/api/v1/websites",
+            data=chunks,  # a generator: requests sends it chunked
+            headers={"Content-Type": "application/json"},
+            timeout=10,
+        )
+        assert created.request.headers["Transfer-Encoding"] == "chunked"
+        assert created.status_code == 201, created.text
+        assert created.json()["data"]["domain"] == domain
+        assert session.get(f"{dev.server.analytics}/api/v1/account", timeout=10).status_code == 200
+
+
+def test_headers_the_parser_notes_a_defect_in_are_still_read(dev: Dev) -> None:
+    """A multipart Content-Type without its boundary is a defect of the header's value only:
+    the request is the API's to answer (the fuzzer sends such requests as valid ones)."""
+    headers = {"Authorization": f"Bearer {dev.key1}", "Content-Type": "multipart/form-data"}
+    assert raw(dev.server, "GET", "/api/v1/account", headers).status == 200
+
+
 def test_a_hundred_clients_at_once_are_all_served(dev: Dev) -> None:
     assert front.LocalHTTPServer.request_queue_size >= 100
     clients = 100

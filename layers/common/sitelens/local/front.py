@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import base64
 import gzip
+import re
 import sys
+from email.errors import InvalidHeaderDefect, MissingHeaderBodySeparatorDefect
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from io import BufferedIOBase
 from typing import Any
 
 from sitelens.core import errors
@@ -16,6 +19,10 @@ from sitelens.edge import http
 from sitelens.local import gateway
 
 MAX_REQUEST_BYTES = 8 * 1024 * 1024  # far above the API's own 64 KiB limit, which it reports
+# A chunked body's lines: a chunk's size line, and its trailer lines (far above what clients send).
+MAX_LINE_BYTES = 1024
+MAX_TRAILER_LINES = 100
+HEX_DIGITS = re.compile(rb"[0-9A-Fa-f]{1,16}")
 # All header lines together (the stdlib already refuses one line over 64 KiB).
 MAX_HEADER_BYTES = 64 * 1024
 # The stdlib's own refusals (request line over 64 KiB, a header line over 64 KiB or more
@@ -24,6 +31,10 @@ STDLIB_REFUSALS: dict[int, type[errors.ApiError]] = {
     414: errors.UriTooLong,
     431: errors.HeaderFieldsTooLarge,
 }
+
+# What the header parser notes when a line of the header section is no header (its other
+# defects are about a multipart Content-Type's parameters, which the API reads itself).
+UNREADABLE_HEADERS = (MissingHeaderBodySeparatorDefect, InvalidHeaderDefect)
 
 
 def request_handler(
@@ -46,20 +57,27 @@ def request_handler(
                 return self._serve
             raise AttributeError(name)
 
+        def parse_request(self) -> bool:
+            if not super().parse_request():
+                return False
+            # A line of the header section the parser cannot read as a header (a name with a
+            # space or a NUL, no name) ends its headers there: the rest, Content-Length
+            # included, would be lost and the body read as the connection's next request.
+            if any(isinstance(found, UNREADABLE_HEADERS) for found in self.headers.defects):
+                self._refuse(errors.BadRequest())
+                return False
+            return True
+
         def _serve(self) -> None:
             path, _, query = self.path.partition("?")
-            declared = self.headers.get("Content-Length") or "0"
-            if not declared.isdigit():
-                self._refuse(errors.BadRequest())
-                return
-            length = int(declared)
-            if length > MAX_REQUEST_BYTES:
-                self._refuse(errors.PayloadTooLarge())
-                return
             if sum(len(k) + len(v) for k, v in self.headers.items()) > MAX_HEADER_BYTES:
                 self._refuse(errors.HeaderFieldsTooLarge())
                 return
-            body = self.rfile.read(length) if length else b""
+            try:
+                body = self._read_body()
+            except errors.ApiError as refused:
+                self._refuse(refused)
+                return
             headers: dict[str, str] = {}
             for name, value in self.headers.items():
                 headers[name] = f"{headers[name]},{value}" if name in headers else value
@@ -81,6 +99,22 @@ def request_handler(
             for name, values in (answer.get("multiValueHeaders") or {}).items():
                 out[name] = ", ".join(values)
             self._reply(answer["statusCode"], out, payload)
+
+        def _read_body(self) -> bytes:
+            """The request's body, of its Content-Length or chunked (as clients send a body
+            whose length they do not know; API Gateway reads both). Raises what to refuse."""
+            encoding = self.headers.get("Transfer-Encoding")
+            if encoding is not None:  # it wins over a Content-Length (RFC 9112, 6.3)
+                if encoding.strip().lower() != "chunked":
+                    raise errors.BadRequest()
+                return read_chunked(self.rfile)
+            declared = self.headers.get("Content-Length") or "0"
+            if not declared.isdigit():
+                raise errors.BadRequest()
+            length = int(declared)
+            if length > MAX_REQUEST_BYTES:
+                raise errors.PayloadTooLarge()
+            return self.rfile.read(length) if length else b""
 
         def _refuse(self, err: errors.ApiError) -> None:
             """Answer without reading the request's body, then close the connection."""
@@ -118,6 +152,31 @@ def request_handler(
             sys.stderr.write(f"{self.address_string()} {format % args}\n")
 
     return Handler
+
+
+def read_chunked(stream: BufferedIOBase) -> bytes:
+    """A chunked body (RFC 9112, 7.1): chunks of a hexadecimal size line each, up to a chunk
+    of size 0, then trailer lines (ignored) up to an empty one. Raises BadRequest when it is
+    not that, PayloadTooLarge past `MAX_REQUEST_BYTES`."""
+    body = bytearray()
+    while True:
+        size_line = stream.readline(MAX_LINE_BYTES + 1)
+        digits = size_line.split(b";", 1)[0].strip()  # a chunk extension after ";" is ignored
+        if len(size_line) > MAX_LINE_BYTES or not HEX_DIGITS.fullmatch(digits):
+            raise errors.BadRequest()
+        size = int(digits, 16)
+        if len(body) + size > MAX_REQUEST_BYTES:
+            raise errors.PayloadTooLarge()
+        if not size:
+            break
+        chunk = stream.read(size)
+        if len(chunk) < size or stream.readline(3) not in (b"\r\n", b"\n"):
+            raise errors.BadRequest()
+        body += chunk
+    for _ in range(MAX_TRAILER_LINES):
+        if stream.readline(MAX_LINE_BYTES + 1) in (b"\r\n", b"\n"):
+            return bytes(body)
+    raise errors.BadRequest()
 
 
 class LocalHTTPServer(ThreadingHTTPServer):
