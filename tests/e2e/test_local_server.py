@@ -638,6 +638,29 @@ def test_a_chunked_body_is_read_and_the_next_request_answered(dev: Dev) -> None:
         assert session.get(f"{dev.server.analytics}/api/v1/account", timeout=10).status_code == 200
 
 
+def test_a_chunked_body_with_a_content_length_is_read_chunked_and_ends_the_connection(
+    dev: Dev,
+) -> None:
+    """RFC 9112, 6.3: the two together may be a request smuggled past a proxy that read the
+    other one; the chunks are the body, and nothing more is read from the connection."""
+    with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
+        s.sendall(
+            b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n"
+            + f"Authorization: Bearer {dev.key1}\r\n".encode()
+            + b"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n"
+            + b"2\r\n{}\r\n0\r\n\r\n"
+            + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n"  # not answered
+        )
+        s.settimeout(10)
+        answered = b""
+        while chunk := s.recv(65536):
+            answered += chunk
+    head, _, rest = answered.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 200 ")
+    assert b"Connection: close" in head.split(b"\r\n")
+    assert json.loads(rest)["data"]  # the one answer, and nothing after it
+
+
 def test_headers_the_parser_notes_a_defect_in_are_still_read(dev: Dev) -> None:
     """A multipart Content-Type without its boundary is a defect of the header's value only:
     the request is the API's to answer (the fuzzer sends such requests as valid ones)."""

@@ -104,9 +104,11 @@ def request_handler(
             """The request's body, of its Content-Length or chunked (as clients send a body
             whose length they do not know; API Gateway reads both). Raises what to refuse."""
             encoding = self.headers.get("Transfer-Encoding")
-            if encoding is not None:  # it wins over a Content-Length (RFC 9112, 6.3)
+            if encoding is not None:  # it wins over a Content-Length (RFC 9112, 6.3) ...
                 if encoding.strip().lower() != "chunked":
                     raise errors.BadRequest()
+                if "Content-Length" in self.headers:
+                    self.close_connection = True  # ... and with one, the connection ends
                 return read_chunked(self.rfile)
             declared = self.headers.get("Content-Length") or "0"
             if not declared.isdigit():
@@ -120,8 +122,7 @@ def request_handler(
             """Answer without reading the request's body, then close the connection."""
             answer = http.error(err).to_event()
             self.close_connection = True
-            headers = {**answer["headers"], "Connection": "close"}
-            self._reply(err.status, headers, answer["body"].encode())
+            self._reply(err.status, answer["headers"], answer["body"].encode())
 
         def send_error(
             self, code: int, message: str | None = None, explain: str | None = None
@@ -140,6 +141,8 @@ def request_handler(
             ):
                 payload = gzip.compress(payload, compresslevel=6)
                 headers = {**headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+            if self.close_connection:
+                headers = {**headers, "Connection": "close"}
             self.send_response(status)
             for name, value in headers.items():
                 self.send_header(name, value)
