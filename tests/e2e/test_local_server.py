@@ -582,6 +582,19 @@ def test_malformed_content_length_400(dev: Dev) -> None:
     assert (reply.status, reply.body) == (400, {"message": "Bad request.", "status": 400})
 
 
+def until_closed(server: Server, wire: bytes) -> tuple[list[bytes], bytes]:
+    """`wire` sent as it is on one connection to the analytics API, read until the server
+    closes it: the first answer's status and header lines, and everything after them."""
+    with socket.create_connection(server.analytics.removeprefix("http://").split(":")) as s:
+        s.sendall(wire)
+        s.settimeout(10)
+        answered = b""
+        while chunk := s.recv(65536):
+            answered += chunk
+    head, _, rest = answered.partition(b"\r\n\r\n")
+    return head.split(b"\r\n"), rest
+
+
 @pytest.mark.parametrize(
     "header",
     [
@@ -597,23 +610,18 @@ def test_a_header_section_it_cannot_read_is_refused_not_read_as_the_next_request
     """Left in, the body would be read as the connection's next request, whose caller would
     get the answer to that (the contract test's fuzzer sent such header names)."""
     body = b"name=site&domain=example.com"
-    with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
-        s.sendall(
-            b"POST /api/v1/websites HTTP/1.1\r\nHost: x\r\n"
-            + header.encode("latin-1")
-            + f"\r\nAuthorization: Bearer {dev.key1}\r\n".encode()
-            + f"Content-Length: {len(body)}\r\n\r\n".encode()
-            + body
-            # the next request on the connection, which a client may send at once
-            + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n"
-        )
-        s.settimeout(10)
-        answered = b""
-        while chunk := s.recv(65536):  # to the end: the server closes the connection
-            answered += chunk
-    head, _, rest = answered.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 400 ")
-    assert b"Connection: close" in head.split(b"\r\n")
+    head, rest = until_closed(
+        dev.server,
+        b"POST /api/v1/websites HTTP/1.1\r\nHost: x\r\n"
+        + header.encode("latin-1")
+        + f"\r\nAuthorization: Bearer {dev.key1}\r\n".encode()
+        + f"Content-Length: {len(body)}\r\n\r\n".encode()
+        + body
+        # the next request on the connection, which a client may send at once
+        + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n",
+    )
+    assert head[0].startswith(b"HTTP/1.1 400 ")
+    assert b"Connection: close" in head
     assert json.loads(rest) == {"message": "Bad request.", "status": 400}  # nothing after it
     assert call("GET", f"{dev.server.analytics}/api/v1/account", dev.key1).status == 200
 
@@ -643,21 +651,16 @@ def test_a_chunked_body_with_a_content_length_is_read_chunked_and_ends_the_conne
 ) -> None:
     """RFC 9112, 6.3: the two together may be a request smuggled past a proxy that read the
     other one; the chunks are the body, and nothing more is read from the connection."""
-    with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
-        s.sendall(
-            b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n"
-            + f"Authorization: Bearer {dev.key1}\r\n".encode()
-            + b"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n"
-            + b"2\r\n{}\r\n0\r\n\r\n"
-            + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n"  # not answered
-        )
-        s.settimeout(10)
-        answered = b""
-        while chunk := s.recv(65536):
-            answered += chunk
-    head, _, rest = answered.partition(b"\r\n\r\n")
-    assert head.startswith(b"HTTP/1.1 200 ")
-    assert b"Connection: close" in head.split(b"\r\n")
+    head, rest = until_closed(
+        dev.server,
+        b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n"
+        + f"Authorization: Bearer {dev.key1}\r\n".encode()
+        + b"Content-Length: 40\r\nTransfer-Encoding: chunked\r\n\r\n"
+        + b"2\r\n{}\r\n0\r\n\r\n"
+        + b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\n\r\n",  # not answered
+    )
+    assert head[0].startswith(b"HTTP/1.1 200 ")
+    assert b"Connection: close" in head
     assert json.loads(rest)["data"]  # the one answer, and nothing after it
 
 
