@@ -602,6 +602,7 @@ def until_closed(server: Server, wire: bytes) -> tuple[list[bytes], bytes]:
         "X\x00: 1",  # ... with a NUL
         ": 1",  # no name
         "Transfer-Encoding: gzip",  # a body of a length it cannot know
+        "Content-Length: 3",  # a second length, another one
     ],
 )
 def test_a_header_section_it_cannot_read_is_refused_not_read_as_the_next_request(

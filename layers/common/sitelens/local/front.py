@@ -110,8 +110,9 @@ def request_handler(
                 if "Content-Length" in self.headers:
                     self.close_connection = True  # ... and with one, the connection ends
                 return read_chunked(self.rfile)
-            declared = self.headers.get("Content-Length") or "0"
-            if not declared.isdigit():
+            stated = set(self.headers.get_all("Content-Length") or ["0"])
+            declared = stated.pop()
+            if stated or not declared.isdigit():  # two lengths: which would end the body?
                 raise errors.BadRequest()
             length = int(declared)
             if length > MAX_REQUEST_BYTES:
