@@ -627,6 +627,15 @@ def test_a_header_section_it_cannot_read_is_refused_not_read_as_the_next_request
     assert call("GET", f"{dev.server.analytics}/api/v1/account", dev.key1).status == 200
 
 
+def test_a_request_line_of_no_version_it_knows_is_answered_with_a_status_line(dev: Dev) -> None:
+    """The stdlib answers such a line as HTTP/0.9 (a body alone), which a client reads as a
+    status line; the fuzzer's next request would have read it so."""
+    head, rest = until_closed(dev.server, b"POST /api/v1/websites HT/1.1\r\nHost: x\r\n\r\n")
+    assert head[0] == b"HTTP/1.1 400 Bad Request"
+    assert b"Connection: close" in head
+    assert json.loads(rest) == {"message": "Bad request.", "status": 400}
+
+
 def test_a_chunked_body_is_read_and_the_next_request_answered(dev: Dev) -> None:
     """As a client sends a body whose length it does not know (the fuzzer does, for forms)."""
     import requests

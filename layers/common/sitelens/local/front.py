@@ -129,6 +129,9 @@ def request_handler(
             self, code: int, message: str | None = None, explain: str | None = None
         ) -> None:
             self.log_error("refused with %d: %s", code, message or explain or "")
+            # A request line it cannot read leaves the version at HTTP/0.9, whose answers
+            # have no status line: answered so, the client would read the body as one.
+            self.request_version = self.protocol_version
             self._refuse(STDLIB_REFUSALS.get(code, errors.BadRequest)())
 
         def _reply(self, status: int, headers: dict[str, str], payload: bytes) -> None:
