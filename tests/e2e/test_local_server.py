@@ -5,6 +5,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import random
 import re
 import signal
 import socket
@@ -14,6 +15,7 @@ import threading
 import time
 import urllib.request
 import uuid
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -627,13 +629,72 @@ def test_a_header_section_it_cannot_read_is_refused_not_read_as_the_next_request
     assert call("GET", f"{dev.server.analytics}/api/v1/account", dev.key1).status == 200
 
 
-def test_a_request_line_of_no_version_it_knows_is_answered_with_a_status_line(dev: Dev) -> None:
+@pytest.mark.parametrize(
+    "line",
+    [b"POST /api/v1/websites HT/1.1", b"GET /api/v1/account"],  # the second: HTTP/0.9
+)
+def test_a_request_line_of_no_version_it_knows_is_answered_with_a_status_line(
+    dev: Dev, line: bytes
+) -> None:
     """The stdlib answers such a line as HTTP/0.9 (a body alone), which a client reads as a
-    status line; the fuzzer's next request would have read it so."""
-    head, rest = until_closed(dev.server, b"POST /api/v1/websites HT/1.1\r\nHost: x\r\n\r\n")
+    status line; the fuzzer's next request would have read it so. API Gateway does not
+    speak HTTP/0.9 either."""
+    head, rest = until_closed(dev.server, line + b"\r\nHost: x\r\n\r\n")
     assert head[0] == b"HTTP/1.1 400 Bad Request"
     assert b"Connection: close" in head
     assert json.loads(rest) == {"message": "Bad request.", "status": 400}
+
+
+def answers_in_step(wire: bytes, received: bytes) -> int:
+    """How many answers `received` holds, each a status line, headers with one length and
+    that many bytes of body, and nothing after the last; fails otherwise."""
+    count, rest = 0, received
+    while rest:
+        head, separator, rest = rest.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        assert separator and lines[0].startswith(b"HTTP/1.1 "), (wire, received)
+        assert not lines[0].startswith(b"HTTP/1.1 5"), (wire, received)
+        lengths = [line for line in lines if line.lower().startswith(b"content-length:")]
+        assert len(lengths) == 1, (wire, received)
+        rest = rest[int(lengths[0].partition(b":")[2]) :]
+        count += 1
+    return count
+
+
+def test_mangled_requests_are_answered_in_step_and_never_with_a_5xx(dev: Dev) -> None:
+    """300 seeded mutations of a request with a body, each followed on its connection by a
+    second request: whatever the bytes, every answer has its status line and its length, no
+    body is read as a request, and nothing is a server error. (3,000 passed when written.)"""
+    key = f"Bearer {dev.key2}".encode()
+    request = (
+        b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\nAuthorization: " + key + b"\r\n"
+        b"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 22\r\n\r\n"
+        b"domain=a.example.com&x"
+    )
+    then = b"GET /api/v1/account HTTP/1.1\r\nHost: x\r\nAuthorization: " + key + b"\r\n\r\n"
+    pieces = [b" ", b"\x00", b"\r", b"\n", b":", b"\x85", b"\x1c", b"\t", b"0", b"f", b";"]
+    pieces += [b"chunked", b"Transfer-Encoding: ", b"Content-Length: 9\r\n", b"\r\n\r\n"]
+    rng = random.Random(1)
+    counts = Counter()
+    for _ in range(300):
+        mangled = bytearray(request)
+        for _ in range(rng.randint(1, 4)):
+            at, choice = rng.randrange(len(mangled)), rng.random()
+            if choice < 0.4:
+                mangled[at:at] = rng.choice(pieces)
+            elif choice < 0.7:
+                del mangled[at : at + rng.randint(1, 3)]
+            else:
+                mangled[at] = rng.randrange(256)
+        with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
+            s.settimeout(10)
+            s.sendall(bytes(mangled) + then)
+            s.shutdown(socket.SHUT_WR)  # so that a body waiting for more bytes ends
+            received = b""
+            while chunk := s.recv(65536):
+                received += chunk
+        counts[answers_in_step(bytes(mangled), received)] += 1
+    assert counts[2] > 50 and counts[1] > 50, counts  # both kinds of end were reached
 
 
 def test_a_chunked_body_is_read_and_the_next_request_answered(dev: Dev) -> None:

@@ -60,6 +60,9 @@ def request_handler(
         def parse_request(self) -> bool:
             if not super().parse_request():
                 return False
+            if self.request_version == "HTTP/0.9":  # a line of two words: no client's today
+                self.send_error(400, "HTTP/0.9")
+                return False
             # A line of the header section the parser cannot read as a header (a name with a
             # space or a NUL, no name) ends its headers there: the rest, Content-Length
             # included, would be lost and the body read as the connection's next request.
@@ -130,7 +133,8 @@ def request_handler(
         ) -> None:
             self.log_error("refused with %d: %s", code, message or explain or "")
             # A request line it cannot read leaves the version at HTTP/0.9, whose answers
-            # have no status line: answered so, the client would read the body as one.
+            # have no status line: answered so, the client would read the body as one. (API
+            # Gateway does not speak HTTP/0.9 either.)
             self.request_version = self.protocol_version
             self._refuse(STDLIB_REFUSALS.get(code, errors.BadRequest)())
 
