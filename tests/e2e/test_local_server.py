@@ -584,16 +584,22 @@ def test_malformed_content_length_400(dev: Dev) -> None:
     assert (reply.status, reply.body) == (400, {"message": "Bad request.", "status": 400})
 
 
-def until_closed(server: Server, wire: bytes) -> tuple[list[bytes], bytes]:
-    """`wire` sent as it is on one connection to the analytics API, read until the server
-    closes it: the first answer's status and header lines, and everything after them."""
+def exchanged(server: Server, wire: bytes) -> bytes:
+    """`wire` sent as it is on one connection to the analytics API, then nothing more (so
+    that a body waiting for more bytes ends), and everything read until the server closes."""
     with socket.create_connection(server.analytics.removeprefix("http://").split(":")) as s:
-        s.sendall(wire)
         s.settimeout(10)
-        answered = b""
+        s.sendall(wire)
+        s.shutdown(socket.SHUT_WR)
+        received = b""
         while chunk := s.recv(65536):
-            answered += chunk
-    head, _, rest = answered.partition(b"\r\n\r\n")
+            received += chunk
+    return received
+
+
+def until_closed(server: Server, wire: bytes) -> tuple[list[bytes], bytes]:
+    """`exchanged`: the first answer's status and header lines, and everything after them."""
+    head, _, rest = exchanged(server, wire).partition(b"\r\n\r\n")
     return head.split(b"\r\n"), rest
 
 
@@ -686,13 +692,7 @@ def test_mangled_requests_are_answered_in_step_and_never_with_a_5xx(dev: Dev) ->
                 del mangled[at : at + rng.randint(1, 3)]
             else:
                 mangled[at] = rng.randrange(256)
-        with socket.create_connection(dev.server.analytics.removeprefix("http://").split(":")) as s:
-            s.settimeout(10)
-            s.sendall(bytes(mangled) + then)
-            s.shutdown(socket.SHUT_WR)  # so that a body waiting for more bytes ends
-            received = b""
-            while chunk := s.recv(65536):
-                received += chunk
+        received = exchanged(dev.server, bytes(mangled) + then)
         counts[answers_in_step(bytes(mangled), received)] += 1
     assert counts[2] > 50 and counts[1] > 50, counts  # both kinds of end were reached
 

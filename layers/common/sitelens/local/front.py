@@ -69,13 +69,13 @@ def request_handler(
             if any(isinstance(found, UNREADABLE_HEADERS) for found in self.headers.defects):
                 self._refuse(errors.BadRequest())
                 return False
+            if sum(len(k) + len(v) for k, v in self.headers.items()) > MAX_HEADER_BYTES:
+                self._refuse(errors.HeaderFieldsTooLarge())
+                return False
             return True
 
         def _serve(self) -> None:
             path, _, query = self.path.partition("?")
-            if sum(len(k) + len(v) for k, v in self.headers.items()) > MAX_HEADER_BYTES:
-                self._refuse(errors.HeaderFieldsTooLarge())
-                return
             try:
                 body = self._read_body()
             except errors.ApiError as refused:
