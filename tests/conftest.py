@@ -9,6 +9,7 @@ import gc
 import json
 import os
 import socket
+import sys
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -472,3 +473,13 @@ def fresh_website_caches() -> Iterator[None]:
     stored_websites.forget_all()
     yield
     stored_websites.forget_all()
+
+
+@pytest.fixture(autouse=True)
+def no_analysis_worker_outlives_its_test() -> Iterator[None]:
+    """An analysis worker process keeps the code and settings it was forked with: none
+    serves two tests, so that each sees its own monkeypatches."""
+    yield
+    timebox = sys.modules.get("sitelens.seo.timebox")
+    if timebox is not None:
+        timebox.stop_workers()

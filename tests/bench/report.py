@@ -430,7 +430,7 @@ def table(
     out.append("")
     out.append(
         "cold start: wall clock of a fresh process's imports and clients (its CPU time in "
-        "brackets); warm, seo, ingest: CPU time of this process (seo: and of the child "
+        "brackets); warm, seo, ingest: CPU time of this process (seo: and of the worker "
         "process a page over 64 KiB is analysed in)"
     )
     found = (RESULTS if results is None else results).get("cost")

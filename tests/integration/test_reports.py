@@ -415,15 +415,15 @@ def test_a_page_that_cannot_be_analysed_in_time_gets_a_report_saying_so(seo, sit
     monkeypatch.setattr(analysis, "ANALYSIS_SECONDS", 1.0)
     site.pages["/deep"] = "<html><body>" + "<div>" * 100_000  # minutes for the parser alone
     given: list[float] = []
-    real = timebox.run
+    real = timebox.call
 
-    def run(work, seconds):
+    def call(function, argument, seconds):
         given.append(seconds)
-        return real(work, seconds)
+        return real(function, argument, seconds)
 
-    monkeypatch.setattr(timebox, "run", run)
+    monkeypatch.setattr(timebox, "call", call)
     record = create(seo, site.url("/deep"))
-    assert given == [1.0]  # the analysis ran once, in a child given 1 s (stopped: see below)
+    assert given == [1.0]  # the analysis ran once, in a worker given 1 s (stopped: see below)
     assert (record["score"], record["result"]) == (0, "bad")
     for entry in record["results"].values():
         assert entry["passed"] is False and entry["value"] is None

@@ -6,6 +6,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -331,20 +332,20 @@ def test_the_worst_page_stays_within_the_budget() -> None:
 
 
 def timeboxed(monkeypatch: pytest.MonkeyPatch) -> list[tuple[float, object]]:
-    """The seconds each child process of the analysis was given, and its answer."""
+    """The seconds each call of a worker process was given, and its answer."""
     calls: list[tuple[float, object]] = []
-    real = timebox.run
+    real = timebox.call
 
-    def run(work: Callable[[], object], seconds: float) -> object:
-        answer = real(work, seconds)
+    def call(function: Callable[[Any], object], argument: object, seconds: float) -> object:
+        answer = real(function, argument, seconds)
         calls.append((seconds, answer))
         return answer
 
-    monkeypatch.setattr(timebox, "run", run)
+    monkeypatch.setattr(timebox, "call", call)
     return calls
 
 
-def test_a_large_page_is_analysed_in_a_child_process_with_the_same_results() -> None:
+def test_a_large_page_is_analysed_in_a_worker_process_with_the_same_results() -> None:
     site = make_site(GOOD_PAGE.replace("</body>", "<p>filler</p>" * 10_000 + "</body>"))
     assert len(site.page.body) > IN_PROCESS_BYTES
     assert analyse(site).results == checked(site)
@@ -367,7 +368,7 @@ def test_a_page_the_parser_cannot_finish_in_time_fails_every_check_saying_so(
     monkeypatch.setattr(analysis, "ANALYSIS_SECONDS", 1.0)
     boxed = timeboxed(monkeypatch)
     report = analyse(make_site(html))
-    assert boxed == [(1.0, None)], name  # one child, given 1 s, stopped without an answer
+    assert boxed == [(1.0, None)], name  # one call, given 1 s, stopped without an answer
     assert (report.score, report.result) == (0, "bad")
     assert report.results == {key: unfinished(check) for key, check in CHECKS.items()}
     assert report.results["title"]["errors"] == {

@@ -2,7 +2,7 @@
 
 What a report stores is bounded: every text and list of `results` is capped (`bounded`) and
 the whole is kept under `MAX_RESULTS_BYTES` (`fitted`). So is the time it takes: a page
-larger than `IN_PROCESS_BYTES` is analysed in a child process that is stopped after
+larger than `IN_PROCESS_BYTES` is analysed in a worker process that is stopped after
 `ANALYSIS_SECONDS`, since no check can interrupt the parser.
 """
 
@@ -45,7 +45,7 @@ CUT = "…"  # ends a text that was cut, and starts the entry that counts left-o
 # the serialised `results` (JSON, non-ASCII escaped): a quarter of DynamoDB's 400 KB item
 MAX_RESULTS_BYTES = 100_000
 # a page up to this size is analysed in this process: the worst markup of this size parses
-# in about 0.3 s (of 128 KiB, 3 s), and the child process would cost 5 to 20 ms
+# in about 0.3 s (of 128 KiB, 3 s), and sending it to a worker process costs about 1 ms
 IN_PROCESS_BYTES = 64 * 1024
 # wall clock for analysing a larger page: with the 10 s fetch, a report is answered well
 # within the report functions' 25 s timeout
@@ -188,9 +188,9 @@ def unfinished(check: Check) -> Result:
 
 
 # A page every check reads something of: the hreflang check's language registries, the
-# keyword checks' stop words and the title widths load on a first analysis. A child's loads
-# die with it, so a container whose pages were all large loaded them again for every report
-# (60 ms of a 300 KB page's 100); the first large page has them loaded here, once.
+# keyword checks' stop words and the title widths load on a first analysis. A worker's loads
+# die with it, so a container whose pages were all large would load them again in every
+# worker it forks (60 ms); the first large page has them loaded here, once.
 _WARM_UP = Site(
     Response(
         url="https://example.com/",
@@ -205,21 +205,21 @@ _WARM_UP = Site(
 
 
 @cache
-def _loaded_for_children() -> None:
+def _loaded_for_workers() -> None:
     checked(_WARM_UP)
 
 
 def analyse(site: Site) -> Report:
     """Analyse a fetched site: parse the page once, run every check, score the results.
 
-    A page over `IN_PROCESS_BYTES` is analysed in a child process given `ANALYSIS_SECONDS`;
-    when it does not finish, every check fails as `unfinished`.
+    A page over `IN_PROCESS_BYTES` is analysed in a worker process given
+    `ANALYSIS_SECONDS`; when it does not finish, every check fails as `unfinished`.
     """
     if len(site.page.body) <= IN_PROCESS_BYTES:
         results = checked(site)
     else:
-        _loaded_for_children()
-        done = timebox.run(lambda: checked(site), ANALYSIS_SECONDS)
+        _loaded_for_workers()
+        done = timebox.call(checked, site, ANALYSIS_SECONDS)
         if done is None:
             logger.warning("SEO analysis of a %d-byte page did not finish", len(site.page.body))
             done = {key: unfinished(check) for key, check in checks_for(site.field_vitals).items()}
