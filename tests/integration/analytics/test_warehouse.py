@@ -454,12 +454,29 @@ def test_the_same_model_renders_for_athena():
             "order_by",
         ),
         ({"site_id": list(range(1, 60)), "metrics": ["visitors"], "date_range": "7d"}, "site_id"),
+        ({"site_id": 1.5, "metrics": ["visitors"], "date_range": "7d"}, "site_id"),
+        ({"site_id": "1", "metrics": ["visitors"], "date_range": "7d"}, "site_id"),
+        (
+            {
+                "site_id": 1,
+                "metrics": ["visitors"],
+                "date_range": "7d",
+                "pagination": {"limit": 2.5},
+            },
+            "pagination",
+        ),
     ],
 )
 def test_invalid_queries_name_the_field(body, field):
     with pytest.raises(errors.Invalid) as raised:
         query.parse(body, NOW)
     assert field in raised.value.message
+
+
+def test_whole_json_numbers_are_integers_as_json_schema_says():
+    body = {"site_id": [1.0, 2], "metrics": ["visitors"], "date_range": "7d"}
+    parsed = query.parse({**body, "pagination": {"limit": 2.0, "offset": 1.0}}, NOW)
+    assert (parsed.site_ids, parsed.limit, parsed.offset) == ((1, 2), 2, 1)
 
 
 def test_deeply_nested_filters_are_refused():

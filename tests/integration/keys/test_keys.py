@@ -160,6 +160,24 @@ def test_rotation_without_overlap_ends_the_old_secret_now_and_revoke_ends_both(a
         assert Client("AnalyticsApi", gone).get("/api/v1/account").status == 401
 
 
+def test_a_json_number_without_a_fraction_is_a_whole_number(analytics):
+    """JSON Schema counts 60.0 as an integer, so the documents allow it (schemathesis sent
+    one); 60.5 is no whole number of seconds."""
+    site = analytics.post("/api/v1/websites", {"domain": "whole.example"}).data
+    reply = analytics.post(
+        "/api/v1/keys",
+        json_body={"name": "k", "rate_limit": 2.0, "websites": [float(site["id"])]},
+    )
+    assert reply.status == 201, reply.body
+    assert (reply.data["rate_limit"], reply.data["scopes"]["websites"]) == (2, [site["id"]])
+    path = f"/api/v1/keys/{reply.data['id']}/rotate"
+    assert analytics.post(path, json_body={"overlap": 60.5}).status == 422
+    assert analytics.get(f"/api/v1/keys/{reply.data['id']}").data["rotated_at"] is None
+    rotated = analytics.post(path, json_body={"overlap": 60.0})
+    assert rotated.status == 200, rotated.body
+    assert rotated.data["previous_expires_at"] is not None
+
+
 @pytest.mark.parametrize("overlap", ["-1", "604801", "soon", "1.5"])
 def test_a_bad_overlap_is_422_and_rotates_nothing(analytics, overlap):
     created = new_key(analytics)

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import hosts, scopes
+from sitelens.core import hosts, numbers, scopes
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input, choice, text
 
@@ -32,10 +32,10 @@ def _items(value: Any, name: str) -> list[Any]:
 def _website_ids(value: Any, info: ValidationInfo) -> list[int]:
     ids = []
     for item in _items(value, "websites"):
-        text_value = str(item).strip() if isinstance(item, str | int) else ""
-        if isinstance(item, bool) or not text_value.isdigit() or len(text_value) > 18:
+        number = numbers.whole(item)
+        if number is None:
             raise FieldError("The websites field must list website ids.")
-        ids.append(int(text_value))
+        ids.append(number)
     return sorted(set(ids))
 
 
@@ -74,10 +74,10 @@ def overlap_seconds(value: Any, info: ValidationInfo) -> int:
     sentence = (
         f"The overlap field must be a whole number of seconds from 0 to {MAX_OVERLAP_SECONDS}."
     )
-    text_value = str(value).strip() if isinstance(value, str | int) else ""
-    if isinstance(value, bool) or not text_value.isdigit() or int(text_value) > MAX_OVERLAP_SECONDS:
+    number = numbers.whole(value)
+    if number is None or number > MAX_OVERLAP_SECONDS:
         raise FieldError(sentence)
-    return int(text_value)
+    return number
 
 
 # Lists of what a key (or a webhook endpoint) is limited to.
@@ -88,12 +88,10 @@ Projects = Annotated[list[str], BeforeValidator(_projects)]
 def _rate(value: Any, info: ValidationInfo) -> int:
     """Requests a second the key may make on its own, within its account's limit."""
     sentence = f"The rate limit field must be a whole number from 1 to {MAX_KEY_RATE}."
-    text_value = str(value).strip() if isinstance(value, str | int) else ""
-    if isinstance(value, bool) or not text_value.isdigit():
+    number = numbers.whole(value)
+    if number is None or not 1 <= number <= MAX_KEY_RATE:
         raise FieldError(sentence)
-    if not 1 <= int(text_value) <= MAX_KEY_RATE:
-        raise FieldError(sentence)
-    return int(text_value)
+    return number
 
 
 class KeyCreate(Input):

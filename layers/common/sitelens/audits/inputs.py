@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator
 
 from sitelens.audits import urls
+from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import (
     Exportable,
@@ -27,12 +28,11 @@ def number(low: int, high: int) -> BeforeValidator:
     """A whole number from `low` to `high` (a form's digits or a JSON integer)."""
 
     def check(value: Any, info: Any) -> int:
-        name = label(info.field_name or "")
-        if isinstance(value, str) and value.strip().isascii() and value.strip().isdigit():
-            value = int(value.strip())
-        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        number = numbers.whole(value)
+        if number is None or not low <= number <= high:
+            name = label(info.field_name or "")
             raise FieldError(f"The {name} field must be a whole number from {low} to {high}.")
-        return value
+        return number
 
     return BeforeValidator(check)
 

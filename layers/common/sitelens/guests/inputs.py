@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import errors
+from sitelens.core import errors, numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input
 
@@ -15,10 +15,10 @@ MAX_LINK_DAYS = 90  # a guest link ends within a quarter; make a new one for a l
 
 
 def _record_id(value: Any, info: ValidationInfo) -> int:
-    text_value = str(value).strip() if isinstance(value, str | int) else ""
-    if isinstance(value, bool) or not text_value.isdigit() or len(text_value) > 18:
+    number = numbers.whole(value)
+    if number is None:
         raise FieldError(f"The {info.field_name} field must be a {info.field_name}'s id.")
-    return int(text_value)
+    return number
 
 
 def _expiry(value: Any, info: ValidationInfo) -> int:

@@ -13,7 +13,7 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
-from sitelens.core import errors
+from sitelens.core import errors, numbers
 from sitelens.core.errors import FieldError
 
 
@@ -29,6 +29,8 @@ def choice(*allowed: Any) -> BeforeValidator:
     def pick(value: Any, info: ValidationInfo) -> Any:
         if isinstance(value, bool):  # JSON true is not the 1 the contract asks for
             raise FieldError(f"The {label(info.field_name or '')} field must be one of: {names}.")
+        if isinstance(value, float):  # JSON's 25.0 is 25
+            value = numbers.integer(value)
         if isinstance(value, str | int) and str(value).strip() in texts:
             return texts[str(value).strip()]
         raise FieldError(f"The {label(info.field_name or '')} field must be one of: {names}.")

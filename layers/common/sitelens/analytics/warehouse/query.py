@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final
+from typing import Any, Final, cast
 from zoneinfo import ZoneInfo
 
 from sitelens.analytics.vitals import METRICS as VITAL_METRIC_NAMES
@@ -24,7 +24,7 @@ from sitelens.analytics.warehouse.dimensions import (
 )
 from sitelens.analytics.warehouse.filters import Filter
 from sitelens.analytics.warehouse.goals import Goal
-from sitelens.core import errors
+from sitelens.core import errors, numbers
 
 # Core Web Vitals' metrics (`vitals` has their SQL): p75 of each, and its shares
 VITAL_METRICS: Final = VITAL_METRIC_NAMES
@@ -251,8 +251,9 @@ def _check_vitals(metrics: list[str], dimensions: list[str], found: list[Filter]
 
 
 def _site_ids(value: Any) -> list[int]:
-    ids = value if isinstance(value, list) else [value]
-    if not ids or not all(isinstance(i, int) and not isinstance(i, bool) and i > 0 for i in ids):
+    given = [numbers.integer(i) for i in (value if isinstance(value, list) else [value])]
+    ids = [i for i in given if i is not None and i > 0]
+    if not ids or len(ids) != len(given):
         raise errors.Invalid.field(
             "site_id", "The site id field must be a website id or a list of them."
         )
@@ -312,11 +313,14 @@ def _include(value: Any, dimensions: list[str]) -> Include:
 def _pagination(value: Any) -> tuple[int, int]:
     if not isinstance(value, dict) or set(value) - {"limit", "offset"}:
         raise errors.Invalid.field("pagination", "The pagination field takes limit and offset.")
-    limit, offset = value.get("limit", MAX_LIMIT), value.get("offset", 0)
-    for name, number, top in (("limit", limit, MAX_LIMIT), ("offset", offset, MAX_OFFSET)):
-        low = 1 if name == "limit" else 0
-        if not isinstance(number, int) or isinstance(number, bool) or not low <= number <= top:
+    limit = numbers.integer(value.get("limit", MAX_LIMIT))
+    offset = numbers.integer(value.get("offset", 0))
+    for name, number, low, top in (
+        ("limit", limit, 1, MAX_LIMIT),
+        ("offset", offset, 0, MAX_OFFSET),
+    ):
+        if number is None or not low <= number <= top:
             raise errors.Invalid.field(
                 "pagination", f"pagination.{name} must be from {low} to {top}."
             )
-    return limit, offset
+    return cast(int, limit), cast(int, offset)

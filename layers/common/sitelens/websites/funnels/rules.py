@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.data.funnels import MAX_STEPS, MIN_STEPS
 
@@ -44,13 +45,10 @@ def check_steps(value: Any) -> list[int]:
         raise FieldError(STEPS)
     ids: list[int] = []
     for item in value:
-        if isinstance(item, bool):
+        number = numbers.whole(item)
+        if number is None or number < 1:
             raise FieldError(STEPS)
-        if isinstance(item, str) and item.isascii() and item.isdigit() and len(item) <= 18:
-            item = int(item)
-        if not isinstance(item, int) or item < 1:
-            raise FieldError(STEPS)
-        ids.append(item)
+        ids.append(number)
     if len(set(ids)) != len(ids):
         raise FieldError("A funnel's steps must be different goals.")
     return ids
