@@ -135,7 +135,7 @@ def test_a_worker_killed_while_idle_is_replaced() -> None:
     assert reaped(worker)
 
 
-def test_calls_at_once_get_a_worker_each_and_two_are_kept(monkeypatch) -> None:
+def test_calls_at_once_get_a_worker_each_and_two_are_kept() -> None:
     barrier = threading.Barrier(3)
     answers: list[object] = []
 
@@ -199,3 +199,18 @@ print(sorted({"langcodes", "stopwordsiso"} & set(sys.modules)), report.results["
 """
     printed = fresh.printed(program)
     assert printed.split("\n")[:2] == ["[]", "['langcodes', 'stopwordsiso'] True"]
+
+
+def test_workers_reaped_by_the_system_are_stopped_without_error() -> None:
+    """Where the host ignores SIGCHLD, the kernel reaps ended children itself."""
+    worker = timebox.call(process_id, None, 5)
+    os.kill(worker, signal.SIGKILL)
+    previous = signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    try:
+        deadline = time.monotonic() + 10
+        while running(worker) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert timebox.call(process_id, None, 5) not in (worker, None)
+        timebox.stop_workers()
+    finally:
+        signal.signal(signal.SIGCHLD, previous)

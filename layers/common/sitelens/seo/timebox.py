@@ -13,6 +13,7 @@ worker, which reads untrusted pages, could have written.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import json
 import logging
@@ -103,8 +104,11 @@ class _Worker:
 
     def alive(self) -> bool:
         """Whether the worker still runs (an idle one can be killed, by the OOM killer say)."""
-        if os.waitpid(self.pid, os.WNOHANG) == (0, 0):
-            return True
+        try:
+            if os.waitpid(self.pid, os.WNOHANG) == (0, 0):
+                return True
+        except ChildProcessError:  # reaped already (SIGCHLD ignored by the host, say)
+            pass
         self.reaped = True
         return False
 
@@ -129,8 +133,10 @@ class _Worker:
         os.close(self.requests)
         os.close(self.answers)
         if not self.reaped:  # else its pid may be another process's by now
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):  # reaped already
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
+            self.reaped = True
 
 
 _lock = threading.Lock()
