@@ -30,6 +30,7 @@ CHECKS = ROOT / "tests" / "contract_checks.py"
 # send what the documents define (about 1,700 and 800 requests, most of the time). With 5,
 # both documents take about 30 s on 2 shared cores (10: about 35 s).
 MAX_EXAMPLES = 5
+PROBE = '"auth_identity":"account2"'  # a case of the ndjson report sent as the second account
 
 
 @pytest.fixture(scope="module")
@@ -73,11 +74,12 @@ def document_for_run(api: str, site: Site, tmp: Path) -> Path:
     return path
 
 
-def identities(keys: list[str], tmp: Path) -> Path:
-    """A Web Fuzzing Commons auth file naming both accounts: schemathesis sends requests as
-    the first, and replays a read of one account's record as the other, which must not get
-    it (object_level_authorization)."""
-    path = tmp / "accounts.json"
+def run_config(keys: list[str], tmp: Path) -> Path:
+    """openapi/schemathesis.toml with both accounts as a Web Fuzzing Commons auth file: every
+    request is sent as the first, and each read of its records is replayed as the second,
+    which must not get them (object_level_authorization runs only between listed `peers`;
+    pinning the first keeps linked steps, a create and its read, on one account)."""
+    accounts = tmp / "accounts.json"
     users = [
         {
             "name": f"account{n}",
@@ -85,14 +87,18 @@ def identities(keys: list[str], tmp: Path) -> Path:
         }
         for n, key in enumerate(keys, 1)
     ]
-    path.write_text(json.dumps({"auth": users}))
-    return path
+    accounts.write_text(json.dumps({"auth": users}))
+    names = json.dumps([user["name"] for user in users])
+    config = tmp / "schemathesis.toml"
+    wfc = f'[auth.wfc]\npath = {json.dumps(str(accounts))}\nuser = "account1"\npeers = {names}\n'
+    config.write_text(f"{CONFIG.read_text()}\n{wfc}")
+    return config
 
 
 def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
     """Both documents at once, one run each: the server answers both, on two cores."""
     server, keys = service
-    accounts = identities(keys, tmp_path)
+    config = run_config(keys, tmp_path)
     runs = {}
     try:
         for api, base in (("analytics", server.analytics), ("seo", server.seo)):
@@ -103,13 +109,11 @@ def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
                     "-m",
                     "schemathesis.cli",
                     "--config-file",
-                    str(CONFIG),
+                    str(config),
                     "run",
                     str(document_for_run(api, site, tmp_path)),
                     "--url",
                     base,
-                    "--auth-wfc",
-                    str(accounts),
                     "--checks",
                     "all",
                     "--max-examples",
@@ -118,6 +122,10 @@ def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
                     "--workers",
                     "1",  # ... in the same order
                     "--no-color",
+                    "--report",
+                    "ndjson",  # each case with the account it was sent as
+                    "--report-ndjson-path",
+                    str(tmp_path / f"{api}.ndjson"),
                 ],
                 cwd=ROOT,
                 env={**os.environ, "SCHEMATHESIS_HOOKS": str(CHECKS)},
@@ -133,6 +141,9 @@ def test_the_service_keeps_its_contract(service, site, tmp_path: Path) -> None:
                 run.wait()
     failed = {api: (tmp_path / f"{api}.out").read_text()[-6000:] for api in runs if codes[api]}
     assert not failed, "\n".join(f"== {api} ==\n{output}" for api, output in failed.items())
+    # the second account was sent reads of the first's records (object_level_authorization)
+    probes = sum((tmp_path / f"{api}.ndjson").read_text().count(PROBE) for api in runs)
+    assert probes > 0
 
 
 def test_a_422_to_valid_data_is_allowed_exactly_where_its_fields_are_listed() -> None:
