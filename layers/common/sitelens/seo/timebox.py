@@ -3,8 +3,8 @@
 The one way to bound code that cannot be interrupted, such as a C parser's worst cases: the
 work runs in a forked worker process, which is killed when the time is up. A worker is
 kept for the next call (a warm Lambda container's next report, an audit's next page): a
-fresh fork pays a page fault for every page of memory it writes, about 40 ms for a 1 MB
-page's analysis, which a worker that has analysed pages before no longer pays.
+fresh fork pays a page fault for every page of memory it writes, which about doubled a 1 MB
+page's analysis, and a worker that has analysed pages before no longer pays them.
 
 The request goes to the worker as a pickle (a module-level function by reference and its
 argument); the answer comes back as JSON, so this process never unpickles anything the
@@ -183,29 +183,34 @@ def _framed(body: bytes) -> bytes:
     return len(body).to_bytes(_LENGTH_BYTES, "big") + body
 
 
-def _write(fd: int, data: bytes, deadline: float) -> bool:
+def _ready(fd: int, event: int, deadline: float | None) -> bool:
+    """Whether `fd` is ready for `event` before `deadline` (None: however long it takes)."""
+    waiting = select.poll()  # not select.select, which fails on descriptors over 1023
+    waiting.register(fd, event)
+    if deadline is None:
+        return bool(waiting.poll(None))
+    remaining = deadline - time.monotonic()
+    return remaining > 0 and bool(waiting.poll(math.ceil(remaining * 1000)))
+
+
+def _write(fd: int, data: bytes, deadline: float | None) -> bool:
     """Write all of `data`; False when the deadline comes first."""
-    writable = select.poll()  # not select.select, which fails on descriptors over 1023
-    writable.register(fd, select.POLLOUT)
     view = memoryview(data)
     while view:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not writable.poll(math.ceil(remaining * 1000)):
+        if not _ready(fd, select.POLLOUT, deadline):
             return False
         view = view[os.write(fd, view[:_READ_SIZE]) :]
     return True
 
 
-def _read_message(fd: int, deadline: float) -> bytes | None:
+def _read_message(fd: int, deadline: float | None) -> bytes | None:
     """One message from the pipe; None when the deadline comes first, b"" when the pipe
-    ends first (a message is never empty: an answer starts with its retiring byte)."""
-    readable = select.poll()
-    readable.register(fd, select.POLLIN)
+    ends first (a message is never empty: a request is a pickle, an answer starts with its
+    retiring byte)."""
     received = bytearray()
     needed = _LENGTH_BYTES
     while len(received) < needed:
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not readable.poll(math.ceil(remaining * 1000)):
+        if not _ready(fd, select.POLLIN, deadline):
             return None
         chunk = os.read(fd, min(_READ_SIZE, needed - len(received)))
         if not chunk:
@@ -224,20 +229,18 @@ def _serve(requests: int, answers: int) -> NoReturn:
         gc.freeze()  # what the parent had stays out of collections: visiting it copies it
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a dump could be hundreds of MB
         start = _peak_bytes()
-        with open(requests, "rb") as incoming, open(answers, "wb") as outgoing:
-            for calls in range(1, MAX_CALLS + 1):
-                request = _receive(incoming)
-                if request is None:  # the parent is done with this worker, or gone
-                    break
-                # written by the parent alone, on a pipe no other process holds
-                function, argument, seconds = pickle.loads(request)  # noqa: S301
-                body = _answer(function, argument, seconds)
-                retiring = calls == MAX_CALLS or _peak_bytes() - start > MAX_GROWTH_BYTES
-                outgoing.write(_framed((_RETIRING if retiring else _CONTINUING) + body))
-                outgoing.flush()
-                if retiring:
-                    break
-                gc.collect()  # between calls, while the parent is not waiting
+        for calls in range(1, MAX_CALLS + 1):
+            request = _read_message(requests, None)
+            if not request:  # the parent is done with this worker, or gone
+                break
+            # written by the parent alone, on a pipe no other process holds
+            function, argument, seconds = pickle.loads(request)  # noqa: S301
+            body = _answer(function, argument, seconds)
+            retiring = calls == MAX_CALLS or _peak_bytes() - start > MAX_GROWTH_BYTES
+            _write(answers, _framed((_RETIRING if retiring else _CONTINUING) + body), None)
+            if retiring:
+                break
+            gc.collect()  # between calls, while the parent is not waiting
         status = 0
     except BaseException:
         logger.exception("A worker process failed")
@@ -245,14 +248,6 @@ def _serve(requests: int, answers: int) -> NoReturn:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(status)
-
-
-def _receive(incoming: Any) -> bytes | None:
-    header = incoming.read(_LENGTH_BYTES)
-    if len(header) < _LENGTH_BYTES:
-        return None
-    body: bytes = incoming.read(int.from_bytes(header, "big"))
-    return body
 
 
 def _answer(function: Callable[[Any], Any], argument: Any, seconds: float) -> bytes:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any, Final, cast
+from typing import Any, Final
 from zoneinfo import ZoneInfo
 
 from sitelens.analytics.vitals import METRICS as VITAL_METRIC_NAMES
@@ -313,14 +313,12 @@ def _include(value: Any, dimensions: list[str]) -> Include:
 def _pagination(value: Any) -> tuple[int, int]:
     if not isinstance(value, dict) or set(value) - {"limit", "offset"}:
         raise errors.Invalid.field("pagination", "The pagination field takes limit and offset.")
-    limit = numbers.integer(value.get("limit", MAX_LIMIT))
-    offset = numbers.integer(value.get("offset", 0))
-    for name, number, low, top in (
-        ("limit", limit, 1, MAX_LIMIT),
-        ("offset", offset, 0, MAX_OFFSET),
-    ):
-        if number is None or not low <= number <= top:
-            raise errors.Invalid.field(
-                "pagination", f"pagination.{name} must be from {low} to {top}."
-            )
-    return cast(int, limit), cast(int, offset)
+    limit = _page_bound("limit", value.get("limit", MAX_LIMIT), 1, MAX_LIMIT)
+    return limit, _page_bound("offset", value.get("offset", 0), 0, MAX_OFFSET)
+
+
+def _page_bound(name: str, value: Any, low: int, top: int) -> int:
+    number = numbers.integer(value)
+    if number is None or not low <= number <= top:
+        raise errors.Invalid.field("pagination", f"pagination.{name} must be from {low} to {top}.")
+    return number
