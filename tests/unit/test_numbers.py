@@ -56,3 +56,25 @@ def test_a_json_integer(value: object, integer: int | None) -> None:
 )
 def test_a_whole_number_from_json_or_a_form(value: object, whole: int | None) -> None:
     assert numbers.whole(value) == whole
+
+
+@pytest.mark.parametrize(
+    ("text", "record_id"),
+    [
+        ("1", 1),
+        ("0042", 42),
+        ("9" * 18, 10**18 - 1),
+        ("9" * 19, None),
+        ("0", None),
+        ("-1", None),
+        ("+1", None),
+        (" 1", None),
+        ("1.0", None),
+        ("١٢", None),
+        ("", None),
+    ],
+)
+def test_a_record_id_in_a_path_is_a_positive_number_in_digits_alone(
+    text: str, record_id: int | None
+) -> None:
+    assert numbers.record_id(text) == record_id

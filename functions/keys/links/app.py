@@ -20,7 +20,7 @@ def list_links(request: Request) -> Response:
 
 
 def revoke(request: Request) -> Response:
-    link_id = links.link_id(request.path_params.get("link_id", ""))
+    link_id = request.record_id("link_id")
     links.revoke(request.account.id, request.record_id(), link_id)
     return deleted(link_id, "guest_link")
 

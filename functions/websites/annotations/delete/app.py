@@ -7,6 +7,6 @@ from sitelens.websites import annotations
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    annotation_id = annotations.parse_id(request.path_params.get("annotation_id", ""))
+    annotation_id = request.record_id("annotation_id")
     annotations.delete(request.account.id, website_id, annotation_id)
     return deleted(annotation_id, "annotation")

@@ -6,5 +6,5 @@ from sitelens.websites import annotations
 
 @api_handler
 def handler(request: Request) -> Response:
-    annotation_id = annotations.parse_id(request.path_params.get("annotation_id", ""))
+    annotation_id = request.record_id("annotation_id")
     return ok(annotations.get(request.account.id, request.record_id(), annotation_id))

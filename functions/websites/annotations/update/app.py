@@ -8,6 +8,6 @@ from sitelens.websites.annotations.inputs import AnnotationUpdate
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    annotation_id = annotations.parse_id(request.path_params.get("annotation_id", ""))
+    annotation_id = request.record_id("annotation_id")
     fields = AnnotationUpdate.parse(request.form())
     return ok(annotations.update(request.account.id, website_id, annotation_id, fields))

@@ -7,6 +7,6 @@ from sitelens.websites import funnels
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    funnel_id = funnels.parse_id(request.path_params.get("funnel_id", ""))
+    funnel_id = request.record_id("funnel_id")
     funnels.delete(request.account.id, website_id, funnel_id)
     return deleted(funnel_id, "funnel")

@@ -6,5 +6,5 @@ from sitelens.websites import funnels
 
 @api_handler
 def handler(request: Request) -> Response:
-    funnel_id = funnels.parse_id(request.path_params.get("funnel_id", ""))
+    funnel_id = request.record_id("funnel_id")
     return ok(funnels.get(request.account.id, request.record_id(), funnel_id))

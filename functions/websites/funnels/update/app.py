@@ -8,6 +8,6 @@ from sitelens.websites.funnels.inputs import FunnelUpdate
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    funnel_id = funnels.parse_id(request.path_params.get("funnel_id", ""))
+    funnel_id = request.record_id("funnel_id")
     fields = FunnelUpdate.parse(request.form())
     return ok(funnels.update(request.account.id, website_id, funnel_id, fields))

@@ -7,6 +7,6 @@ from sitelens.websites import goals
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    goal_id = goals.parse_id(request.path_params.get("goal_id", ""))
+    goal_id = request.record_id("goal_id")
     goals.delete(request.account.id, website_id, goal_id)
     return deleted(goal_id, "goal")

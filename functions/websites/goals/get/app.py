@@ -6,5 +6,5 @@ from sitelens.websites import goals
 
 @api_handler
 def handler(request: Request) -> Response:
-    goal_id = goals.parse_id(request.path_params.get("goal_id", ""))
+    goal_id = request.record_id("goal_id")
     return ok(goals.get(request.account.id, request.record_id(), goal_id))

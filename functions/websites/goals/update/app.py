@@ -8,6 +8,6 @@ from sitelens.websites.goals.inputs import GoalUpdate
 @api_handler
 def handler(request: Request) -> Response:
     website_id = request.record_id()
-    goal_id = goals.parse_id(request.path_params.get("goal_id", ""))
+    goal_id = request.record_id("goal_id")
     fields = GoalUpdate.parse(request.form())
     return ok(goals.update(request.account.id, website_id, goal_id, fields))

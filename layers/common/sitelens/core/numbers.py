@@ -28,3 +28,11 @@ def whole(value: Any) -> int | None:
         return None
     number = integer(value)
     return number if number is not None and 0 <= number < 10**MAX_DIGITS else None
+
+
+def record_id(text: str) -> int | None:
+    """A record's id as a path carries it: a positive whole number in digits alone (no sign,
+    no spaces), at most `MAX_DIGITS` long; None for anything else."""
+    if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS and int(text) > 0:
+        return int(text)
+    return None

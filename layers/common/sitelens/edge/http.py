@@ -12,7 +12,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
 from sitelens import initialized
-from sitelens.core import config, errors, metrics, scopes
+from sitelens.core import config, errors, metrics, numbers, scopes
 from sitelens.core.log import logger
 from sitelens.records.listing import Page
 
@@ -96,12 +96,13 @@ class Request:
             stage_variables=dict(event.get("stageVariables") or {}),
         )
 
-    def record_id(self) -> int:
-        """The `{id}` of the path; anything but a positive integer names no record."""
-        raw = self.path_params.get("id", "")
-        if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
+    def record_id(self, name: str = "id") -> int:
+        """The path's `{id}` (or `{goal_id}`, ...); anything but a positive whole number
+        names no record: 404."""
+        found = numbers.record_id(self.path_params.get(name, ""))
+        if found is None:
             raise errors.NotFound()
-        return int(raw)
+        return found
 
     def form(self) -> Form:
         """The body as fields: form-urlencoded or JSON; `name[]` repeated gives a list."""

@@ -26,7 +26,7 @@ from sitelens.data import guests as stored_guests
 from sitelens.data import keys as stored_keys
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
-from sitelens.guests.sessions import ID_LENGTH, PURPOSE
+from sitelens.guests.sessions import PURPOSE
 from sitelens.records import listing
 from sitelens.sharing.access import Kind
 from sitelens.tokens import signing
@@ -86,13 +86,6 @@ def share_bases(fallback: str) -> dict[str, str]:
         analytics = ""
     seo = found.seo_base_url
     return {"website": analytics or fallback, "report": seo or fallback, "audit": seo or fallback}
-
-
-def link_id(text: str) -> int:
-    """The `{link_id}` of a path; 404 for anything but a positive whole number."""
-    if not text.isascii() or not text.isdigit() or len(text) > ID_LENGTH or int(text) < 1:
-        raise errors.NotFound()
-    return int(text)
 
 
 def show(link: dict[str, Any]) -> dict[str, Any]:

@@ -5,6 +5,6 @@ date or a moment, a text and an optional link, returned with the query API's tim
 storage is `sitelens.data.annotations`.
 """
 
-from sitelens.websites.annotations.records import create, delete, get, list_all, parse_id, update
+from sitelens.websites.annotations.records import create, delete, get, list_all, update
 
-__all__ = ["create", "delete", "get", "list_all", "parse_id", "update"]
+__all__ = ["create", "delete", "get", "list_all", "update"]

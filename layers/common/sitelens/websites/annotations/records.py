@@ -87,10 +87,3 @@ def delete(account_id: str, website_id: int, annotation_id: int) -> None:
     stored(account_id, website_id)
     if stored_annotations.delete(account_id, website_id, annotation_id) is None:
         raise errors.NotFound()
-
-
-def parse_id(raw: str) -> int:
-    """The `{annotation_id}` of a path; anything but a positive integer names none."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
-        raise errors.NotFound()
-    return int(raw)

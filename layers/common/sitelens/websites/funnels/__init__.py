@@ -6,6 +6,6 @@ website's own item beside its goals (`data.funnels`) and asked by id of
 (list, create, change, delete).
 """
 
-from sitelens.websites.funnels.records import create, delete, get, list_all, parse_id, update
+from sitelens.websites.funnels.records import create, delete, get, list_all, update
 
-__all__ = ["create", "delete", "get", "list_all", "parse_id", "update"]
+__all__ = ["create", "delete", "get", "list_all", "update"]

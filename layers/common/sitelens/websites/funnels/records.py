@@ -10,13 +10,12 @@ from sitelens.core import clock, errors
 from sitelens.data import funnels as stored_funnels
 from sitelens.data import goals as stored_goals
 from sitelens.websites.funnels import rules
-from sitelens.websites.goals.records import parse_id
 from sitelens.websites.records import site_of, stored
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.websites.funnels.inputs import FunnelCreate, FunnelUpdate
 
-__all__ = ["create", "delete", "get", "list_all", "parse_id", "show", "update"]
+__all__ = ["create", "delete", "get", "list_all", "show", "update"]
 
 
 def show(funnel: dict[str, Any], website_id: int) -> dict[str, Any]:

@@ -5,6 +5,6 @@ of a path pattern), kept on the website's own item and read with it by the query
 stored shape is read by `sitelens.analytics.warehouse.goals`, which matches rows to goals.
 """
 
-from sitelens.websites.goals.records import create, delete, get, list_all, parse_id, update
+from sitelens.websites.goals.records import create, delete, get, list_all, update
 
-__all__ = ["create", "delete", "get", "list_all", "parse_id", "update"]
+__all__ = ["create", "delete", "get", "list_all", "update"]

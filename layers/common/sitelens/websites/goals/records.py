@@ -137,10 +137,3 @@ def delete(account_id: str, website_id: int, goal_id: int) -> None:
         return [goal for goal in goals if goal["id"] != goal_id]
 
     _write(account_id, website_id, remove)
-
-
-def parse_id(raw: str) -> int:
-    """The `{goal_id}` of a path; anything but a positive integer names no goal."""
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 18 or int(raw) < 1:
-        raise errors.NotFound()
-    return int(raw)
