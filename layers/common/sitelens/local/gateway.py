@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import importlib.util
 import re
+import threading
 import uuid
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -177,3 +178,25 @@ class LambdaContext:
 
     def get_remaining_time_in_millis(self) -> int:
         return 10_000
+
+
+def log_keys_per_thread(logger: Any) -> None:
+    """Give each thread its own copy of the logger's keys. Lambda runs one function a process,
+    so Powertools keeps the keys `inject_lambda_context` appends (function_name, request id)
+    in one dict; `make serve` runs every function in threads of one process, where one
+    function's keys would be printed on another's lines. A thread starts with the keys set
+    before this call; threads a handler starts print without its function's."""
+    formatter = logger.registered_formatter
+    shared = dict(formatter.__dict__.pop("log_format"))
+    slot = threading.local()
+
+    def keys(_: Any) -> dict[str, Any]:
+        if not hasattr(slot, "keys"):
+            slot.keys = dict(shared)
+        return slot.keys
+
+    def replace(_: Any, value: dict[str, Any]) -> None:
+        slot.keys = value
+
+    per_thread = {"log_format": property(keys, replace)}
+    formatter.__class__ = type("PerThreadKeys", (type(formatter),), per_thread)

@@ -20,6 +20,7 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
+from sitelens.core.log import logger
 from sitelens.data import clients
 from sitelens.local import (
     STOP_POLL_SECONDS,
@@ -208,6 +209,7 @@ def dev_accounts(keys_setting: str) -> list[tuple[str, str]]:
 
 
 def serve() -> None:
+    gateway.log_keys_per_thread(logger)  # every function's lines name that function
     stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stopping.set())
