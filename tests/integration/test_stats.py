@@ -73,6 +73,17 @@ def rows(reply: Any) -> list[tuple[str, int]]:
             "to",
             "The period must not be longer than 366 days.",
         ),
+        # days whose midnight in some zone falls outside Python's calendar were a 500
+        (
+            {"name": "page", "from": "9998-12-31", "to": "9999-01-01"},
+            "to",
+            "The to field must be a day of a year from 1970 to 9998.",
+        ),
+        (
+            {"name": "page", "from": "1969-12-31", "to": "1970-01-01"},
+            "from",
+            "The from field must be a day of a year from 1970 to 9998.",
+        ),
         (
             {"name": "page", "sort_by": "name"},
             "sort_by",

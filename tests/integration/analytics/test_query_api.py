@@ -52,6 +52,50 @@ def test_an_invalid_query_is_422_naming_the_field(analytics, store):
     assert list(reply.body["message"]) == ["metrics"]
 
 
+@pytest.mark.parametrize(
+    "date_range",
+    [
+        ["9999-12-30", "9999-12-31"],  # the next day's midnight is past datetime's last year
+        ["0001-01-01T00:00:00+01:00", "0001-01-01T00:30:00+01:00"],  # UTC is before year 1
+        ["9999-12-31T23:59:59-01:00", "9999-12-31T23:59:59-01:00"],
+        ["1969-12-31", "1970-01-01"],
+    ],
+)
+@pytest.mark.parametrize("path", ["/api/v1/query", "/api/v1/funnels/query"])
+def test_days_outside_the_years_1970_to_9998_are_422_not_500(analytics, store, path, date_range):
+    website = create_website(analytics)
+    body = {"site_id": website["id"], "date_range": date_range}
+    body.update({"steps": ["a", "b"]} if "funnels" in path else {"metrics": ["visitors"]})
+    reply = analytics.post(path, json_body=body)
+    assert reply.status == 422, reply.body
+    assert reply.body["message"] == {
+        "date_range": ["The date range must lie in the years 1970 to 9998."]
+    }
+
+
+def test_the_first_and_last_days_of_the_calendar_are_answered(analytics, store):
+    """From any offset and in any zone: midnights on either side stay inside the calendar;
+    and RFC 3339's lower-case datetimes are read."""
+    website = create_website(analytics)
+    for date_range, timezone in (
+        (["1970-01-01", "1970-01-01"], "Etc/GMT-14"),
+        (["9998-12-31", "9998-12-31"], "Etc/GMT+12"),
+        (["1970-01-01T00:00:00+23:59", "1970-01-01T10:00:00+23:59"], "UTC"),
+        (["9998-12-31T00:00:00-23:59", "9998-12-31T23:59:59-23:59"], "UTC"),
+        (["2026-11-23t00:00:00z", "2026-11-23t23:59:59z"], "UTC"),  # RFC 3339 allows t and z
+    ):
+        body = {
+            "site_id": website["id"],
+            "metrics": ["visitors"],
+            "date_range": date_range,
+            "timezone": timezone,
+            "dimensions": ["time:day"],
+        }
+        reply = analytics.post("/api/v1/query", json_body=body)
+        assert reply.status == 200, (date_range, reply.body)
+        assert reply.body["results"] == []
+
+
 def test_without_a_key_401(analytics, store):
     reply = analytics.post("/api/v1/query", json_body={}, key=None)
     assert reply.status == 401

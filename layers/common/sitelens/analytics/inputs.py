@@ -21,9 +21,13 @@ def _day(field: str) -> BeforeValidator:
     def check(value: Any, info: ValidationInfo) -> date:
         if isinstance(value, str) and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
             try:
-                return date.fromisoformat(value.strip())
+                day = date.fromisoformat(value.strip())
             except ValueError:
                 pass
+            else:
+                if not clock.in_calendar(day):
+                    raise FieldError(f"The {field} field must be a day {clock.YEARS}.")
+                return day
         raise FieldError(f"The {field} field must be a date in the format YYYY-MM-DD.")
 
     return BeforeValidator(check)

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from typing import Final
+
+# The years a request may name a day or a moment of. Any zone's midnight of such a day, or
+# any offset of such a moment, stays inside Python's datetime (years 1 to 9999), and nothing
+# before 1970 was counted.
+FIRST_YEAR: Final = 1970
+LAST_YEAR: Final = 9998
+YEARS: Final = f"of a year from {FIRST_YEAR} to {LAST_YEAR}"
 
 
 def now() -> datetime:
@@ -24,3 +32,9 @@ def after(previous: str) -> str:
     current = now()
     last = datetime.fromisoformat(previous)  # as `iso` writes it, Z and all
     return iso(max(current, last + timedelta(microseconds=1)))
+
+
+def in_calendar(day: date) -> bool:
+    """Whether a day, or a moment's day (a datetime is a date), is of a year from
+    `FIRST_YEAR` to `LAST_YEAR`."""
+    return FIRST_YEAR <= day.year <= LAST_YEAR

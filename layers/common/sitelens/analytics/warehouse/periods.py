@@ -10,7 +10,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Final
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sitelens.core import errors
+from sitelens.core import clock, errors
 
 PRESETS: Final = ("day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all")
 
@@ -72,19 +72,22 @@ def _parse(value: Any, now: datetime) -> tuple[date, date, datetime, datetime]:
             raise errors.Invalid.field(
                 "date_range", "The dates must be ISO 8601 (YYYY-MM-DD)."
             ) from None
+        _check_calendar(first, last)
         if last < first:
             raise errors.Invalid.field(
                 "date_range", "The date range must not end before it starts."
             )
         return first, last, _local_midnight(first, zone), _local_midnight(last + timedelta(1), zone)
     try:
-        start_at, end_at = (datetime.fromisoformat(v) for v in value)
+        # RFC 3339's `t` and `z` may be lower case; Python reads them upper case only
+        start_at, end_at = (datetime.fromisoformat(v.upper()) for v in value)
     except ValueError:
         raise errors.Invalid.field(
             "date_range", "The datetimes must be ISO 8601 with an offset."
         ) from None
     if start_at.tzinfo is None or end_at.tzinfo is None:
         raise errors.Invalid.field("date_range", "The datetimes must be ISO 8601 with an offset.")
+    _check_calendar(start_at, end_at)
     if end_at < start_at:
         raise errors.Invalid.field("date_range", "The date range must not end before it starts.")
     # the second datetime is the last instant included, as Plausible's "15:59:59"
@@ -95,6 +98,14 @@ def _parse(value: Any, now: datetime) -> tuple[date, date, datetime, datetime]:
         start_at.astimezone(utc),
         (end_at + timedelta(seconds=1)).astimezone(utc),
     )
+
+
+def _check_calendar(first: date, last: date) -> None:
+    if not (clock.in_calendar(first) and clock.in_calendar(last)):
+        raise errors.Invalid.field(
+            "date_range",
+            f"The date range must lie in the years {clock.FIRST_YEAR} to {clock.LAST_YEAR}.",
+        )
 
 
 def _local_midnight(day: date, zone: ZoneInfo) -> datetime:

@@ -12,6 +12,7 @@ from datetime import UTC, date, datetime
 from typing import Final
 from urllib.parse import urlsplit
 
+from sitelens.core import clock
 from sitelens.core.errors import FieldError
 
 # A website's annotations are one Query, read whole with every time series that asks for
@@ -30,7 +31,7 @@ DATE_PATTERN: Final = (
 LINK_PATTERN: Final = r"^([Hh][Tt][Tt][Pp][Ss]?://[^\x00-\x20\x7f]+)?$"
 INVALID_DATE: Final = (
     "The date field must be a day (YYYY-MM-DD, in the website's time zone) or a date and"
-    " time with an offset (2026-11-25T14:03:00Z), of a year from 1970 to 9998."
+    f" time with an offset (2026-11-25T14:03:00Z), {clock.YEARS}."
 )
 INVALID_LINK: Final = (
     f"The link field must be an http or https URL with a host, of at most {MAX_LINK_LENGTH}"
@@ -47,11 +48,11 @@ def check_date(value: str) -> str:
     try:
         if len(value) == 10:
             day = date.fromisoformat(value)
-            if not 1970 <= day.year <= 9998:
+            if not clock.in_calendar(day):
                 raise ValueError(value)
             return day.isoformat()
         moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        if not 1970 <= moment.year <= 9998:
+        if not clock.in_calendar(moment):
             raise ValueError(value)
     except ValueError:
         raise FieldError(INVALID_DATE) from None
