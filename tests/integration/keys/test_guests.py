@@ -226,6 +226,7 @@ def test_only_limited_read_keys_have_links(analytics, sites, fields, field):
         ({"website": "MINE", "report": "1"}, "website"),
         ({"website": "MINE", "expires_at": "2001-01-01T00:00:00Z"}, "expires_at"),
         ({"website": "MINE", "expires_at": "2999-01-01T00:00:00Z"}, "expires_at"),
+        ({"website": "MINE", "expires_at": "0001-01-01T00:00:00+01:00"}, "expires_at"),
     ],
 )
 def test_invalid_links_are_422_and_make_nothing(analytics, sites, fields, field):

@@ -79,6 +79,8 @@ def test_a_new_key_reads_by_default(analytics):
         ({"name": "k", "expires_at": "yesterday"}, "expires_at"),
         ({"name": "k", "expires_at": "2001-01-01T00:00:00Z"}, "expires_at"),
         ({"name": "k", "expires_at": "2999-01-01T00:00:00Z"}, "expires_at"),
+        ({"name": "k", "expires_at": "0001-01-01T00:00:00+01:00"}, "expires_at"),
+        ({"name": "k", "expires_at": "9999-12-31T23:59:59-01:00"}, "expires_at"),
     ],
 )
 def test_bad_input_is_422_and_makes_no_key(analytics, fields, field):
@@ -185,6 +187,12 @@ def test_a_bad_overlap_is_422_and_rotates_nothing(analytics, overlap):
     assert reply.status == 422 and "overlap" in reply.body["message"]
     assert Client("AnalyticsApi", created["key"]).get("/api/v1/account").status == 200
     assert analytics.get(f"/api/v1/keys/{created['id']}").data["rotated_at"] is None
+
+
+def test_an_expiry_in_rfc_3339_s_lower_case_is_taken(analytics):
+    soon = datetime.now(UTC) + timedelta(days=2)
+    created = new_key(analytics, expires_at=soon.strftime("%Y-%m-%dt%H:%M:%Sz"))
+    assert created["expires_at"] == soon.strftime("%Y-%m-%dT%H:%M:%S.000000Z")
 
 
 def test_an_expired_key_is_401(analytics, monkeypatch):

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import hosts, numbers, scopes
+from sitelens.core import clock, hosts, numbers, scopes
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input, choice, text
 
@@ -54,14 +54,9 @@ def _projects(value: Any, info: ValidationInfo) -> list[str]:
 def _expiry(value: Any, info: ValidationInfo) -> int:
     """A future moment (ISO-8601, UTC when no offset is given) as Unix seconds."""
     sentence = "The expires at field must be a date-time in the future, within three years."
-    if not isinstance(value, str):
+    moment = clock.moment(value) if isinstance(value, str) else None
+    if moment is None:
         raise FieldError(sentence)
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise FieldError(sentence) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     seconds = moment.timestamp()
     now = datetime.now(UTC).timestamp()
     if not now < seconds <= now + MAX_LIFETIME_DAYS * 86_400:

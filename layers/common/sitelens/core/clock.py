@@ -38,3 +38,15 @@ def in_calendar(day: date) -> bool:
     """Whether a day, or a moment's day (a datetime is a date), is of a year from
     `FIRST_YEAR` to `LAST_YEAR`."""
     return FIRST_YEAR <= day.year <= LAST_YEAR
+
+
+def moment(text: str) -> datetime | None:
+    """An ISO 8601 date and time as a request sends it (RFC 3339's lower-case `t` and `z`
+    too), in UTC when it names no offset; None when it is none, or not `in_calendar`."""
+    try:
+        found = datetime.fromisoformat(text.strip().upper())
+    except ValueError:
+        return None
+    if found.tzinfo is None:
+        found = found.replace(tzinfo=UTC)
+    return found if in_calendar(found) else None

@@ -7,7 +7,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import errors, numbers
+from sitelens.core import clock, errors, numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input
 
@@ -27,14 +27,9 @@ def _expiry(value: Any, info: ValidationInfo) -> int:
     sentence = (
         f"The expires at field must be a date-time in the future, within {MAX_LINK_DAYS} days."
     )
-    if not isinstance(value, str):
+    moment = clock.moment(value) if isinstance(value, str) else None
+    if moment is None:
         raise FieldError(sentence)
-    try:
-        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
-    except ValueError:
-        raise FieldError(sentence) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
     now = datetime.now(UTC).timestamp()
     if not now < moment.timestamp() <= now + MAX_LINK_DAYS * 86_400:
         raise FieldError(sentence)
