@@ -75,6 +75,21 @@ def test_a_bad_format_is_422(analytics, seo):
         assert reply.body["message"] == {"format": ["The format field must be one of: json, csv."]}
 
 
+def test_a_cursor_does_not_apply_to_an_export_but_one_of_no_cursor_s_shape_is_422(seo, account):
+    """As the documents' `Cursor` pattern says, and as a JSON page answers it; a cursor we
+    signed (a page's `next_cursor`, the same parameters) is taken and the export is whole."""
+    add_reports(account.id, "example.com", 12, score=85)
+    signed = seo.get("/api/v1/reports").body["meta"]["next_cursor"]
+    whole = parsed(seo.get("/api/v1/reports", query={"format": "csv", "cursor": signed}))
+    assert len(whole) == 1 + 12
+    for path in ("/api/v1/reports", "/api/v1/projects", "/api/v1/audits"):
+        for cursor in ("garbage", f"{signed}x", "a.b"):
+            for query in ({"format": "csv", "cursor": cursor}, {"cursor": cursor}):
+                reply = seo.get(path, query=query)
+                assert reply.status == 422, (path, query, reply.body)
+                assert reply.body["message"] == {"cursor": ["The cursor is invalid."]}
+
+
 def test_reports_and_projects_export_every_row_with_the_filters(seo, account, other_account):
     add_reports(account.id, "example.com", 27, score=85)
     add_reports(account.id, "other.example", 3, score=40)

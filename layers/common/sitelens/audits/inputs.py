@@ -10,6 +10,7 @@ from sitelens.audits import urls
 from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import (
+    Cursor,
     Exportable,
     Flag,
     ListQuery,
@@ -63,7 +64,7 @@ class AuditPagesQuery(Exportable):
     status_code: Annotated[int, number(0, 599)] | None = None
     depth: Annotated[int, number(0, urls.MAX_DEPTH)] | None = None
     per_page: Annotated[int, choice(10, 25, 50, 100)] = 25
-    cursor: Annotated[str, BeforeValidator(urls.cursor_text)] | None = None
+    cursor: Cursor | None = None
 
 
 class AuditIssuesQuery(Exportable):

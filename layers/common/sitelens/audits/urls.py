@@ -45,12 +45,6 @@ def issue_code(value: Any) -> str:
     return value.strip()
 
 
-def cursor_text(value: Any) -> str:
-    if not isinstance(value, str) or len(value) > 4096:
-        raise FieldError("The cursor is invalid.")
-    return value
-
-
 def normalise(
     url: str, base: str | None = None, drop_params: frozenset[str] = frozenset()
 ) -> str | None:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, Va
 
 from sitelens.core import errors, numbers
 from sitelens.core.errors import FieldError
+from sitelens.tokens import signing
 
 
 def label(field: str) -> str:
@@ -50,6 +51,26 @@ def text(max_length: int, min_length: int = 0) -> BeforeValidator:
         return value
 
     return BeforeValidator(check)
+
+
+MAX_CURSOR_LENGTH = 4096
+
+
+def _cursor(value: Any, info: ValidationInfo) -> str:
+    """A cursor of the shape we sign, refused here even where it does not apply (an
+    export's every row), as the documents' pattern says."""
+    if not isinstance(value, str):
+        raise FieldError("The cursor field must be a string.")
+    if len(value) > MAX_CURSOR_LENGTH:
+        raise FieldError(
+            f"The cursor field must not be greater than {MAX_CURSOR_LENGTH} characters."
+        )
+    if not signing.cursor_shaped(value):
+        raise FieldError("The cursor is invalid.")
+    return value
+
+
+Cursor = Annotated[str, BeforeValidator(_cursor)]
 
 
 def checked_text(check: Callable[[str], Any]) -> BeforeValidator:
@@ -150,7 +171,7 @@ class ListQuery(Input):
     search: SearchText | None = None
     sort: Sort = "desc"
     per_page: PerPage = 10
-    cursor: Annotated[str, text(4096)] | None = None
+    cursor: Cursor | None = None
 
     # Filters that select an index, in the order they are preferred.
     filter_fields: ClassVar[tuple[str, ...]] = ()
@@ -177,7 +198,7 @@ class PageQuery(Input):
 
     sort: Sort = "desc"
     per_page: PerPage = 10
-    cursor: Annotated[str, text(4096)] | None = None
+    cursor: Cursor | None = None
 
     @classmethod
     def parse(cls, data: dict[str, Any]) -> Self:

@@ -17,6 +17,7 @@ import base64
 import hashlib
 import hmac
 import json
+import re
 import time
 from collections.abc import Callable
 from typing import Any
@@ -26,6 +27,9 @@ from sitelens.core.config import settings
 from sitelens.data.secrets import secret_string
 
 _CURSOR_SIGNATURE_BYTES = 16
+# A cursor as `encode_cursor` writes it: its payload and 16 bytes of signature, each in
+# unpadded base64url (the documents' `Cursor` pattern).
+_CURSOR_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}")
 _TOKEN_SIGNATURE_BYTES = 20
 
 
@@ -84,6 +88,11 @@ def encode_cursor(position: dict[str, Any], forward: bool, binding: str) -> str:
     """A cursor for continuing after `position`, forwards (next) or backwards (prev)."""
     payload = json.dumps({"p": position, "f": forward}, separators=(",", ":")).encode()
     return _sealed(payload, _cursor_message(binding)(payload), _CURSOR_SIGNATURE_BYTES)
+
+
+def cursor_shaped(text: str) -> bool:
+    """Whether `text` could be a cursor we signed (whether we did, `decode_cursor` says)."""
+    return _CURSOR_SHAPE.fullmatch(text) is not None
 
 
 def decode_cursor(token: str, binding: str) -> tuple[dict[str, Any], bool]:
