@@ -13,7 +13,7 @@ from typing import Any
 import schemathesis
 from schemathesis.specs.openapi.checks import is_unexpected_http_status_case
 
-PERIOD = "a period longer than 366 days, or ending before it starts"
+PERIOD = "a period longer than 366 days, ending before it starts, or outside 1970 to 9998"
 CURSOR = "a cursor of the documented shape we did not sign, or signed for another list"
 WEBSITE_FIELDS = {
     "password": "privacy 2 without a password, sent or stored",
@@ -27,7 +27,7 @@ REPORT_FIELDS = {
 }
 GOAL_NAME = "another goal of the website has it, or it is white space only"
 ANNOTATION_FIELDS = {
-    "date": "a day or time that does not exist, or of a year before 1970",
+    "date": "a day or time that does not exist, or of a year outside 1970 to 9998",
     "text": "white space only",
     "link": "a URL without a host",
 }
