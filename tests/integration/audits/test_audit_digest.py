@@ -5,11 +5,13 @@ report still gets a digest for it."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
 from sitelens import accounts
+from sitelens.audits.records import RUNS_KEPT
 from sitelens.core import config
 from sitelens.data import audits as stored_audits
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain, page
@@ -76,3 +78,26 @@ def test_a_private_audit_s_regression_has_no_share_link(
     [message] = emails(outbox)
     text, _ = parts(message)
     assert "run 2, 2026-11-18" in text and "/share/audits/" not in text
+
+
+def test_a_regression_more_runs_ago_than_the_record_keeps_is_still_in_its_digest(
+    seo, account, audit_site, crawlable, seo_links, outbox, monkeypatch
+):
+    """A daily audit (and reruns) can finish more runs in a digest's period than its record
+    summarises: the regression is kept apart for the digests."""
+    created = regressed(seo, audit_site, monkeypatch, datetime(2026, 11, 18, 10, tzinfo=UTC))
+    later = [
+        {"run": n, "status": "done", "score": 90, "regression": False,
+         "finished_at": f"2026-11-{19 + n % 4}T0{n % 10}:00:00.000000Z"}
+        for n in range(3, 3 + RUNS_KEPT)
+    ]  # fmt: skip
+    stored_audits.update(
+        account.id, created["id"], lambda found: {**found, "runs": json.dumps(later)}
+    )
+    queue = digest_queue(monkeypatch)
+    accounts.set_contact(accounts.get_account(account.id), "owner@example.com")
+    run_day(monkeypatch, queue, MONDAY)
+    [message] = emails(outbox)
+    text, _ = parts(message)
+    assert f"{audit_site.url('/')} (audit {created['id']}, run 2, 2026-11-18)" in text
+    assert "High-severity issues on more pages: broken_internal_link" in text

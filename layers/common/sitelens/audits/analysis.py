@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from sitelens.audits import checks, history, traffic
-from sitelens.audits.records import RUNS_KEPT
+from sitelens.audits.records import RUNS_KEPT, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
@@ -162,6 +162,7 @@ def _record_run(state: dict[str, Any], summary: dict[str, Any]) -> None:
         return {
             **current,
             "runs": json.dumps(runs),
+            "regressed": kept_regressions(current, [summary]),
             "updated_at": clock.after(current["updated_at"]),
         }
 

@@ -19,6 +19,10 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
     from sitelens.audits.inputs import AuditCreate, AuditListQuery
 
 RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
+# Regressed runs are also kept apart, in what a digest shows of them, for as long as a digest
+# may still list them: a month's digest of a daily audit covers more runs than RUNS_KEPT.
+REGRESSIONS_KEPT = timedelta(days=62)
+MAX_REGRESSIONS_KEPT = 100
 
 # A scheduled audit runs again this long after its last run started.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
@@ -47,6 +51,32 @@ def finished_runs(record: dict[str, Any], state: dict[str, Any] | None) -> list[
     if state and state.get("summary") and int(state["run"]) not in {r["run"] for r in finished}:
         finished.append(json.loads(state["summary"]))
     return finished[-RUNS_KEPT:]
+
+
+def kept_regressions(record: dict[str, Any], ended: list[dict[str, Any]]) -> str:
+    """The record's `regressed` runs (JSON) with those of `ended` (run summaries) that
+    regressed: each as a digest shows it (its score, change and high-severity issues), of
+    the last `REGRESSIONS_KEPT`, at most `MAX_REGRESSIONS_KEPT`, oldest first."""
+    kept = {r["run"]: r for r in json.loads(record.get("regressed") or "[]")}
+    for summary in ended:
+        if summary.get("regression") and summary.get("finished_at"):
+            kept[summary["run"]] = _as_regression(summary)
+    since = clock.iso(clock.now() - REGRESSIONS_KEPT)
+    recent = [r for _, r in sorted(kept.items()) if r["finished_at"] >= since]
+    return json.dumps(recent[-MAX_REGRESSIONS_KEPT:])
+
+
+def _as_regression(summary: dict[str, Any]) -> dict[str, Any]:
+    change = summary.get("diff") or {}
+    high = [i for i in change.get("new", []) if i["severity"] == "high"]
+    spread = [i for i in change.get("persisting", []) if i["severity"] == "high" and i["new_pages"]]
+    return {
+        "run": summary["run"],
+        "finished_at": summary["finished_at"],
+        "score": summary.get("score"),
+        "regression": True,
+        "diff": {"score_delta": change.get("score_delta"), "new": high, "persisting": spread},
+    }
 
 
 def last_done(finished: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -228,6 +258,7 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         return {
             **found,
             "runs": json.dumps(ended[-RUNS_KEPT:]),
+            "regressed": kept_regressions(found, ended),
             "run": run,
             "updated_at": clock.after(found["updated_at"]),
             **_next_run(found["schedule"]),

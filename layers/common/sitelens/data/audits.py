@@ -82,12 +82,12 @@ def delete(account: str, audit_id: int) -> Item | None:
 
 def of_account(account: str, limit: int) -> list[Item]:
     """Up to `limit` audits of the account, in id order, with what a digest shows of them
-    (`id`, `url`, `privacy`, `share_id`, `runs`): Queries of its partition."""
+    (`id`, `url`, `privacy`, `share_id`, `runs`, `regressed`): Queries of its partition."""
     query: dict[str, Any] = {
         "TableName": settings().audits_table,
         "KeyConditionExpression": "account = :account",
         "ExpressionAttributeValues": {":account": {"S": account}},
-        "ProjectionExpression": "id, #url, privacy, share_id, runs",
+        "ProjectionExpression": "id, #url, privacy, share_id, runs, regressed",
         "ExpressionAttributeNames": {"#url": "url"},
     }
     found: list[Item] = []

@@ -30,7 +30,13 @@ def of_period(account_id: str, period: Period) -> Regressions:
     base = settings().seo_base_url
     found = []
     for audit in stored_audits.of_account(account_id, MAX_AUDITS_READ):
-        for run in json.loads(audit.get("runs") or "[]"):
+        # its last runs, and its regressions of the last two months (a daily audit has had
+        # more runs than the record keeps since a month's first day)
+        recorded = [
+            *json.loads(audit.get("regressed") or "[]"),
+            *json.loads(audit.get("runs") or "[]"),
+        ]
+        for run in {run["run"]: run for run in recorded}.values():
             finished = run.get("finished_at")
             if not run.get("regression") or not finished:
                 continue
