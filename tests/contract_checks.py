@@ -138,6 +138,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "patchAnnotation": ANNOTATION_FIELDS,
     "queryFunnel": {
         "steps": "a name no goal of the website has",
+        "funnel_id": "an id no saved funnel of the website has",
         **{
             name: "a rule across fields of the query"
             for name in ("site_id", "date_range", "timezone", "filters")
