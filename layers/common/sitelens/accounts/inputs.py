@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import clock, hosts, numbers, scopes
+from sitelens.core import hosts, numbers, scopes
 from sitelens.core.errors import FieldError
-from sitelens.records.inputs import Input, choice, text
+from sitelens.records.inputs import Input, choice, expiry, text
 
 MAX_NAME_LENGTH = 100
 MAX_LIFETIME_DAYS = 3 * 366  # a key that expires expires within three years
@@ -51,19 +50,6 @@ def _projects(value: Any, info: ValidationInfo) -> list[str]:
     return sorted(set(names))
 
 
-def _expiry(value: Any, info: ValidationInfo) -> int:
-    """A future moment (ISO-8601, UTC when no offset is given) as Unix seconds."""
-    sentence = "The expires at field must be a date-time in the future, within three years."
-    moment = clock.moment(value) if isinstance(value, str) else None
-    if moment is None:
-        raise FieldError(sentence)
-    seconds = moment.timestamp()
-    now = datetime.now(UTC).timestamp()
-    if not now < seconds <= now + MAX_LIFETIME_DAYS * 86_400:
-        raise FieldError(sentence)
-    return int(seconds)
-
-
 def overlap_seconds(value: Any, info: ValidationInfo) -> int:
     """Seconds a replaced secret keeps working: 0 to `MAX_OVERLAP_SECONDS`."""
     sentence = (
@@ -98,7 +84,7 @@ class KeyCreate(Input):
     access: Annotated[str, choice(*scopes.ACCESS)] = "read"
     websites: WebsiteIds | None = None
     projects: Projects | None = None
-    expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
+    expires_at: Annotated[int, expiry(MAX_LIFETIME_DAYS, "three years")] | None = None
     rate_limit: Annotated[int, BeforeValidator(_rate)] | None = None
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
-from sitelens.core import clock, errors, numbers
+from sitelens.core import errors, numbers
 from sitelens.core.errors import FieldError
-from sitelens.records.inputs import Input
+from sitelens.records.inputs import Input, expiry
 
 MAX_LINK_DAYS = 90  # a guest link ends within a quarter; make a new one for a longer engagement
 
@@ -19,21 +18,6 @@ def _record_id(value: Any, info: ValidationInfo) -> int:
     if number is None:
         raise FieldError(f"The {info.field_name} field must be a {info.field_name}'s id.")
     return number
-
-
-def _expiry(value: Any, info: ValidationInfo) -> int:
-    """A future moment within MAX_LINK_DAYS (ISO-8601, UTC when no offset is given), as
-    Unix seconds."""
-    sentence = (
-        f"The expires at field must be a date-time in the future, within {MAX_LINK_DAYS} days."
-    )
-    moment = clock.moment(value) if isinstance(value, str) else None
-    if moment is None:
-        raise FieldError(sentence)
-    now = datetime.now(UTC).timestamp()
-    if not now < moment.timestamp() <= now + MAX_LINK_DAYS * 86_400:
-        raise FieldError(sentence)
-    return int(moment.timestamp())
 
 
 KINDS = ("website", "report", "audit")
@@ -49,7 +33,7 @@ class LinkCreate(Input):
     website: RecordId | None = None
     report: RecordId | None = None
     audit: RecordId | None = None
-    expires_at: Annotated[int, BeforeValidator(_expiry)] | None = None
+    expires_at: Annotated[int, expiry(MAX_LINK_DAYS, f"{MAX_LINK_DAYS} days")] | None = None
 
     def target(self) -> tuple[str, int]:
         """(kind, id) of the record the link opens first; 422 on `website` unless exactly

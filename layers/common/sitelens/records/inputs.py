@@ -8,12 +8,13 @@ values. Only input models import pydantic, so handlers that parse no input never
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
-from sitelens.core import errors, numbers
+from sitelens.core import clock, errors, numbers
 from sitelens.core.errors import FieldError
 from sitelens.tokens import signing
 
@@ -49,6 +50,23 @@ def text(max_length: int, min_length: int = 0) -> BeforeValidator:
         if len(value) < min_length:
             raise FieldError(f"The {name} field must be at least {min_length} characters.")
         return value
+
+    return BeforeValidator(check)
+
+
+def expiry(days: int, within: str) -> BeforeValidator:
+    """A moment in the future and at most `days` ahead (ISO 8601, UTC when no offset is
+    given: `clock.moment`), as Unix seconds; `within` words the bound for the sentence."""
+
+    def check(value: Any, info: ValidationInfo) -> int:
+        moment = clock.moment(value) if isinstance(value, str) else None
+        now = time.time()
+        if moment is None or not now < moment.timestamp() <= now + days * 86_400:
+            name = label(info.field_name or "")
+            raise FieldError(
+                f"The {name} field must be a date-time in the future, within {within}."
+            )
+        return int(moment.timestamp())
 
     return BeforeValidator(check)
 
