@@ -31,6 +31,9 @@ os.environ.update(
     # Real SQS allows one PurgeQueue a minute (and so does moto by default); the tests
     # purge the session's queues before every test that uses them.
     MOTO_SQS_ENFORCE_STRICT_QUEUE_PURGE_BEHAVIOUR="false",
+    # DuckDB's threads: a test's query reads a few rows, and a second thread only adds
+    # work; each test process already keeps a core busy (tests/bench measures DuckDB's own)
+    SITELENS_LOCAL_WAREHOUSE_THREADS="1",
 )
 for name in ("AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_SQS"):
     os.environ.pop(name, None)

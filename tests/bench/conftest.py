@@ -16,6 +16,8 @@ from sitelens.core.log import logger
 from tests.bench import report, timing
 
 STARTED = time.monotonic()
+# DuckDB with a thread a core, as make serve runs it (tests/conftest.py gives the tests one)
+os.environ.pop("SITELENS_LOCAL_WAREHOUSE_THREADS", None)
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:

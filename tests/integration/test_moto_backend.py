@@ -118,3 +118,68 @@ def test_a_copied_update_expression_is_the_tree_deepcopy_would_make() -> None:
         return found
 
     assert not nodes(ours) & nodes(parsed)  # a copy: the validator changes it
+
+
+def test_updates_are_validated_and_applied_as_moto_s_own_validator_does() -> None:
+    """tests/fixtures/moto_expressions.py walks an update expression's checks its own way and
+    skips its text checks once they have passed: the same updates, in the same order, get the
+    same items and the same refusals as from moto's own walk (a key attribute set, a path
+    twice, SET twice), whichever came first."""
+    from tests.fixtures import moto_expressions
+
+    values = {":v": {"N": "1"}, ":w": {"N": "2"}}
+    updates = [
+        ("SET #k = :v", {"#k": "pk"}, {":v": {"S": "x"}}),
+        ("SET #k = :v", {"#k": "n"}, {":v": {"N": "1"}}),
+        ("SET #a = :v, #b = :w", {"#a": "x", "#b": "x"}, values),
+        ("SET #a = :v, #b = :w", {"#a": "x", "#b": "y"}, values),
+        ("SET a = :v SET b = :w", None, values),
+        ("SET a.b = :v, a = :w", None, values),
+        ("ADD c :v", None, {":v": {"N": "1"}}),
+        (
+            "SET d = if_not_exists(d, :v) + :w, l = list_append(if_not_exists(l, :e), :l) REMOVE x",
+            None,
+            {**values, ":e": {"L": []}, ":l": {"L": [{"S": "q"}]}},
+        ),
+    ]
+
+    def answers() -> list[Any]:
+        found = []
+        with mock_aws():
+            dynamodb = boto3.client("dynamodb")
+            dynamodb.create_table(
+                TableName="t",
+                KeySchema=[{"AttributeName": "pk", "KeyType": "HASH"}],
+                AttributeDefinitions=[{"AttributeName": "pk", "AttributeType": "S"}],
+                BillingMode="PAY_PER_REQUEST",
+            )
+            for expression, names, given in updates + updates[::-1] + updates:
+                call = {"ExpressionAttributeNames": names} if names else {}
+                try:
+                    found.append(
+                        dynamodb.update_item(
+                            TableName="t",
+                            Key={"pk": {"S": "a"}},
+                            UpdateExpression=expression,
+                            ExpressionAttributeValues=given,
+                            ReturnValues="ALL_NEW",
+                            **call,
+                        )["Attributes"]
+                    )
+                except dynamodb.exceptions.ClientError as err:
+                    found.append(err.response["Error"]["Message"])
+        return found
+
+    ours = answers()
+    with moto_expressions.motos_own():
+        theirs = answers()
+    assert ours == theirs
+    assert sum(isinstance(answer, str) for answer in ours) == 12  # four refused, three times
+    assert ours[-1] == {
+        "pk": {"S": "a"},
+        "n": {"N": "1"},
+        "y": {"N": "2"},
+        "c": {"N": "3"},
+        "d": {"N": "7"},
+        "l": {"L": [{"S": "q"}] * 3},
+    }

@@ -35,6 +35,9 @@ class LocalWarehouse:
         self.lock = threading.Lock()
         self.connection = duckdb.connect(":memory:")
         self.connection.execute("SET TimeZone = 'UTC'")
+        threads = os.environ.get("SITELENS_LOCAL_WAREHOUSE_THREADS")
+        if threads:  # else DuckDB's own: one a core
+            self.connection.execute(f"SET threads = {max(1, int(threads))}")
         # the relations are defined again only after this object changed the files (it is
         # their only writer): listing thousands of files costs more than most queries
         self.defined = False
