@@ -182,6 +182,40 @@ def test_json_too_deep_for_the_decoder_is_422_without_a_stack_trace(analytics, c
     assert "Traceback" not in logged.out + logged.err
 
 
+# -- JSON text ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"domain": "a\\ud800.example"}',  # half a pair in a value
+        b'{"domain": "a.example", "\\udc00": 1}',  # ... in a key
+        b'{"domain": "a.example", "x": [["\\udfff\\ud800"]]}',  # two halves, wrong order
+    ],
+)
+def test_half_a_utf_16_pair_is_422_and_nothing_is_stored(analytics, body):
+    """JSON may escape half a UTF-16 pair, which is no character: no answer or record could
+    carry it as UTF-8 (an answer echoing it was a 500, or no answer at all)."""
+    refused = (422, {"message": {"body": ["The body must be UTF-8 encoded."]}, "status": 422})
+    json_type = {"Content-Type": "application/json"}
+    reply = analytics.request("POST", "/api/v1/websites", body=body, headers=json_type)
+    assert (reply.status, reply.body) == refused
+    reply = analytics.request("POST", "/api/event", body=body, headers=json_type, key=None)
+    assert (reply.status, reply.body) == refused
+    assert analytics.get("/api/v1/websites").data == []
+
+
+def test_a_whole_pair_is_the_character_it_spells(analytics):
+    reply = analytics.request(
+        "POST",
+        "/api/v1/websites",
+        body=b'{"domain": "a.example", "exclude_params": "\\ud83d\\ude00"}',
+        headers={"Content-Type": "application/json"},
+    )
+    assert reply.status == 201, reply.body
+    assert reply.body["data"]["exclude_params"] == "\U0001f600"
+
+
 @pytest.mark.parametrize(
     ("value", "depth"),
     [("x", 0), ({}, 1), ([], 1), ({"a": [1, {"b": []}]}, 4), ([[[[]]], []], 4)],

@@ -96,6 +96,44 @@ def test_the_first_and_last_days_of_the_calendar_are_answered(analytics, store):
         assert reply.body["results"] == []
 
 
+@pytest.mark.parametrize(
+    ("operator", "visitors"),
+    [("is", 0), ("is_not", 1), ("contains", 1), ("contains_not", 1), ("matches", 1)],
+)
+def test_a_nul_in_a_filter_value_is_a_character_like_any_other(
+    analytics, store, operator, visitors
+):
+    """NUL ends a string literal in DuckDB's parser: it reaches the SQL as CHR(0), so it is
+    matched as a character (a 500 before), in a page filter, a property's and a goal's."""
+    website = create_website(analytics)
+    store.write(
+        [
+            row(website["id"], "a", "10:00:00", page="/x\0y", props='{"k": "/x\\u0000y"}'),
+            row(website["id"], "b", "11:00:00", page="/y", props="{}"),
+        ]
+    )
+    value = {"matches": "^/x\0", "is": "/x", "is_not": "/x\0y"}.get(operator, "\0")
+    query = {
+        "site_id": website["id"],
+        "metrics": ["visitors"],
+        "date_range": ["2026-11-23", "2026-11-23"],
+    }
+    for dimension in ("event:page", "event:props:k"):
+        body = {**query, "filters": [[operator, dimension, [value]]]}
+        reply = analytics.post("/api/v1/query", json_body=body)
+        assert reply.status == 200, (dimension, reply.body)
+        assert reply.body["results"] == [{"dimensions": [], "metrics": [visitors]}], dimension
+    made = analytics.post(
+        f"/api/v1/websites/{website['id']}/goals", json_body={"page_path": "/x\0y"}
+    )
+    assert made.status == 201, made.body
+    goal = made.body["data"]["display_name"]
+    body = {**query, "filters": [["is", "event:goal", [goal]]]}
+    reply = analytics.post("/api/v1/query", json_body=body)
+    assert reply.status == 200, reply.body
+    assert reply.body["results"] == [{"dimensions": [], "metrics": [1]}]
+
+
 def test_without_a_key_401(analytics, store):
     reply = analytics.post("/api/v1/query", json_body={}, key=None)
     assert reply.status == 401

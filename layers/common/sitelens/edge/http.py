@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import functools
 import json
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -21,6 +22,10 @@ MAX_BODY_BYTES = 64 * 1024
 # code below the parser need never walk it
 MAX_JSON_DEPTH = 32
 TOO_DEEP = f"The body must not be nested more than {MAX_JSON_DEPTH} levels deep."
+NOT_UTF8 = "The body must be UTF-8 encoded."
+# JSON's `\ud800`-`\udfff` escapes, one alone: half a UTF-16 pair, no character, and no
+# answer or record can carry it as UTF-8
+_HALF_PAIR = re.compile("[\ud800-\udfff]")
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
 
@@ -122,7 +127,7 @@ def parse_form(body: bytes) -> Form:
     try:
         pairs = parse_qsl(body.decode(), keep_blank_values=True, errors="strict")
     except UnicodeDecodeError:
-        raise errors.Invalid.field("body", "The body must be UTF-8 encoded.") from None
+        raise errors.Invalid.field("body", NOT_UTF8) from None
     fields: Form = {}
     for name, value in pairs:
         if name.endswith("[]"):
@@ -143,7 +148,25 @@ def _parse_json(body: bytes) -> Form:
         raise errors.Invalid.field("body", "The body must be a JSON object.")
     if json_depth(fields) > MAX_JSON_DEPTH:
         raise errors.Invalid.field("body", TOO_DEEP)
+    if _has_half_pair(fields):
+        raise errors.Invalid.field("body", NOT_UTF8)
     return fields
+
+
+def _has_half_pair(value: Any) -> bool:
+    """Whether a text of a parsed JSON value (a key or a string) holds half a UTF-16 pair."""
+    pending = [value]
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            if _HALF_PAIR.search(item):
+                return True
+        elif isinstance(item, dict):
+            pending.extend(item)
+            pending.extend(item.values())
+        elif isinstance(item, list):
+            pending.extend(item)
+    return False
 
 
 def json_depth(value: Any) -> int:

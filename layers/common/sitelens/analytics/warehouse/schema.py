@@ -91,4 +91,6 @@ def literal(value: str) -> str:
     # answer most queries from the counters without one (SQLGlot takes 45 ms to import).
     from sqlglot import exp
 
-    return exp.Literal.string(value).sql(dialect="duckdb")
+    # NUL ends a literal in DuckDB's parser: it goes between the quoted parts as CHR(0)
+    parts = [exp.Literal.string(part).sql(dialect="duckdb") for part in value.split("\0")]
+    return parts[0] if len(parts) == 1 else f"({' || CHR(0) || '.join(parts)})"
