@@ -166,3 +166,16 @@ def test_make_serve_s_compaction_backfills_its_folder(tmp_path):
     store.compact()  # nothing landed since: the missing summary is written all the same
     assert summary.exists()
     store.close()
+
+
+def test_the_local_warehouse_runs_duckdb_on_the_threads_it_is_given(tmp_path, monkeypatch):
+    """SITELENS_LOCAL_WAREHOUSE_THREADS (the tests set 1); unset, DuckDB's own: a core each."""
+    threads = "SELECT current_setting('threads')"
+    default = duckdb.connect().execute(threads).fetchall()
+    for given, expected in (("1", [(1,)]), ("", default)):
+        monkeypatch.setenv("SITELENS_LOCAL_WAREHOUSE_THREADS", given)
+        local = LocalWarehouse(tmp_path / f"threads-{given}")
+        try:
+            assert local.run(threads) == expected
+        finally:
+            local.close()
