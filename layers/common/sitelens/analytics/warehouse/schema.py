@@ -86,7 +86,7 @@ def empty_relation(columns: tuple[tuple[str, ColumnType], ...]) -> str:
 
 def literal(value: str) -> str:
     """A text value as an SQL string literal, quoted by SQLGlot (the same in DuckDB's and
-    Athena's SQL)."""
+    Athena's SQL); one with a NUL, as literals joined by `|| CHR(0) ||`, in brackets."""
     # Imported here: only a statement for the warehouse quotes text, and the fast paths
     # answer most queries from the counters without one (SQLGlot takes 45 ms to import).
     from sqlglot import exp
