@@ -10,7 +10,7 @@ import pytest
 
 from sitelens import accounts
 from sitelens.core import errors
-from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_depth, parse_form
+from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_shape, parse_form
 from sitelens.local import gateway
 from sitelens.local.gateway import proxy_event
 from tests.fixtures.analytics import receive
@@ -140,7 +140,7 @@ def nested_body(depth: int, **fields: str) -> bytes:
 
 def test_json_as_deep_as_the_limit_is_accepted(analytics):
     body = nested_body(MAX_JSON_DEPTH, domain="example.com")
-    assert json_depth(json.loads(body)) == MAX_JSON_DEPTH
+    assert json_shape(json.loads(body)) == (MAX_JSON_DEPTH, False)
     reply = analytics.request(
         "POST", "/api/v1/websites", body=body, headers={"Content-Type": "application/json"}
     )
@@ -221,14 +221,27 @@ def test_a_whole_pair_is_the_character_it_spells(analytics):
     [("x", 0), ({}, 1), ([], 1), ({"a": [1, {"b": []}]}, 4), ([[[[]]], []], 4)],
 )
 def test_json_depth(value, depth):
-    assert json_depth(value) == depth
+    assert json_shape(value) == (depth, False)
+
+
+@pytest.mark.parametrize(
+    ("value", "shape"),
+    [
+        ("\ud800", (0, True)),
+        ({"a": [1, {"b": "x\udfff"}]}, (3, True)),  # a value, deep down
+        ({"a": [{"\udc00": 1}]}, (3, True)),  # a key
+        (json.loads('{"a": ["\\ud83d\\ude00"]}'), (2, False)),  # a whole pair: a character
+    ],
+)
+def test_json_shape_finds_half_a_pair_in_any_text(value, shape):
+    assert json_shape(value) == shape
 
 
 def test_json_depth_needs_no_recursion():
     value: list = []
     for _ in range(100_000):
         value = [value]
-    assert json_depth(value) == 100_001
+    assert json_shape(value) == (100_001, False)
 
 
 # -- HTTP API events (payload 2.0, HitPath=HttpApi) ---------------------------------------

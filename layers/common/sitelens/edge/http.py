@@ -146,41 +146,32 @@ def _parse_json(body: bytes) -> Form:
         raise errors.Invalid.field("body", "The body is not valid JSON.") from None
     if not isinstance(fields, dict):
         raise errors.Invalid.field("body", "The body must be a JSON object.")
-    if json_depth(fields) > MAX_JSON_DEPTH:
+    depth, half_pair = json_shape(fields)
+    if depth > MAX_JSON_DEPTH:
         raise errors.Invalid.field("body", TOO_DEEP)
-    if _has_half_pair(fields):
+    if half_pair:
         raise errors.Invalid.field("body", NOT_UTF8)
     return fields
 
 
-def _has_half_pair(value: Any) -> bool:
-    """Whether a text of a parsed JSON value (a key or a string) holds half a UTF-16 pair."""
-    pending = [value]
-    while pending:
-        item = pending.pop()
-        if isinstance(item, str):
-            if _HALF_PAIR.search(item):
-                return True
-        elif isinstance(item, dict):
-            pending.extend(item)
-            pending.extend(item.values())
-        elif isinstance(item, list):
-            pending.extend(item)
-    return False
-
-
-def json_depth(value: Any) -> int:
+def json_shape(value: Any) -> tuple[int, bool]:
     """How deeply objects and arrays nest in a parsed JSON value (`{}` is 1, a string 0),
-    measured with a stack of our own rather than by recursion."""
-    deepest = 0
+    and whether a text of it (a key or a string) holds half a UTF-16 pair: one walk, with a
+    stack of our own rather than by recursion."""
+    deepest, half_pair = 0, False
     pending = [(value, 1)]
     while pending:
         item, depth = pending.pop()
-        if isinstance(item, dict | list):
+        if isinstance(item, str):
+            half_pair = half_pair or _HALF_PAIR.search(item) is not None
+        elif isinstance(item, dict):
             deepest = max(deepest, depth)
-            children = item.values() if isinstance(item, dict) else item
-            pending.extend((child, depth + 1) for child in children)
-    return deepest
+            pending.extend((key, depth) for key in item)
+            pending.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            deepest = max(deepest, depth)
+            pending.extend((child, depth + 1) for child in item)
+    return deepest, half_pair
 
 
 def _body(event: dict[str, Any]) -> bytes:
