@@ -105,6 +105,52 @@ def test_visits_bounces_and_durations(analytics, monkeypatch, store):
     assert {r["dimensions"][0]: r["metrics"] for r in entry} == {"/": [1, 0.0], "/blog": [1, 100.0]}
 
 
+IPHONE = (
+    "Mozilla/5.0 (iPhone; CPU iPhone OS 17_1 like Mac OS X) AppleWebKit/605.1.15 "
+    "(KHTML, like Gecko) Version/17.1 Mobile/15E148 Safari/604.1"
+)
+
+
+def test_custom_events_are_broken_down_by_their_visitor_s_device_and_country(
+    analytics, monkeypatch, store
+):
+    """A custom event's row carries its visitor's browser, OS, device and country, as every
+    row of a visitor does: conversions by device (asked of rows alone) and a visit of custom
+    events alone are told by them, not under ""."""
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    cara = Browser(analytics, monkeypatch, ("85.214.132.117", IPHONE))  # Germany, a phone
+    dan = Browser(analytics, monkeypatch, ("81.2.69.142", CHROME))  # Britain, a desktop
+    cara.view("10:00:00", "/")
+    cara.event("10:01:00", "/", "signup")
+    dan.view("10:02:00", "/")
+    dan.event("10:40:00", "/", "download")  # 38 minutes on: a visit of this event alone
+    count_everything()
+    signups = {"metrics": ["visitors", "events"], "filters": [["is", "event:name", ["signup"]]]}
+    for dimension, value in (
+        ("visit:device", "Mobile"),
+        ("visit:browser", "Mobile Safari"),
+        ("visit:os", "iOS"),
+        ("visit:country", "DE"),
+    ):
+        found = query(analytics, site["id"], **signups, dimensions=[dimension])
+        assert found == [{"dimensions": [value], "metrics": [1, 1]}], dimension
+    downloads = query(
+        analytics,
+        site["id"],
+        metrics=["visits"],
+        dimensions=["visit:device", "visit:country"],
+        filters=[["is", "event:name", ["download"]]],
+    )
+    assert downloads == [{"dimensions": ["Desktop", "GB"], "metrics": [1]}]
+    devices = query(
+        analytics, site["id"], metrics=["visitors", "events"], dimensions=["visit:device"]
+    )
+    assert devices == [
+        {"dimensions": ["Desktop"], "metrics": [1, 2]},
+        {"dimensions": ["Mobile"], "metrics": [1, 2]},
+    ]
+
+
 def test_a_visitor_is_not_linked_across_days(analytics, monkeypatch, store):
     site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
     anna = Browser(analytics, monkeypatch, ANNA)

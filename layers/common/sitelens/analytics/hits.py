@@ -264,6 +264,9 @@ def build_hit(
         )
     if fields.get("event[name]", "").strip():
         event = _event(fields)
+        # Its row carries what every row of its visitor shares (the warehouse's identity
+        # dimensions): conversions by device or country, and a visit of events alone.
+        where = visitors.location(source_ip, headers)
         return Hit(
             website_id=int(website["id"]),
             at=at,
@@ -276,6 +279,10 @@ def build_hit(
             props=fields.get("props", ""),
             revenue_amount=fields.get("revenue_amount", ""),
             revenue_currency=fields.get("revenue_currency", ""),
+            browser=agent.browser,
+            os=agent.os,
+            device=agent.device,
+            country=where.country,
         )
 
     referrer = _referrer_host(fields.get("referrer", ""))
