@@ -3,6 +3,7 @@ are on and where their visits came from, from what the aggregator has counted.""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -64,3 +65,34 @@ def test_another_account_s_website_is_404(analytics, other_analytics):
     assert reply.body == {"message": "Resource not found.", "status": 404}
     assert analytics.get("/api/v1/stats/999/realtime").status == 404
     assert analytics.get(f"/api/v1/stats/{theirs['id']}/realtime", key=None).status == 401
+
+
+@pytest.mark.parametrize("landing_batch", ["first", "last"])
+def test_a_visit_keeps_its_source_when_its_minute_is_counted_in_two_batches(
+    analytics, monkeypatch, landing_batch
+):
+    """The aggregator counts a few seconds of hits at a time, so a visitor's landing and
+    next page of the same minute often come in two batches, in either order: the visitor is
+    on the next page, and the visit still came from Google."""
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    page = "https://shop.example"
+    minute = (int(time.time()) // 60 - 2) * 60  # a whole minute, two minutes ago
+
+    def ago(second: int) -> int:
+        return int(time.time()) - (minute + second)
+
+    google = "https://www.google.com/"
+    send(analytics, monkeypatch, "198.51.100.1", ago(5), page=f"{page}/", referrer=google)
+    landing = receive("HitsQueue")
+    send(analytics, monkeypatch, "198.51.100.1", ago(40), page=f"{page}/a", referrer=f"{page}/")
+    next_page = receive("HitsQueue")
+    batches = [landing, next_page] if landing_batch == "first" else [next_page, landing]
+    for batch in batches:
+        assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    monkeypatch.undo()
+    reply = analytics.get(f"/api/v1/stats/{site['id']}/realtime")
+    assert reply.body["data"] == {
+        "visitors": 1,
+        "pages": [{"value": "/a", "count": 1}],
+        "sources": [{"value": "Google", "count": 1}],
+    }

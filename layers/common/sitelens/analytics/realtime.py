@@ -22,7 +22,9 @@ TOP = 10  # pages and sources listed
 
 def presences(hits: Iterable[Hit]) -> list[stored_realtime.Presence]:
     """Who each counted pageview or custom event shows on the site, the latest per visitor
-    and minute. A visit's source is the page it landed from; later pages keep it."""
+    and minute. A visit's source is the page it landed from; later pages keep it: those
+    whose landing is not among `hits` (another batch counted it) carry no source, so the
+    stored one stands."""
     latest: dict[tuple[int, str, int], stored_realtime.Presence] = {}
     for hit in sorted(hits, key=lambda h: h.at):
         if hit.excluded or hit.engaged_ms is not None or not hit.visitor:
@@ -30,7 +32,7 @@ def presences(hits: Iterable[Hit]) -> list[stored_realtime.Presence]:
         at = int(hit.at.timestamp())
         key = (hit.website_id, hit.visitor, at // 60)
         before = latest.get(key)
-        source = sources.source(hit.referrer) if hit.visit else (before.source if before else "")
+        source = sources.source(hit.referrer) if hit.visit else (before.source if before else None)
         latest[key] = stored_realtime.Presence(hit.website_id, hit.visitor, at, hit.page, source)
     return list(latest.values())
 

@@ -5,6 +5,10 @@ Items: `live#<website id>`, `<minute>#<visitor>` (the minute as a zero-padded Un
 with `at` (the second of the visitor's last hit in that minute), `page` (the page it was
 on) and `source` (where its visit came from), expiring (TTL) ten minutes later. A read
 asks for the last minutes' slots only, so items TTL has not removed yet are never read.
+
+A visitor's minute is often counted in two batches, in either order (the landing in one,
+the next page in the other): the latest hit's page wins, and the source is written only
+by a landing, whenever its batch comes.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ class Presence:
     visitor: str
     at: int  # Unix seconds
     page: str
-    source: str
+    source: str | None  # None: no landing of the visit in this batch (the stored one stands)
 
 
 def _series(website_id: int) -> str:
@@ -37,31 +41,51 @@ def record(presences: Iterable[Presence]) -> list[dict[str, Any]]:
     """The UpdateItem requests that record presences (the caller sends them, in parallel)."""
     requests = []
     for seen in presences:
-        requests.append(
-            {
-                "TableName": settings().stats_table,
-                "Key": {
-                    "series": {"S": _series(seen.website_id)},
-                    "slot": {"S": f"{seen.at // 60:010d}#{seen.visitor}"},
-                },
-                # a later hit of the same minute wins; a batch may hold them in any order
-                "UpdateExpression": "SET #at = :at, page = :page, #source = :source, "
-                "expires_at = :expires",
-                "ConditionExpression": "attribute_not_exists(#at) OR #at <= :at",
-                "ExpressionAttributeNames": {"#at": "at", "#source": "source"},
-                "ExpressionAttributeValues": {
-                    ":at": {"N": str(seen.at)},
-                    ":page": {"S": seen.page},
-                    ":source": {"S": seen.source},
-                    ":expires": {"N": str(seen.at + KEPT_SECONDS)},
-                },
-            }
-        )
+        request: dict[str, Any] = {
+            "TableName": settings().stats_table,
+            "Key": {
+                "series": {"S": _series(seen.website_id)},
+                "slot": {"S": f"{seen.at // 60:010d}#{seen.visitor}"},
+            },
+            # a later hit of the same minute wins; a batch may hold them in any order
+            "UpdateExpression": "SET #at = :at, page = :page, expires_at = :expires",
+            "ConditionExpression": "attribute_not_exists(#at) OR #at <= :at",
+            "ExpressionAttributeNames": {"#at": "at"},
+            "ExpressionAttributeValues": {
+                ":at": {"N": str(seen.at)},
+                ":page": {"S": seen.page},
+                ":expires": {"N": str(seen.at + KEPT_SECONDS)},
+            },
+        }
+        if seen.source is not None:
+            request["UpdateExpression"] += ", #source = :source"
+            request["ExpressionAttributeNames"]["#source"] = "source"
+            request["ExpressionAttributeValues"][":source"] = {"S": seen.source}
+        requests.append(request)
     return requests
 
 
 def put(request: dict[str, Any]) -> None:
-    """Send one request of `record`; a later hit already there is no failure."""
+    """Send one request of `record`; a later hit already there is no failure, and a
+    landing's source is still written beside it (unless another landing's is there)."""
+    if _updated(request):
+        return
+    source = request["ExpressionAttributeValues"].get(":source")
+    if source is not None:
+        _updated(
+            {
+                "TableName": request["TableName"],
+                "Key": request["Key"],
+                "UpdateExpression": "SET #source = :source",
+                "ConditionExpression": "attribute_exists(#at) AND attribute_not_exists(#source)",
+                "ExpressionAttributeNames": {"#at": "at", "#source": "source"},
+                "ExpressionAttributeValues": {":source": source},
+            }
+        )
+
+
+def _updated(request: dict[str, Any]) -> bool:
+    """Whether the conditional update was made (False: its condition did not hold)."""
     try:
         client("dynamodb").update_item(**request)
     except Exception as err:
@@ -69,6 +93,8 @@ def put(request: dict[str, Any]) -> None:
             "ConditionalCheckFailedException"
         ):
             raise
+        return False
+    return True
 
 
 def since(website_id: int, start: int) -> tuple[list[Presence], bool]:
