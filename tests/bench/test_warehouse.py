@@ -4,10 +4,12 @@ real handler, and the bytes Athena would scan for the same queries.
 
 Four questions a dashboard asks (Plausible's): the 30 days' totals, top pages, a daily
 series, and sources of visitors from Germany; and a fifth that no summary answers, the
-top pages of visitors from Germany (raw rows: a visitor's country is on each of its rows).
-Each is timed as the median wall clock of `RUNS` (3) runs of the handler (auth and the
-website look-up on moto, the SQL on the local warehouse's DuckDB: every question here is
-one the counters cannot answer exactly).
+top pages of visitors from Germany (raw rows: a visitor's country is on each of its rows);
+and the totals again as for a website in New York, whose visitors the visits summary counts
+(its visitor hashes span two UTC days). Each is timed as the median wall clock of `RUNS`
+(3) runs of the handler (auth and the website look-up on moto, the SQL on the local
+warehouse's DuckDB: every question here is one the counters cannot answer exactly); the
+last is the same SQL asked directly, the generated site being in UTC.
 
 Athena's bytes are derived, not measured: the sum of the compressed column chunks
 (DuckDB's `parquet_metadata()`) of the compacted files of the site's day partitions in
@@ -18,6 +20,7 @@ bound: Trino may prune columns a CTE names but the answer never uses.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import time
 from datetime import UTC, datetime, timedelta
@@ -28,6 +31,7 @@ import pytest
 
 from sitelens import accounts
 from sitelens.analytics import queries
+from sitelens.analytics.warehouse import answers as answers_of
 from sitelens.analytics.warehouse import query, sql, summaries
 from sitelens.core import clock
 from sitelens.data import warehouse
@@ -39,6 +43,8 @@ pytest.importorskip("duckdb")
 from sitelens.local.warehouse import LocalWarehouse
 
 QUERY_APP = report.ROOT / "functions/analytics/query/app.py"
+NEW_YORK = "America/New_York"
+IN_NEW_YORK = "totals_of_a_site_in_new_york"
 ATHENA_USD_PER_TB = 5.0
 TARGET_MS = 500.0  # Plausible's published figure on ClickHouse
 # Each run over 10M rows takes seconds (16 s each on a busy 2-core machine): medians of 3
@@ -208,17 +214,34 @@ def test_warehouse_queries(aws_env: None, tmp_path: Path) -> None:
         def ask(name: str, body: dict[str, Any]) -> None:
             answered[name] = handler(_event(key, body), context)
 
+        # The totals of a website in New York: its visitor hashes span two UTC days, so the
+        # visits summary counts its visitors (`summaries.plan`); the same SQL as the handler's
+        # for such a site, asked directly (the generated site is in UTC).
+        in_new_york = dataclasses.replace(
+            query.parse(bodies["totals"], now, "UTC"), visitor_zones=(NEW_YORK,)
+        )
+        assert summaries.plan(in_new_york) == "visits"
+
+        def ask_in_new_york() -> None:
+            answered[IN_NEW_YORK] = answers_of.answer(in_new_york, sql.rows, bodies["totals"])
+
         medians = timing.interleaved(
             {
-                name: _wall_ms(lambda name=name, body=body: ask(name, body))
-                for name, body in bodies.items()
+                **{
+                    name: _wall_ms(lambda name=name, body=body: ask(name, body))
+                    for name, body in bodies.items()
+                },
+                IN_NEW_YORK: _wall_ms(ask_in_new_york),
             },
             runs=RUNS,
         )
-        answers = {}
+        answers = {IN_NEW_YORK: answered.pop(IN_NEW_YORK)}
         for name, answer in answered.items():
             assert answer["statusCode"] == 200, answer
             answers[name] = json.loads(answer["body"])
+        # the same pageviews and visits (visits are found within UTC days in any zone)
+        here, there = answers["totals"]["results"][0], answers[IN_NEW_YORK]["results"][0]
+        assert here["metrics"][1:] == there["metrics"][1:], (here, there)
         totals = answers["totals"]["results"][0]["metrics"]
         series = answers["daily_series"]["results"]
         assert len(series) == SIZES["days"]
@@ -227,6 +250,7 @@ def test_warehouse_queries(aws_env: None, tmp_path: Path) -> None:
         scans = {
             name: athena_scan(store, query.parse(body, now, "UTC")) for name, body in bodies.items()
         }
+        scans[IN_NEW_YORK] = athena_scan(store, in_new_york)
     finally:
         clock.now = saved_now  # type: ignore[assignment]
         warehouse.use(None)

@@ -151,6 +151,53 @@ def test_custom_events_are_broken_down_by_their_visitor_s_device_and_country(
     ]
 
 
+@pytest.mark.parametrize("compacted", [False, True])
+def test_a_visitor_of_new_york_s_evening_is_one_visitor_across_midnight_utc(
+    analytics, monkeypatch, store, compacted
+):
+    """A visitor hash lives a day of the website's zone: New York's evening spans midnight
+    UTC, where the warehouse's days (and visits) end. One person there is one visitor in a
+    day's total, in several days' and per page, whether the days are summarised or not."""
+    site = analytics.post(
+        "/api/v1/websites", {"domain": "shop.example", "timezone": "America/New_York"}
+    ).data
+    for at, who in (
+        ("2026-11-22T17:00:00", BEN),  # noon in New York
+        ("2026-11-23T23:30:00", ANNA),  # 18:30 in New York
+        ("2026-11-24T00:30:00", ANNA),  # 19:30: a new visit, the same visitor
+    ):
+        moment = datetime.fromisoformat(at).replace(tzinfo=UTC)
+        monkeypatch.setattr(clock, "now", lambda moment=moment: moment)
+        reply = analytics.request(
+            "POST",
+            "/api/event",
+            form={"page": "https://shop.example/"},
+            key=None,
+            headers={"User-Agent": who[1]},
+            source_ip=who[0],
+        )
+        assert reply.status == 202, reply.body
+    count_everything()
+    if compacted:
+        store.compact()  # 2026-11-23 is a whole UTC day of both ranges: its summaries answer
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 11, 26, tzinfo=UTC))
+    totals = ["visitors", "visits", "pageviews"]
+    [evening] = query(analytics, site["id"], metrics=totals)
+    assert evening["metrics"] == [1, 2, 2]
+    [both_days] = query(
+        analytics, site["id"], metrics=totals, date_range=["2026-11-22", "2026-11-23"]
+    )
+    assert both_days["metrics"] == [2, 3, 3]
+    pages = query(
+        analytics,
+        site["id"],
+        metrics=["visitors", "pageviews"],
+        dimensions=["event:page"],
+        date_range=["2026-11-22", "2026-11-23"],
+    )
+    assert pages == [{"dimensions": ["/"], "metrics": [2, 3]}]
+
+
 def test_a_visitor_is_not_linked_across_days(analytics, monkeypatch, store):
     site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
     anna = Browser(analytics, monkeypatch, ANNA)

@@ -12,6 +12,7 @@ warehouse engine, reading compaction's summaries where they answer exactly
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from sitelens.analytics import annotations as timeline
@@ -58,8 +59,8 @@ def parse(account_id: str, body: Any) -> query.Query:
     in_zone = not body.get("timezone") and len(zones) == 1 and zones != {zone}
     if in_zone or site_goals or goals.asked(parsed.dimensions, parsed.filters):
         # again, in the websites' zone, with their goals
-        parsed = query.parse(body, clock.now(), zones.pop() if in_zone else zone, site_goals)
-    return parsed
+        parsed = query.parse(body, clock.now(), next(iter(zones)) if in_zone else zone, site_goals)
+    return dataclasses.replace(parsed, visitor_zones=tuple(sorted(zones)))
 
 
 def rows_source(parsed: query.Query) -> answers.Rows:

@@ -79,6 +79,9 @@ class Query:
     limit: int = MAX_LIMIT
     offset: int = 0
     goals: tuple[Goal, ...] = ()  # the websites' goals, for `event:goal`
+    # The websites' own time zones: a visitor hash turns over at their midnight (`salts`),
+    # which decides what summaries may add up (`summaries.plan`); () is UTC.
+    visitor_zones: tuple[str, ...] = ()
 
     @property
     def time_dimension(self) -> str | None:
@@ -101,6 +104,7 @@ class Query:
             MAX_LIMIT,
             0,
             self.goals,
+            self.visitor_zones,
         )
 
 

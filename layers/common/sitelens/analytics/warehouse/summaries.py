@@ -2,10 +2,12 @@
 read every raw row: its totals (one row), its visits (`visits.COLUMNS`, one row each) and
 its pages (one row per page: pageviews, events and distinct visitors).
 
-Compaction writes both beside the day's events file, from it, whenever it writes that
-file (`write`). They are exact for a whole UTC day: no visit crosses midnight UTC, and a
-visitor hash lives one day, so visitors of different days are different hashes and the
-distinct visitors of several days are the sum of each day's. A query reads them for the
+Compaction writes them beside the day's events file, from it, whenever it writes that
+file (`write`). They are exact for a whole UTC day: no visit crosses midnight UTC
+(`visits`). A visitor hash lives one day of its website's zone, so for websites in UTC the
+distinct visitors of several days are the sum of each day's; elsewhere a hash spans two UTC
+days, and only the visits summary, which keeps each visit's visitor, counts them (`plan`,
+`Query.visitor_zones`). A query reads them for the
 whole UTC days of its range that have no row still in landing, and finds the rest (the
 partial first and last UTC days of another time zone, days with rows not compacted yet)
 from raw rows, by the same rule (`sql`).
@@ -13,18 +15,18 @@ from raw rows, by the same rule (`sql`).
 `plan` says which summary, if any, answers a query exactly:
 - "totals": the day's figures (`daily_totals`, one row a day), for questions without
   filters or dimensions other than time by day, week or month (where the zone is UTC all
-  range long) of visitors, visits, pageviews, events, views per visit, bounce rate and
-  visit duration;
+  range long) of visitors (websites in UTC only), visits, pageviews, events, views per
+  visit, bounce rate and visit duration;
 - "visits": filters and dimensions on visit properties only (and time by day, week or
   month where the zone is UTC all range long), metrics of visits and their counts;
 - "pages": a breakdown by page (and the same time buckets), filtered by page only, of
-  visitors, pageviews and events.
+  visitors (websites in UTC only), pageviews and events.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from pathlib import Path
 from typing import Any, Final, Literal
 from zoneinfo import ZoneInfo
@@ -175,6 +177,21 @@ def _utc_all_along(query: Query) -> bool:
     return True
 
 
+def _hashes_in_utc_days(query: Query) -> bool:
+    """Whether every visitor hash of the range lives within one UTC day: the websites' zones
+    are UTC at every midnight and noon around it. Only then are the distinct visitors of
+    several UTC days the sum of each day's (a hash of New York's day spans two UTC days)."""
+    first, last = query.start.date() - timedelta(days=1), query.end.date() + timedelta(days=1)
+    for name in query.visitor_zones:
+        zone, day = ZoneInfo(name), first
+        while day <= last:
+            for hour in (0, 12):
+                if datetime.combine(day, time(hour), UTC).astimezone(zone).utcoffset():
+                    return False
+            day += timedelta(days=1)
+    return True
+
+
 def _dimensions_of(item: Filter) -> set[str]:
     if isinstance(item, Condition):
         return {item.dimension}
@@ -189,10 +206,18 @@ def plan(query: Query) -> Plan | None:
     if times and (not times <= DAY_BUCKETS or not _utc_all_along(query)):
         return None
     metrics = set(query.metrics)
-    if not others and not filtered and metrics <= TOTAL_METRICS:
+    # the totals and pages summaries hold each day's count of distinct visitors; the visits
+    # summary holds each visit's visitor, whose distinct count is exact in any zone
+    sums_visitors = "visitors" in metrics and not _hashes_in_utc_days(query)
+    if not others and not filtered and metrics <= TOTAL_METRICS and not sums_visitors:
         return "totals"
     if others | filtered <= set(VISIT_DIMENSIONS) and metrics <= VISIT_METRICS:
         return "visits"
-    if others == {"event:page"} and filtered <= {"event:page"} and metrics <= PAGE_METRICS:
+    if (
+        others == {"event:page"}
+        and filtered <= {"event:page"}
+        and metrics <= PAGE_METRICS
+        and not sums_visitors
+    ):
         return "pages"
     return None

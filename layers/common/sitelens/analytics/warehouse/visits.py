@@ -6,10 +6,11 @@ A visitor's rows are ordered by time, and a pageview or custom event more than
 one). A visit's dimensions come from its first pageview, but for its location and device,
 which all its rows share, taken from its first row (so a visit of custom events alone has
 them too). Its duration runs from its first row to its last (an engagement row ends when
-the page was left), and it bounces when it has one pageview and no custom event. A visitor
-hash lives one day, so no visit crosses midnight UTC; rows continuing the previous day's
-visit (an engagement after midnight) count in no visit. That is why a whole UTC day's
-visits, found once at compaction, are the visits a query over that day would find.
+the page was left), and it bounces when it has one pageview and no custom event. Visits
+are found within a UTC day's rows, so none crosses midnight UTC (a visitor hash ends at the
+website's midnight anyway: for a website in UTC, the same moment); rows continuing the
+previous day's visit (an engagement after midnight) count in no visit. That is why a whole
+UTC day's visits, found once at compaction, are the visits a query over that day would find.
 """
 
 from __future__ import annotations
