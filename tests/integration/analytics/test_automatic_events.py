@@ -6,10 +6,14 @@ deepest)."""
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 import pytest
 import sqlglot
 
-from sitelens.analytics.warehouse import query, scroll, summaries
+from sitelens.analytics.hit import Hit
+from sitelens.analytics.warehouse import query, rows, scroll, summaries
 from tests.integration.analytics.test_properties import DAY, NOW, stored
 from tests.integration.test_tracking import create_website, hit, queued
 
@@ -107,6 +111,35 @@ def test_scroll_depth_and_automatic_events_as_queried(analytics, store):
         {"dimensions": ["File Download", "https://example.com/guide.pdf"], "metrics": [1, 1]},
         {"dimensions": ["Outbound Link: Click", "https://elsewhere.example/"], "metrics": [1, 1]},
     ]
+
+
+def test_a_page_read_across_midnight_utc_in_new_york_keeps_its_depth(analytics, store):
+    """A visitor hash lives a day of the website's zone: New York's evening spans midnight
+    UTC, where the warehouse's days end, and a page read from 18:59 to 19:01 there is one
+    visitor-page pair with its depth."""
+    site = create_website(analytics, timezone="America/New_York")["id"]
+
+    def row_at(moment: str, **fields: Any) -> dict[str, Any]:
+        made = Hit(site, datetime.fromisoformat(moment), "/post", True, visitor="n", **fields)
+        found = rows.row(made, hit_id=moment)
+        assert found is not None
+        return found
+
+    store.write(
+        [
+            row_at("2026-11-23T23:59:00+00:00"),
+            row_at("2026-11-24T00:01:00+00:00", engaged_ms=120_000, scroll_depth=80),
+        ]
+    )
+    body = {
+        "site_id": site,
+        "metrics": ["visitors", "pageviews", "scroll_depth"],
+        "date_range": ["2026-11-23", "2026-11-23"],
+        "dimensions": ["event:page"],
+    }
+    reply = analytics.post("/api/v1/query", json_body=body)
+    assert reply.status == 200, reply.body
+    assert reply.body["results"] == [{"dimensions": ["/post"], "metrics": [1, 1, 80]}]
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,24 @@ def test_a_range_without_visitors_answers_zeros(store_of_rows):
     assert empty["meta"]["conversion_rate"] == 0.0
 
 
+@pytest.mark.parametrize("compacted", [False, True])
+def test_a_funnel_of_new_york_s_evening_runs_across_midnight_utc(tmp_path, compacted):
+    """A visitor hash lives a day of the website's zone: in New York one spans midnight UTC,
+    where the warehouse's days end, and a visitor going on past it is one visitor."""
+    store = LocalWarehouse(tmp_path / "warehouse")
+    store.write(
+        [
+            row(1, "n", "2026-11-23T23:50:00", page="/"),  # 18:50 in New York
+            row(1, "n", "2026-11-24T00:10:00", page="/pricing"),  # 19:10
+        ]
+    )
+    if compacted:
+        store.compact()
+    found = funnel(store, [HOME, PRICING], timezone="America/New_York")
+    assert [step["visitors"] for step in found["steps"]] == [1, 1]
+    assert found["meta"]["all_visitors"] == 1
+
+
 @pytest.mark.parametrize("dialect", ["duckdb", "athena"])
 def test_the_statement_renders_for_both_engines(dialect):
     parsed = query.parse(

@@ -2,12 +2,14 @@
 website's goal of that name), and for each step the visitors who completed it after
 completing every step before it, in order.
 
-A visitor here is who a visit is made of (`visits`: a visitor hash of one website and one
-UTC day), so a funnel is completed within a day, as Plausible's within its visitor's
-day-long identity. The n-th step is reached at the earliest completion of its goal after
-the step before was reached (strictly after: one row never makes two steps); earliest
-completions are what an ordered completion needs, so this finds every visitor who has
-one. Written once in DuckDB's dialect and rendered by SQLGlot for the engine, as `sql`.
+A visitor here is a visitor hash of one website, which lives one day of the website's time
+zone (its salt turns over at the website's midnight: `salts`), so a funnel is completed
+within that day, as Plausible's within its visitor's day-long identity; for a website
+outside UTC that day spans midnight UTC, and so may a funnel. The n-th step is reached at
+the earliest completion of its goal after the step before was reached (strictly after: one
+row never makes two steps); earliest completions are what an ordered completion needs, so
+this finds every visitor who has one. Written once in DuckDB's dialect and rendered by
+SQLGlot for the engine, as `sql`.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from sitelens.data import warehouse
 from sitelens.data.funnels import MAX_STEPS, MIN_STEPS
 
 __all__ = ["MAX_STEPS", "MIN_STEPS", "answer", "counts", "counts_from", "statement"]
-_VISITOR: Final = "website_id, day, visitor"
+_VISITOR: Final = "website_id, visitor"
 
 
 def _step_sql(number: int, step: Sequence[Goal]) -> str:
@@ -31,12 +33,12 @@ def _step_sql(number: int, step: Sequence[Goal]) -> str:
         return f"""step_1 AS (
   SELECT {_VISITOR}, MIN(ts) AS reached_at FROM base AS e WHERE {matched} GROUP BY {_VISITOR}
 )"""
-    same = " AND ".join(f"e.{name} = p.{name}" for name in ("website_id", "day", "visitor"))
     return f"""step_{number} AS (
-  SELECT e.website_id, e.day, e.visitor, MIN(e.ts) AS reached_at
-  FROM base AS e JOIN step_{number - 1} AS p ON {same}
+  SELECT e.website_id, e.visitor, MIN(e.ts) AS reached_at
+  FROM base AS e JOIN step_{number - 1} AS p
+    ON e.website_id = p.website_id AND e.visitor = p.visitor
   WHERE e.ts > p.reached_at AND ({matched})
-  GROUP BY e.website_id, e.day, e.visitor
+  GROUP BY e.website_id, e.visitor
 )"""
 
 

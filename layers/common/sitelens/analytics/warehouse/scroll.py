@@ -37,7 +37,8 @@ def statement(query: Query, dialect: str, stale: raw.SiteDays) -> str:
     named = [
         f"{sql.dimension_sql(query, d)} AS {k}" for d, k in zip(query.dimensions, keys, strict=True)
     ]
-    pair = ["e.website_id", "e.day", "e.visitor", "e.page"]
+    # a visitor hash lives one day of its website's zone, which may span midnight UTC
+    pair = ["e.website_id", "e.visitor", "e.page"]
     metrics = [f"{_METRIC_SQL[m]} AS m{n}" for n, m in enumerate(query.metrics)]
     order = sql.ordering(query, keys)
     text = f"""
@@ -50,14 +51,14 @@ pairs AS (
   GROUP BY {", ".join([*keys, *pair])}
 ),
 depths AS (
-  SELECT e.website_id, e.day, e.visitor, e.page, MAX(e.scroll_depth) AS depth
+  SELECT e.website_id, e.visitor, e.page, MAX(e.scroll_depth) AS depth
   FROM raw AS e WHERE e.name = {engagement} AND e.scroll_depth IS NOT NULL
-  GROUP BY e.website_id, e.day, e.visitor, e.page
+  GROUP BY e.website_id, e.visitor, e.page
 )
 SELECT {", ".join([*(f"p.{k} AS {k}" for k in keys), *metrics, "COUNT(*) OVER () AS total_rows"])}
 FROM pairs AS p
 LEFT JOIN depths AS s
-  ON s.website_id = p.website_id AND s.day = p.day AND s.visitor = p.visitor AND s.page = p.page
+  ON s.website_id = p.website_id AND s.visitor = p.visitor AND s.page = p.page
 {f"GROUP BY {', '.join(f'p.{k}' for k in keys)}" if keys else ""}
 {f"ORDER BY {order}" if order else ""}
 LIMIT {query.limit} OFFSET {query.offset}
