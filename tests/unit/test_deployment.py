@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import re
+import zoneinfo
+from datetime import UTC, datetime
 from functools import cache
 from typing import Any
 
@@ -390,3 +392,20 @@ def test_every_metric_counted_is_documented_with_its_alarm():
     assert counted <= documented, "document each metric in docs/operations.md"
     named = set(re.findall(r"`(\w+Alarm)`", page))
     assert named - set(SOURCE["Resources"]) == set()
+
+
+def test_digests_are_planned_once_the_period_has_ended_in_every_time_zone():
+    """A digest reports its websites' days in their own zones (as the query API answers
+    them): the planner runs when the day before has ended everywhere, UTC-12 included."""
+    events = SOURCE["Resources"]["DigestFunction"]["Properties"]["Events"].values()
+    [schedule] = [event["Properties"] for event in events if event["Type"] == "ScheduleV2"]
+    assert schedule["ScheduleExpressionTimezone"] == "UTC"
+    found = re.fullmatch(r"cron\((\d+) (\d+) \* \* \? \*\)", schedule["ScheduleExpression"])
+    assert found, schedule["ScheduleExpression"]
+    monday = datetime(2026, 11, 23, int(found[2]), int(found[1]), tzinfo=UTC)
+    behind = [
+        name
+        for name in sorted(zoneinfo.available_timezones())
+        if monday.astimezone(zoneinfo.ZoneInfo(name)).date() < monday.date()
+    ]
+    assert behind == []

@@ -1,5 +1,7 @@
 """The periods digests report: the last complete ISO week (Monday to Sunday) or calendar
-month, in UTC days as the statistics count them, and the period before it."""
+month, and the period before it. Chosen by the UTC date the planner runs on, at 12:00 UTC
+(template.yaml), when that period has ended in every time zone: its days are read in each
+website's own (`queries`)."""
 
 from __future__ import annotations
 
