@@ -352,6 +352,29 @@ def test_who_may_read_a_dashboard_and_bad_periods(analytics, public):
     assert backwards.status == 422
 
 
+@pytest.mark.parametrize(
+    ("zone", "hour", "last"),
+    [
+        ("America/Los_Angeles", "2026-11-25T03:00", "2026-11-24"),  # 19:00 the day before
+        ("UTC", "2026-11-25T03:00", "2026-11-25"),
+        ("Asia/Tokyo", "2026-11-24T20:00", "2026-11-25"),  # 05:00 the day after
+    ],
+)
+def test_a_preset_period_ends_today_in_the_website_s_time_zone(
+    analytics, public, monkeypatch, zone, hour, last
+):
+    """A preset ends today where the website is, whose days the dashboard reads: at 03:00
+    UTC California's "last 7 days" end the evening before, not on a day not begun there."""
+    analytics.post("/api/v1/websites", {"domain": "shop.example", "timezone": zone})
+    moment = datetime.fromisoformat(hour).replace(tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", lambda: moment)
+    shown = public.get("/api/v1/share/websites/shop.example", query={"period": "7d"})
+    assert shown.status == 200, shown.body
+    first = (datetime.fromisoformat(last) - timedelta(days=6)).date().isoformat()
+    assert shown.data["date_range"] == [first, last]
+    assert shown.data["series"]["days"][-1] == last
+
+
 def test_views_meanwhile_wait_for_the_one_computing(analytics, public, monkeypatch):
     """While one view computes a website's days (its claim), another answers that view's
     figures once kept, without asking the warehouse itself; none kept in time: 429. A

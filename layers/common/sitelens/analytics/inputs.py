@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from datetime import date, timedelta
 from typing import Annotated, Any, ClassVar
+from zoneinfo import ZoneInfo
 
 from pydantic import BeforeValidator, Field, ValidationInfo, model_validator
 
@@ -104,9 +105,10 @@ class SharePeriod(Input):
     def custom(self) -> bool:
         return self.from_ is not None or self.to is not None
 
-    def days(self) -> tuple[date, date]:
-        """The first and last day shown."""
-        today = clock.now().date()
+    def days(self, timezone: str = "UTC") -> tuple[date, date]:
+        """The first and last day shown; presets end today in the website's `timezone`,
+        whose days the dashboard's questions read."""
+        today = clock.now().astimezone(ZoneInfo(timezone)).date()
         if self.custom:
             last = self.to or today
             return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last

@@ -43,7 +43,7 @@ def _title(shared: sharing.Shared) -> str:
 
 def _figures(request: Request, shared: sharing.Shared) -> tuple[SharePeriod, dict[str, Any]]:
     period = SharePeriod.parse(request.query)
-    first, last = period.days()
+    first, last = period.days(shared.record.get("timezone") or "UTC")
     return period, dashboard.of_website(shared.account, shared.record, first, last)
 
 
