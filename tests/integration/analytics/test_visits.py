@@ -188,6 +188,15 @@ def test_a_visitor_of_new_york_s_evening_is_one_visitor_across_midnight_utc(
         analytics, site["id"], metrics=totals, date_range=["2026-11-22", "2026-11-23"]
     )
     assert both_days["metrics"] == [2, 3, 3]
+    # asked in UTC, whose days the summaries are of: the hash still spans two of them
+    [in_utc] = query(
+        analytics,
+        site["id"],
+        metrics=totals,
+        date_range=["2026-11-23", "2026-11-24"],
+        timezone="UTC",
+    )
+    assert in_utc["metrics"] == [1, 2, 2]
     pages = query(
         analytics,
         site["id"],
