@@ -3,9 +3,10 @@
 The script's `scroll` part sends, with each engagement, the deepest percent of the page
 seen in that page view (`scroll_depth`). A visitor's depth on a page is the deepest of its
 engagements there; the metric is the mean of those over the group's visitor-page pairs,
-a whole percent (null where no depth was measured). As in Plausible it needs `event:page`
-as a dimension or a filter (`query.parse` checks), and goes with `visitors` and
-`pageviews` only; compaction's summaries know no depth (`summaries.plan` is None).
+a whole percent (0 where no depth was measured: `answers` gives a null metric as 0). As in
+Plausible it needs `event:page` as a dimension or a filter (`query.parse` checks), and goes
+with `visitors` and `pageviews` only; compaction's summaries know no depth
+(`summaries.plan` is None).
 """
 
 from __future__ import annotations
