@@ -12,7 +12,7 @@ import pytest
 from sitelens.analytics import fairshare, tracking
 from sitelens.core import config
 from sitelens.data import records
-from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive
+from tests.fixtures.analytics import CHROME, FIREFOX, IPHONE, receive, run
 
 VISITOR_IP = "192.0.2.44"
 CORS = "Access-Control-Allow-Origin"
@@ -179,6 +179,30 @@ def test_excluded_parameters_are_stripped(analytics, exclude, sent, kept):
     create_website(analytics, exclude_params=exclude)
     assert hit(analytics, {"page": f"https://example.com{sent}"}).status == 202
     assert queued()[0]["page"] == kept
+
+
+def test_a_page_is_counted_as_people_read_its_path(analytics, account, store):
+    """A browser sends every page escaped (`location.href`): `/über` arrives as
+    `/%C3%BCber`. It is counted, listed and matched by a goal as `/über`, as Plausible
+    shows it, and a client sending it unescaped counts on the same page."""
+    website = create_website(analytics)
+    goal = analytics.post(f"/api/v1/websites/{website['id']}/goals", {"page_path": "/über"})
+    assert goal.status == 201, goal.body
+    for page in ("https://example.com/%C3%BCber", "https://example.com/über"):
+        assert hit(analytics, {"page": page}).status == 202
+    records = receive("HitsQueue")
+    assert {json.loads(record["body"])["page"] for record in records} == {"/über"}
+    assert run("HitsQueue", records) == {"batchItemFailures": []}
+    pages = analytics.get(f"/api/v1/stats/{website['id']}", query={"name": "page"})
+    assert pages.data == [{"value": "/über", "count": 2}]
+    body = {
+        "site_id": website["id"],
+        "metrics": ["visitors", "events"],
+        "date_range": "day",
+        "dimensions": ["event:goal"],
+    }
+    converted = analytics.post("/api/v1/query", json_body=body)
+    assert converted.body["results"] == [{"dimensions": ["Visit /über"], "metrics": [1, 2]}]
 
 
 # -- excluded ------------------------------------------------------------------------------

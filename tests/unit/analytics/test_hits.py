@@ -340,6 +340,15 @@ def test_ip_exclusion_comes_before_the_bot_check() -> None:
         ("https://example.com/p?a=1&&b", "", "/p?a=1&b"),
         ("https://example.com", "", "/"),
         ("https://example.com/docs/#install", "", "/docs/"),
+        # the path as people read it (Plausible's pages); the query as sent
+        ("https://example.com/%C3%BCber?q=%C3%BC", "", "/über?q=%C3%BC"),
+        ("https://example.com/caf%c3%a9/a%20b", "", "/café/a%20b"),  # white space stays
+        ("https://example.com/%E3%83%96%E3%83%AD%E3%82%B0", "", "/ブログ"),
+        ("https://example.com/café", "", "/café"),  # sent unescaped: the same page
+        ("https://example.com/100%25", "", "/100%"),
+        ("https://example.com/a%3Fb%23c", "", "/a%3Fb%23c"),  # not a query or a fragment
+        ("https://example.com/a%00b%0A", "", "/a%00b%0A"),  # control characters stay escaped
+        ("https://example.com/%FF%C3", "", "/%FF%C3"),  # no UTF-8: as sent
     ],
 )
 def test_page_is_the_path_and_the_remaining_query(page: str, params: str, expected: str) -> None:

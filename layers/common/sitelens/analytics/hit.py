@@ -85,7 +85,7 @@ class Hit:
 
     website_id: int
     at: datetime  # UTC
-    page: str  # path plus the remaining query: /pricing?id=3
+    page: str  # readable path plus the remaining query: /pricing?id=3 (`hits.counted_page`)
     visit: bool
     referrer: str = ""
     browser: str = ""

@@ -8,6 +8,7 @@ contract) travels through SQS as JSON, never with the visitor's IP address.
 from __future__ import annotations
 
 import ipaddress
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
@@ -154,10 +155,34 @@ def _strip_params(query: str, exclude_params: str | None) -> str:
 
 
 def counted_page(url: SplitResult, exclude_params: str | None) -> str:
-    """The page a hit of `url` is counted under: its path and the query left after the
-    tracking parameters and the website's excluded ones (`/pricing?id=3`)."""
+    """The page a hit of `url` is counted under: its path as people read it (`readable`)
+    and the query left after the tracking parameters and the website's excluded ones
+    (`/pricing?id=3`), as sent."""
     query = _strip_params(url.query, exclude_params)
-    return (url.path or "/") + (f"?{query}" if query else "")
+    return readable(url.path or "/") + (f"?{query}" if query else "")
+
+
+# A run of percent-escapes (`%C3%BC`): the bytes of one or more characters.
+_ESCAPES = re.compile(r"(?:%[0-9A-Fa-f]{2})+")
+# What stays escaped: `?` and `#` would read as the start of a query or a fragment, white
+# space as two words (a goal's path has none), and control characters are not read at all.
+_KEPT_ESCAPED = re.compile(r"[?#\s\x00-\x1f\x7f-\x9f]")
+
+
+def readable(path: str) -> str:
+    """A URL path with its percent-escapes of UTF-8 decoded, as Plausible shows pages and
+    as a browser's address bar does: `/%C3%BCber` is `/über` (a browser sends every page
+    escaped). Escapes of `?`, `#`, white space and control characters stay (`/a%20b`), and
+    so does a run of escapes that spells no UTF-8."""
+
+    def decoded(run: re.Match[str]) -> str:
+        try:
+            text = bytes.fromhex(run[0].replace("%", "")).decode("utf-8")
+        except UnicodeDecodeError:
+            return run[0]
+        return _KEPT_ESCAPED.sub(lambda c: "".join(f"%{b:02X}" for b in c[0].encode()), text)
+
+    return _ESCAPES.sub(decoded, path) if "%" in path else path
 
 
 def _resolution(value: str) -> str:

@@ -18,6 +18,7 @@ from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from sitelens.analytics.hits import counted_page
 from sitelens.analytics.stats import summed
 from sitelens.core import clock, metrics
 from sitelens.data import frontier
@@ -41,9 +42,8 @@ def of_site(account: str, start_url: str) -> Counter[str] | None:
 
 
 def page_of(url: str) -> str:
-    """A crawled URL as the tracker counts its page: path and query."""
-    parts = urlsplit(url)
-    return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    """A crawled URL as the tracker counts its page (`hits.counted_page`)."""
+    return counted_page(urlsplit(url), None)
 
 
 def annotate(issues: list[dict[str, Any]], views: Counter[str]) -> None:
