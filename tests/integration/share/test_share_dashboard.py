@@ -375,6 +375,17 @@ def test_a_preset_period_ends_today_in_the_website_s_time_zone(
     assert shown.data["series"]["days"][-1] == last
 
 
+def test_a_period_without_its_end_is_bounded_in_the_website_s_days(analytics, public, monkeypatch):
+    """`from` alone ends today where the website is: in Tokyo, past midnight UTC's day,
+    366 days from a year ago are 367 there, beyond the bound (422 on `to`)."""
+    analytics.post("/api/v1/websites", {"domain": "shop.example", "timezone": "Asia/Tokyo"})
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 11, 26, 20, 0, tzinfo=UTC))
+    for first, status in (("2025-11-27", 200), ("2025-11-26", 422)):
+        shown = public.get("/api/v1/share/websites/shop.example", query={"from": first})
+        assert shown.status == status, shown.body
+    assert list(shown.body["message"]) == ["to"]
+
+
 def test_views_meanwhile_wait_for_the_one_computing(analytics, public, monkeypatch):
     """While one view computes a website's days (its claim), another answers that view's
     figures once kept, without asking the warehouse itself; none kept in time: 429. A

@@ -98,7 +98,7 @@ class SharePeriod(Input):
 
     @model_validator(mode="after")
     def _days_are_valid(self) -> SharePeriod:
-        check_period(*self.days())
+        self.days()  # 422 at once for days no zone makes a period (`days` checks again)
         return self
 
     @property
@@ -106,16 +106,20 @@ class SharePeriod(Input):
         return self.from_ is not None or self.to is not None
 
     def days(self, timezone: str = "UTC") -> tuple[date, date]:
-        """The first and last day shown; presets end today in the website's `timezone`,
-        whose days the dashboard's questions read."""
+        """The first and last day shown; presets (and a period without `to`) end today in
+        the website's `timezone`, whose days the dashboard's questions read. 422 unless
+        they are a period (`check_period`)."""
         today = clock.now().astimezone(ZoneInfo(timezone)).date()
         if self.custom:
             last = self.to or today
-            return self.from_ or last - timedelta(days=DEFAULT_DAYS - 1), last
-        if self.period == "month":
-            return today.replace(day=1), today
-        if self.period == "last_month":
+            first = self.from_ or last - timedelta(days=DEFAULT_DAYS - 1)
+        elif self.period == "month":
+            first, last = today.replace(day=1), today
+        elif self.period == "last_month":
             last = today.replace(day=1) - timedelta(days=1)
-            return last.replace(day=1), last
-        days = {"7d": 7, "30d": 30, "12mo": 365}[self.period]
-        return today - timedelta(days=days - 1), today
+            first = last.replace(day=1)
+        else:
+            last = today
+            first = today - timedelta(days={"7d": 7, "30d": 30, "12mo": 365}[self.period] - 1)
+        check_period(first, last)
+        return first, last
