@@ -222,7 +222,7 @@ def test_bots_are_forbidden_when_excluded(analytics, ua):
 
 
 def test_a_flood_of_excluded_hits_is_queued_as_tallies(analytics, monkeypatch, capsys):
-    create_website(analytics, exclude_bots=1)
+    website = create_website(analytics, exclude_bots=1)
     moment = [1000.0]
     monkeypatch.setattr(tracking.time, "monotonic", lambda: moment[0])
     for second in range(3):
@@ -230,13 +230,18 @@ def test_a_flood_of_excluded_hits_is_queued_as_tallies(analytics, monkeypatch, c
             assert hit(analytics, ua="curl/8.5.0").status == 403
         moment[0] += 1.0
     assert hit(analytics, ua="curl/8.5.0").status == 403  # sends what the last second held
-    tallies = queued()
+    records = receive("HitsQueue")
+    tallies = [json.loads(record["body"]) for record in records]
     # the first exclusion at once, then one tally a second: 4 messages for 151 hits
     assert [t.get("weight", 1) for t in tallies] == [1, 50, 50, 50]
     assert {t["excluded"] for t in tallies} == {"bot"}
     assert len({t["id"] for t in tallies}) == 4
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
     assert sum(sum(line.get("HitsExcluded", [])) for line in emitted) == 151
+    # ... and the aggregator reads and counts each (a tally has no page: none is sent)
+    assert run("HitsQueue", records) == {"batchItemFailures": []}
+    counted = analytics.get(f"/api/v1/stats/{website['id']}", query={"name": "excluded"})
+    assert counted.data == [{"value": "bot", "count": 151}]
 
 
 @pytest.mark.parametrize("ua", BOTS)

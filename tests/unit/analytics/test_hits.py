@@ -11,7 +11,7 @@ import pytest
 
 from sitelens.analytics import datacenters, hits, visitors
 from sitelens.analytics.hit import STAT_NAMES, Hit, counts
-from sitelens.analytics.hits import ExcludedHit, InvalidHit, build_hit, page_host
+from sitelens.analytics.hits import ExcludedHit, InvalidHit, build_hit, excluded, page_host
 from sitelens.core import config
 
 NOW = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -671,6 +671,13 @@ def test_json_leaves_out_empty_values() -> None:
         '{"website_id":3,"at":"2026-11-21T09:30:00+00:00","page":"/","visit":false,"event":"a:b:c"}'
     )
     assert Hit.from_json(event.to_json()) == event
+
+
+def test_an_excluded_tally_survives_the_queue() -> None:
+    """A tally has no page: it is left out of the message, and read back as none."""
+    tally = excluded({"id": 3}, "bot", NOW, weight=50)
+    assert "page" not in tally.to_json()
+    assert Hit.from_json(tally.to_json()) == tally
 
 
 def test_json_from_a_newer_version_is_read() -> None:

@@ -137,6 +137,7 @@ class Hit:
         """The hit `to_json` wrote; keys this version does not know are ignored."""
         data = json.loads(text)
         values: dict[str, Any] = {k: v for k, v in data.items() if k in _FIELD_NAMES}
+        values.setdefault("page", "")  # left out when empty, as an excluded tally's is
         values["at"] = datetime.fromisoformat(values["at"]).astimezone(UTC)
         if values.get("event_parts") is not None:
             values["event_parts"] = tuple(values["event_parts"])
