@@ -232,16 +232,28 @@ def test_a_flood_of_excluded_hits_is_queued_as_tallies(analytics, monkeypatch, c
     assert hit(analytics, ua="curl/8.5.0").status == 403  # sends what the last second held
     records = receive("HitsQueue")
     tallies = [json.loads(record["body"]) for record in records]
-    # the first exclusion at once, then one tally a second: 4 messages for 151 hits
-    assert [t.get("weight", 1) for t in tallies] == [1, 50, 50, 50]
+    # ten exclusions a second at once, the rest of that second as one tally with the
+    # next second's first: 31 messages for 151 hits
+    at_once = [1] * (tracking.ExcludedTally.SENT_AT_ONCE - 1)
+    assert [t.get("weight", 1) for t in tallies] == [1, *at_once, *([41, *at_once] * 2), 41]
     assert {t["excluded"] for t in tallies} == {"bot"}
-    assert len({t["id"] for t in tallies}) == 4
+    assert len({t["id"] for t in tallies}) == 31
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
     assert sum(sum(line.get("HitsExcluded", [])) for line in emitted) == 151
     # ... and the aggregator reads and counts each (a tally has no page: none is sent)
     assert run("HitsQueue", records) == {"batchItemFailures": []}
     counted = analytics.get(f"/api/v1/stats/{website['id']}", query={"name": "excluded"})
     assert counted.data == [{"value": "bot", "count": 151}]
+
+
+def test_a_few_excluded_hits_are_each_counted_at_once(analytics):
+    """A few bots in a second are queued as they come: counted with no later request."""
+    website = create_website(analytics, exclude_bots=1)
+    for ua in BOTS[:5]:
+        assert hit(analytics, ua=ua).status == 403
+    assert run("HitsQueue", receive("HitsQueue")) == {"batchItemFailures": []}
+    counted = analytics.get(f"/api/v1/stats/{website['id']}", query={"name": "excluded"})
+    assert counted.data == [{"value": "bot", "count": 5}]
 
 
 @pytest.mark.parametrize("ua", BOTS)

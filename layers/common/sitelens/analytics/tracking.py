@@ -68,23 +68,26 @@ def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) 
 
 
 class ExcludedTally:
-    """A container's excluded hits, summed by website, reason and UTC day, queued as one
-    weighted hit (`hits.excluded`) at most once a TALLY_SECONDS per website and reason.
+    """A container's excluded hits, summed by website, reason and UTC day, queued as
+    weighted hits (`hits.excluded`): at most SENT_AT_ONCE a TALLY_SECONDS per website and
+    reason, the rest held and queued as one when that second has passed.
 
-    The first exclusion after a quiet second is queued at once, so a lone bot is counted
-    as soon as it comes; a flood costs one message a second instead of one per hit. A
-    tally that cannot be queued stays for the next request. What a container holds when
-    Lambda retires it (under a second of a flood) is lost to the `excluded` counter only:
-    the HitsExcluded metric has every one."""
+    So a lone bot, or a few, is counted as soon as it comes; a flood costs a few messages a
+    second instead of one per hit. A tally that cannot be queued stays for the next
+    request, and so does what a flood left held: the next request to the container sends
+    it. What a container holds when Lambda retires it is lost to the `excluded` counter
+    only: the HitsExcluded metric has every one."""
 
     TALLY_SECONDS = 1.0
+    SENT_AT_ONCE = 10  # tallies a website and reason queue in a second before holding
     MAX_QUIET = 10_000  # websites and reasons remembered as recently sent
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
         # (account, website id, reason, day) -> [how many, when the last one came]
         self.pending: dict[tuple[str, int, str, str], list[Any]] = {}
-        self.sent_at: dict[tuple[int, str], float] = {}
+        # (website id, reason) -> [when its second began, tallies queued in it]
+        self.sent_at: dict[tuple[int, str], list[Any]] = {}
 
     def forget(self) -> None:
         """Drop what is pending and when tallies were sent (tests)."""
@@ -100,19 +103,20 @@ class ExcludedTally:
             found[1] = max(found[1], now)
 
     def send_due(self) -> None:
-        """Queue the tallies whose website and reason sent none in the last second."""
+        """Queue the tallies whose website and reason have not queued SENT_AT_ONCE in their
+        current second."""
         moment = time.monotonic()
         with self.lock:
-            due = {
-                key: self.pending.pop(key)
-                for key in list(self.pending)
-                if moment - self.sent_at.get((key[1], key[2]), -self.TALLY_SECONDS)
-                >= self.TALLY_SECONDS
-            }
-            for key in due:
-                self.sent_at[(key[1], key[2])] = moment
+            due = {}
+            for key in list(self.pending):
+                second = self.sent_at.get((key[1], key[2]))
+                if second is None or moment - second[0] >= self.TALLY_SECONDS:
+                    second = self.sent_at[(key[1], key[2])] = [moment, 0]
+                if second[1] < self.SENT_AT_ONCE:
+                    second[1] += 1
+                    due[key] = self.pending.pop(key)
             if len(self.sent_at) > self.MAX_QUIET:
-                for old in sorted(self.sent_at, key=self.sent_at.__getitem__)[
+                for old in sorted(self.sent_at, key=lambda k: self.sent_at[k][0])[
                     : self.MAX_QUIET // 2
                 ]:
                     del self.sent_at[old]
