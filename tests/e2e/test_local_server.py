@@ -774,6 +774,22 @@ def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
     assert figures.counted_after is not None and figures.lost == 0, figures
 
 
+def test_a_burst_of_bots_is_all_counted_as_excluded(dev: Dev) -> None:
+    """Past the ten tallies a second queued at once, the rest of a burst is held; `make
+    serve` queues it within about a second, as the container's next request would."""
+    site = create_website(dev)
+    page = {"page": f"https://{site['domain']}/"}
+    for _ in range(25):  # urllib's user agent is an HTTP library's: a bot
+        assert call("POST", f"{dev.server.analytics}/api/event", form=page).status == 403
+    url = f"{dev.server.analytics}/api/v1/stats/{site['id']}?name=excluded"
+    deadline = time.monotonic() + 30
+    while (rows := call("GET", url, dev.key1).body["data"]) != [
+        {"value": "bot", "count": 25}
+    ] and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert rows == [{"value": "bot", "count": 25}]
+
+
 def test_large_answers_are_gzipped_as_api_gateway_does(dev: Dev) -> None:
     """The template's MinimumCompressionSize (1,024 bytes): the script is larger."""
     import gzip

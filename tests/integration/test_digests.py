@@ -445,6 +445,7 @@ def test_make_serve_feeds_the_digest_queue_to_the_sender(aws_env, monkeypatch):
     """The local worker reads the sender's event source from the template, as for hits."""
     monkeypatch.setattr(worker.QueueWorker, "start", lambda self: None)
     monkeypatch.setattr(worker.ScheduleWorker, "start", lambda self: None)
+    monkeypatch.setattr(worker.TallyFlusher, "start", lambda self: None)
     found = worker.start_all(TEMPLATE)
     queues = {w.function: w for w in found if isinstance(w, worker.QueueWorker)}
     assert queues["DigestSendFunction"].queue == QUEUE

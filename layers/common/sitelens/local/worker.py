@@ -144,6 +144,35 @@ class ScheduleWorker:
         self.thread.join(timeout=5)
 
 
+class TallyFlusher:
+    """The event function's next request, as `make serve` (one process that never stops)
+    stands in for it: each second, queue what the excluded-hit tally holds
+    (`tracking.ExcludedTally`), so the tail of a burst of bots is counted within about two
+    seconds. Deployed, the container's next request sends it."""
+
+    def __init__(self, lock: AbstractContextManager[Any] | None) -> None:
+        self.lock = lock or nullcontext()
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name="excluded-tallies", daemon=True)
+
+    def run(self) -> None:
+        from sitelens.analytics import tracking
+
+        while not self.stopping.wait(tracking.ExcludedTally.TALLY_SECONDS):
+            try:
+                with self.lock:
+                    tracking.EXCLUDED.send_due()
+            except Exception:
+                logger.exception("excluded tallies not queued")
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+
+
 def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
     """The record Lambda's event source mapping passes for a received SQS message."""
     attributes = {
@@ -192,9 +221,12 @@ def minute_seconds() -> float:
 
 def start_all(
     spec: dict[str, Any], lock: AbstractContextManager[Any] | None = None
-) -> list[QueueWorker | ScheduleWorker]:
-    """A worker for every function with an SQS event or a schedule in the template."""
-    workers: list[QueueWorker | ScheduleWorker] = []
+) -> list[QueueWorker | ScheduleWorker | TallyFlusher]:
+    """A worker for every function with an SQS event or a schedule in the template, and
+    the excluded-hit tally's flusher."""
+    flusher = TallyFlusher(lock)
+    flusher.start()
+    workers: list[QueueWorker | ScheduleWorker | TallyFlusher] = [flusher]
     for name, resource in spec["Resources"].items():
         if resource.get("Type") != "AWS::Serverless::Function":
             continue
