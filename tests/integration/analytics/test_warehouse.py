@@ -331,6 +331,15 @@ def test_pagination_and_total_rows(warehouse):
     )
     assert [r["dimensions"][0] for r in answer["results"]] == ["/blog/one", "/pricing"]
     assert answer["meta"]["total_rows"] == 3
+    # a page past the last row is empty, and still tells how many rows there are
+    past = ask(
+        warehouse,
+        metrics=["pageviews"],
+        dimensions=["event:page"],
+        pagination={"limit": 2, "offset": 4},
+        include={"total_rows": True},
+    )
+    assert (past["results"], past["meta"]["total_rows"]) == ([], 3)
     # with time labels and a second dimension, still the groups before paging
     paged = ask(
         warehouse,

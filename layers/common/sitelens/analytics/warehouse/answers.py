@@ -7,6 +7,7 @@ Athena deployed), and shapes `results`, `meta` (`total_rows`, `time_labels`) and
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time, timedelta
@@ -121,6 +122,9 @@ def _half_away_from_zero(value: float) -> int:
 def answer(query: Query, rows: Rows, echo: dict[str, Any]) -> dict[str, Any]:
     """The Stats API v2 answer: results, meta and the query as understood (`echo`)."""
     results, total = _rows(query, rows)
+    if query.include.total_rows and not results and query.offset:
+        # a page past the last row has no row to carry the count: ask the first for it
+        _, total = _rows(dataclasses.replace(query, offset=0, limit=1), rows)
     meta: dict[str, Any] = {}
     # a time series names every bucket with time_labels, and for comparisons (as
     # Plausible's does), so that each bucket meets the earlier period's bucket in its place
