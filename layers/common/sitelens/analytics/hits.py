@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
-from urllib.parse import SplitResult, parse_qsl, unquote_plus, urlsplit
+from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
 
 from sitelens.analytics import datacenters, visitors, vitals
@@ -177,7 +177,7 @@ def readable(path: str) -> str:
 
     def decoded(run: re.Match[str]) -> str:
         try:
-            text = bytes.fromhex(run[0].replace("%", "")).decode("utf-8")
+            text = unquote(run[0], errors="strict")
         except UnicodeDecodeError:
             return run[0]
         return _KEPT_ESCAPED.sub(lambda c: "".join(f"%{b:02X}" for b in c[0].encode()), text)
