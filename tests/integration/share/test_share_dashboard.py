@@ -384,6 +384,14 @@ def test_a_period_without_its_end_is_bounded_in_the_website_s_days(analytics, pu
         shown = public.get("/api/v1/share/websites/shop.example", query={"from": first})
         assert shown.status == status, shown.body
     assert list(shown.body["message"]) == ["to"]
+    # ... and in California, a day behind UTC's, 366 of its days are not refused
+    analytics.post(
+        "/api/v1/websites", {"domain": "west.example", "timezone": "America/Los_Angeles"}
+    )
+    monkeypatch.setattr(clock, "now", lambda: datetime(2026, 11, 25, 3, 0, tzinfo=UTC))
+    west = public.get("/api/v1/share/websites/west.example", query={"from": "2025-11-24"})
+    assert west.status == 200, west.body
+    assert west.data["date_range"] == ["2025-11-24", "2026-11-24"]
 
 
 def test_views_meanwhile_wait_for_the_one_computing(analytics, public, monkeypatch):
