@@ -31,7 +31,25 @@ MAX_MINUTE_SECONDS = 60.0
 _RECEIVE_MAX = 10  # SQS hands out at most 10 messages per receive (and deletes 10 per call)
 
 
-class QueueWorker:
+class _Background:
+    """A daemon thread running `run` until `stop`."""
+
+    def __init__(self, name: str) -> None:
+        self.stopping = threading.Event()
+        self.thread = threading.Thread(target=self.run, name=name, daemon=True)
+
+    def run(self) -> None:
+        raise NotImplementedError
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.thread.join(timeout=5)
+
+
+class QueueWorker(_Background):
     def __init__(
         self,
         function: str,
@@ -47,8 +65,7 @@ class QueueWorker:
         self.batch = batch
         self.window = min(window, MAX_WINDOW_SECONDS)
         self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name=f"worker-{function}", daemon=True)
+        super().__init__(f"worker-{function}")
 
     def run(self) -> None:
         sqs = clients.client("sqs")
@@ -102,15 +119,8 @@ class QueueWorker:
                 ],
             )
 
-    def start(self) -> None:
-        self.thread.start()
 
-    def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join(timeout=5)
-
-
-class ScheduleWorker:
+class ScheduleWorker(_Background):
     """A scheduled function, called now and then every SCHEDULE_SECONDS."""
 
     def __init__(
@@ -124,8 +134,7 @@ class ScheduleWorker:
         self.every = every
         self.lock = lock or nullcontext()
         self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name=f"schedule-{function}", daemon=True)
+        super().__init__(f"schedule-{function}")
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -136,15 +145,8 @@ class ScheduleWorker:
                 logger.exception("scheduled function failed", extra={"function": self.function})
             self.stopping.wait(self.every)
 
-    def start(self) -> None:
-        self.thread.start()
 
-    def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join(timeout=5)
-
-
-class TallyFlusher:
+class TallyFlusher(_Background):
     """The event function's next request, as `make serve` (one process that never stops)
     stands in for it: each second, queue what the excluded-hit tally holds
     (`tracking.ExcludedTally`), so the tail of a burst of bots is counted within about two
@@ -152,8 +154,7 @@ class TallyFlusher:
 
     def __init__(self, lock: AbstractContextManager[Any] | None) -> None:
         self.lock = lock or nullcontext()
-        self.stopping = threading.Event()
-        self.thread = threading.Thread(target=self.run, name="excluded-tallies", daemon=True)
+        super().__init__("excluded-tallies")
 
     def run(self) -> None:
         from sitelens.analytics import tracking
@@ -164,13 +165,6 @@ class TallyFlusher:
                     tracking.EXCLUDED.send_due()
             except Exception:
                 logger.exception("excluded tallies not queued")
-
-    def start(self) -> None:
-        self.thread.start()
-
-    def stop(self) -> None:
-        self.stopping.set()
-        self.thread.join(timeout=5)
 
 
 def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
