@@ -45,9 +45,7 @@ from sitelens.data import websites as stored_websites
 from sitelens.data.items import to_item
 from sitelens.data.transactions import item_size
 from sitelens.local import gateway, template, worker
-from sitelens.reports.rules import project_of
-from sitelens.seo.analysis import analyse, band
-from tests.bench import cost, pages, report, test_ingest, test_writes, timing
+from tests.bench import cost, report, test_ingest, test_writes, timing
 
 # Used only when this run did not measure the figure: a run of commit f9454dd (once in the README;
 # 2 cores of an AMD EPYC, Python 3.11.7) and test_writes on the same tree.
@@ -371,26 +369,9 @@ def _emf_metrics(printed: str) -> set[str]:
 
 
 def _report_storage_bytes() -> int:
-    """A report as test_writes builds it, stored: the item and its index entries, each with
+    """A report as test_writes builds it (`sample_report`), stored: the item and its index entries, each with
     DynamoDB's per-item overhead."""
-    analysed = analyse(pages.site(60_000, seed=3))
-    url = "https://www.example.com/pricing"
-    record = {
-        "account": "1",
-        "id": 42,
-        "url": url,
-        "search": url,
-        "project": project_of(url),
-        "results": json.dumps(analysed.results, separators=(",", ":")),
-        "score": analysed.score,
-        "result": band(analysed.score),
-        "privacy": 0,
-        "generated_at": "2026-11-22T10:00:00.000000Z",
-        "created_at": "2026-11-22T10:00:00.000000Z",
-        "updated_at": "2026-11-22T10:00:00.000000Z",
-        "version": 1,
-        "write_id": "0" * 32,
-    }
+    record = test_writes.sample_report()
     item = to_item(stored_reports.COLLECTION.with_index_keys(record))
     total = item_size(item) + cost.ITEM_OVERHEAD_BYTES
     for index in test_writes._indexes():

@@ -11,6 +11,7 @@ import pytest
 
 from sitelens import accounts
 from sitelens.local import gateway, template
+from tests.integration.test_websites import RECORD_FIELDS  # a website record's fields
 
 EVENTS = Path(__file__).resolve().parents[2] / "events"
 # API Gateway events; the SQS events (`{"Records": [...]}`) are replayed in
@@ -18,22 +19,6 @@ EVENTS = Path(__file__).resolve().parents[2] / "events"
 EVENT_FILES = sorted(p for p in EVENTS.glob("*.json") if "httpMethod" in json.loads(p.read_text()))
 ROUTES = template.routes(template.load())
 KEY = "sl_example_events_key_0123456789abcdefghijklmnopqrstuv"
-RECORD_KEYS = {
-    "id",
-    "domain",
-    "privacy",
-    "password",
-    "email",
-    "exclude_bots",
-    "exclude_params",
-    "exclude_ips",
-    "timezone",
-    "traffic_alerts",
-    "favorite",
-    "favorited_at",
-    "created_at",
-    "updated_at",
-}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -135,7 +120,7 @@ def test_websites_create(events_account: accounts.Account) -> None:
     assert status == 201, body
     assert headers["Content-Type"] == "application/json"
     assert body["status"] == 201
-    assert body["data"].keys() == RECORD_KEYS
+    assert body["data"].keys() == RECORD_FIELDS
     assert body["data"]["id"] == 1
     assert body["data"]["domain"] == "example.com"
     assert body["data"]["email"] == 1
@@ -226,7 +211,7 @@ def test_websites_update(website: dict[str, Any]) -> None:
     status, _, body = invoke(event("websites-update"))
     assert status == 200, body
     assert body["status"] == 200
-    assert body["data"].keys() == RECORD_KEYS
+    assert body["data"].keys() == RECORD_FIELDS
     changed = {k: body["data"][k] for k in ("privacy", "email", "exclude_bots", "exclude_params")}
     assert changed == {"privacy": 1, "email": 0, "exclude_bots": 0, "exclude_params": "&"}
     assert body["data"]["domain"] == website["domain"]
@@ -236,7 +221,7 @@ def test_websites_patch(website: dict[str, Any]) -> None:
     status, _, body = invoke(event("websites-patch"))
     assert status == 200, body
     assert body["status"] == 200
-    assert body["data"].keys() == RECORD_KEYS
+    assert body["data"].keys() == RECORD_FIELDS
     assert body["data"]["favorite"] is True
     assert body["data"]["favorited_at"] is not None
 
