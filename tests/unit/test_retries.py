@@ -5,24 +5,12 @@ from __future__ import annotations
 import pytest
 
 from sitelens.data import transactions
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.slept: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
+from tests.fixtures.clocks import SteppedClock
 
 
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> SteppedClock:
+    fake = SteppedClock()
     monkeypatch.setattr(transactions, "time", fake)
     return fake
 

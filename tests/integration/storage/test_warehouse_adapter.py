@@ -19,6 +19,7 @@ from sitelens.core import config
 from sitelens.data import clients, transactions, warehouse
 from tests.conftest import Account, Client
 from tests.fixtures.analytics import hit_record, run
+from tests.fixtures.clocks import SteppedClock
 
 STREAM = "sitelens-events"
 WORKGROUP = "sitelens"
@@ -27,24 +28,9 @@ SQL = "SELECT page, visitors FROM events"
 EXECUTION = "6f1c0c4e-0000-4000-8000-000000000001"
 
 
-class Clock:
-    """`time` for the adapter: sleeping moves the clock on at once, and is recorded."""
-
-    def __init__(self) -> None:
-        self.now = 1_000.0
-        self.slept: list[float] = []
-
-    def monotonic(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.slept.append(seconds)
-        self.now += seconds
-
-
 @pytest.fixture
-def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
-    fake = Clock()
+def clock(monkeypatch: pytest.MonkeyPatch) -> SteppedClock:
+    fake = SteppedClock(1_000.0)
     monkeypatch.setattr(warehouse, "time", fake)
     monkeypatch.setattr(transactions, "time", fake)  # Firehose's backoff between attempts
     return fake
@@ -78,12 +64,12 @@ def stubbed(service: str) -> Iterator[Stubber]:
 
 
 @pytest.fixture
-def firehose(deployed: None, clock: Clock) -> Iterator[Stubber]:
+def firehose(deployed: None, clock: SteppedClock) -> Iterator[Stubber]:
     yield from stubbed("firehose")
 
 
 @pytest.fixture
-def athena(deployed: None, clock: Clock) -> Iterator[Stubber]:
+def athena(deployed: None, clock: SteppedClock) -> Iterator[Stubber]:
     yield from stubbed("athena")
 
 
@@ -137,7 +123,7 @@ def expect_put(stubber: Stubber, records: list[dict[str, bytes]], answer: dict[s
     )
 
 
-def test_rows_go_as_json_lines_500_a_call(firehose: Stubber, clock: Clock) -> None:
+def test_rows_go_as_json_lines_500_a_call(firehose: Stubber, clock: SteppedClock) -> None:
     sent = rows(1_201)
     records = [{"Data": line(row)} for row in sent]
     for start, end in ((0, 500), (500, 1_000), (1_000, 1_201)):
@@ -158,7 +144,7 @@ def test_a_call_holds_at_most_4_mib_of_records(firehose: Stubber) -> None:
     assert warehouse.put(sent) == 1_000
 
 
-def test_only_the_refused_records_are_sent_again(firehose: Stubber, clock: Clock) -> None:
+def test_only_the_refused_records_are_sent_again(firehose: Stubber, clock: SteppedClock) -> None:
     sent = rows(5)
     records = [{"Data": line(row)} for row in sent]
     expect_put(firehose, records, refused(records, {1, 3}))
@@ -172,7 +158,7 @@ def test_only_the_refused_records_are_sent_again(firehose: Stubber, clock: Clock
 
 
 def test_records_still_refused_after_the_last_attempt_fail_the_put(
-    firehose: Stubber, clock: Clock
+    firehose: Stubber, clock: SteppedClock
 ) -> None:
     sent = rows(3)
     records = [{"Data": line(row)} for row in sent]
@@ -274,7 +260,7 @@ HEADER = ("page", "visitors", "bounce_rate")  # Athena's first row: the columns'
 
 
 def test_a_query_is_polled_until_it_succeeds_and_read_page_by_page(
-    athena: Stubber, clock: Clock
+    athena: Stubber, clock: SteppedClock
 ) -> None:
     expect_start(athena)
     for state in ("QUEUED", "QUEUED", "RUNNING", "RUNNING", "RUNNING", "RUNNING", "SUCCEEDED"):
@@ -326,7 +312,7 @@ def test_a_query_over_the_workgroups_scan_cutoff_is_too_expensive(athena: Stubbe
 
 
 def test_a_query_past_the_deadline_is_stopped_and_too_expensive(
-    athena: Stubber, clock: Clock
+    athena: Stubber, clock: SteppedClock
 ) -> None:
     waits = warehouse._POLL_SECONDS
     elapsed, polls = 0.0, 1
