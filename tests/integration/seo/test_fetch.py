@@ -811,6 +811,12 @@ def certificates(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             .not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=1))
             .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+            # the key identifiers every public certificate has (RFC 5280), without which
+            # Python 3.13's strict verification (the Lambda runtime's) refuses the chain
+            .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), False)
+            .add_extension(
+                x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()), False
+            )
         )
         if ca:
             builder = builder.add_extension(
