@@ -369,8 +369,8 @@ def _emf_metrics(printed: str) -> set[str]:
 
 
 def _report_storage_bytes() -> int:
-    """A report as test_writes builds it (`sample_report`), stored: the item and its index entries, each with
-    DynamoDB's per-item overhead."""
+    """A report as test_writes builds it (`sample_report`), stored: the item and its index
+    entries, each with DynamoDB's per-item overhead."""
     record = test_writes.sample_report()
     item = to_item(stored_reports.COLLECTION.with_index_keys(record))
     total = item_size(item) + cost.ITEM_OVERHEAD_BYTES
