@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Any
 
 from sitelens.audits import checks, history, traffic
-from sitelens.audits.records import RUNS_KEPT, kept_regressions
+from sitelens.audits.records import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
@@ -96,7 +96,7 @@ def analyse(crawl: str) -> None:
     if vitals:
         traffic.save_field(crawl, pages, vitals)
     stored.save_issues(crawl, issues, state["expires_at"])
-    counts = {severity: 0 for severity in checks.SEVERITIES}
+    counts = {severity: 0 for severity in SEVERITIES}
     for issue in issues:
         counts[issue["severity"]] += 1
     summary = {

@@ -21,7 +21,6 @@ NEAR_DUPLICATE_BITS = 3  # simhash distance of near-duplicates (Manku et al., 20
 MIN_WORDS = 50  # pages with less text are not compared for near-duplicates
 DEEP = 3  # link hops from the start URL beyond which a page is hard to find
 MAX_AFFECTED = 1_000  # pages listed an issue (the count says how many there are)
-SEVERITIES = ("high", "medium", "low")
 
 # code -> (severity, title, fix, learn more)
 DEFINITIONS: dict[str, tuple[str, str, str, str]] = {

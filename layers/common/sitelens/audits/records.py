@@ -18,6 +18,7 @@ from sitelens.sharing.links import audit_url, new_share_id
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.audits.inputs import AuditCreate, AuditListQuery
 
+SEVERITIES = ("high", "medium", "low")  # an issue's, most severe first
 RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
 # Regressed runs are also kept apart, in what a digest shows of them, for as long as a digest
 # may still list them: a month's digest of a daily audit covers more runs than RUNS_KEPT.

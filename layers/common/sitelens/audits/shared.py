@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.audits import records, results
-from sitelens.audits.checks import SEVERITIES
+from sitelens.audits.records import SEVERITIES
 
 ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: counts only
 
