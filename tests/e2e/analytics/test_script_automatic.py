@@ -49,11 +49,11 @@ ARRIVED = threading.Event()  # the outbound click's navigation reached the serve
 
 
 # Chromium's virtual time waits only for the pending requests of the page shown, so two
-# requests hold it where it could otherwise run out and end Chromium first (each failed once
-# in a full run): the page left asks /until-landed, answered once the outbound click's
-# navigation has arrived (a navigation is not among the requests waited for), and the page
-# it lands on asks /once-engaged, answered once the engagement of the page left has arrived
-# (that request belongs to the page left).
+# requests hold it where it could otherwise run out and end Chromium first (two full runs
+# lost the engagement, the second with the first hold in place): the page left asks
+# /until-landed, answered once the outbound click's navigation has arrived (a navigation is
+# not among the requests waited for), and the page it lands on asks /once-engaged, answered
+# once the engagement of the page left has arrived (that request belongs to the page left).
 LANDED_PAGE = '<title>Landed</title><img src="/once-engaged">'
 
 
