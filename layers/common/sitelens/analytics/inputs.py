@@ -85,10 +85,10 @@ PERIODS = {
 
 
 class SharePeriod(Input):
-    """A share page's `?period=` (a preset, default `30d`) or `?from=&to=` (days, as the
-    stats API takes them; they win over a preset). Its days depend on the website's time
-    zone, so `days` checks them: checked in UTC here, a period of the website's days could
-    be refused wrongly."""
+    """A share page's `?period=` (a preset, default `30d`) or `?from=&to=` (days of the
+    website's zone, in the stats API's format; they win over a preset). Only `days`, which
+    knows the zone, checks that they make a period: checked in UTC here, a period of the
+    website's days could be refused wrongly."""
 
     period: Annotated[str, choice(*PERIODS)] = "30d"
     from_: Annotated[date, _day("from")] | None = Field(None, alias="from")
@@ -102,7 +102,7 @@ class SharePeriod(Input):
     def custom(self) -> bool:
         return self.from_ is not None or self.to is not None
 
-    def days(self, timezone: str = "UTC") -> tuple[date, date]:
+    def days(self, timezone: str) -> tuple[date, date]:
         """The first and last day shown; presets (and a period without `to`) end today in
         the website's `timezone`, whose days the dashboard's questions read. 422 unless
         they are a period (`check_period`)."""
