@@ -67,28 +67,6 @@ def test_another_account_s_website_is_404(analytics, other_analytics):
     assert analytics.get(f"/api/v1/stats/{theirs['id']}/realtime", key=None).status == 401
 
 
-def test_a_tagged_visit_is_shown_from_the_source_its_tag_names(analytics, monkeypatch):
-    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
-    page = "https://shop.example"
-    send(
-        analytics,
-        monkeypatch,
-        "198.51.100.1",
-        20,
-        page=f"{page}/?utm_source=fb",
-        referrer="https://t.co/",
-    )
-    send(analytics, monkeypatch, "198.51.100.2", 10, page=f"{page}/?ref=newsletter")
-    assert run("HitsQueue", receive("HitsQueue")) == {"batchItemFailures": []}
-    monkeypatch.undo()
-    reply = analytics.get(f"/api/v1/stats/{site['id']}/realtime")
-    assert reply.status == 200, reply.body
-    assert reply.body["data"]["sources"] == [
-        {"value": "Facebook", "count": 1},
-        {"value": "newsletter", "count": 1},
-    ]
-
-
 @pytest.mark.parametrize("landing_batch", ["first", "last"])
 def test_a_visit_keeps_its_source_when_its_minute_is_counted_in_two_batches(
     analytics, monkeypatch, landing_batch

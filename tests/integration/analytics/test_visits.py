@@ -310,58 +310,6 @@ def test_sources_group_search_engines_and_social_networks(host, name):
 
 
 @pytest.mark.parametrize(
-    ("tag", "referrer", "name"),
-    [
-        ("google", "t.co", "Google"),  # a tag wins over the referrer, as in Plausible
-        ("GOOGLE", "", "Google"),  # a source's name, in any case
-        ("hacker news", "", "Hacker News"),
-        ("duckduckgo", "", "DuckDuckGo"),
-        ("bing", "", "Bing"),  # matched on its country domains, named all the same
-        ("fb", "", "Facebook"),  # Plausible's shorthands
-        ("adwords", "", "Google"),
-        ("twitter", "", "X"),
-        ("Newsletter", "google.com", "Newsletter"),  # any other tag, as written
-        ("google.com", "", "google.com"),  # a tag is a name, not a host
-        ("", "google.com", "Google"),  # no tag: the referrer's
-        ("", "", ""),
-    ],
-)
-def test_a_source_tag_names_the_visit_s_source(tag, referrer, name):
-    from sitelens.analytics import sources
-
-    assert sources.of_visit(tag, referrer) == name
-
-
-def test_a_landing_page_s_source_tag_is_the_visit_s_source(analytics, monkeypatch, store):
-    """Each visit lands on a tagged page: utm_source, then source, then ref name its source
-    before its referrer does; a visit's later pages do not change it."""
-    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
-    anna, ben = Browser(analytics, monkeypatch, ANNA), Browser(analytics, monkeypatch, BEN)
-    anna.view("10:00:00", "/?utm_source=newsletter&ref=x", "https://www.google.de/")
-    anna.view("10:01:00", "/pricing?utm_source=fb", "https://shop.example/")
-    anna.view("11:00:00", "/?ref=producthunt&source=ig", "https://t.co/abc")
-    ben.view("10:00:00", "/?ref=ADWORDS")
-    ben.view("11:00:00", "/blog", "https://bing.com/")
-    count_everything()
-    answer = query(analytics, site["id"], metrics=["visits"], dimensions=["visit:source"])
-    assert {r["dimensions"][0]: r["metrics"][0] for r in answer} == {
-        "newsletter": 1,
-        "Instagram": 1,
-        "Google": 1,
-        "Bing": 1,
-    }
-    # the tags stay where they were: utm_source leaves the page, source and ref do not
-    pages = query(analytics, site["id"], metrics=["pageviews"], dimensions=["event:page"])
-    assert {r["dimensions"][0] for r in pages} == {
-        "/?ref=x",
-        "/pricing",
-        "/?ref=producthunt&source=ig",
-        "/?ref=ADWORDS",
-        "/blog",
-    }
-
-
-@pytest.mark.parametrize(
     "body",
     [
         {"metrics": ["pageviews"]},

@@ -650,32 +650,17 @@ def test_every_campaign_parameter_is_counted() -> None:
     assert (counted["utm_term"], counted["utm_content"]) == ("shoes", "header")
 
 
-@pytest.mark.parametrize(
-    ("query", "tag"),
-    [
-        ("utm_source=news&source=a&ref=b", "news"),  # utm_source, then source, then ref
-        ("ref=b&source=a", "a"),
-        ("utm_source=%20&ref=b", "b"),  # an empty tag is none
-        ("id=3", ""),
-        (f"ref={'x' * 300}", "x" * 200),  # as long as a counted campaign value
-    ],
-)
-def test_the_source_tag_is_the_first_of_utm_source_source_and_ref(query: str, tag: str) -> None:
-    assert hit(page=f"https://example.com/?{query}").source_tag == tag
-
-
 # The queue message
 
 
 def test_json_round_trip() -> None:
     counted = hit(
-        page="https://example.com/ünïcode?q=1&ref=mail",
+        page="https://example.com/ünïcode?q=1",
         referrer="https://news.example.org/",
         screen_resolution="390x844",
     )
     text = counted.to_json()
     assert Hit.from_json(text) == counted
-    assert counted.source_tag == "mail"
     assert " " not in text.replace("Windows", "")
     assert "198.51.100.20" not in text
 

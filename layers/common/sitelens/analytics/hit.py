@@ -105,7 +105,6 @@ class Hit:
     excluded: str = ""  # why the website excluded the hit: only counted under `excluded`
     # for the warehouse's rows only, never counted:
     visitor: str = ""  # the day's salted hash of website, address and agent (`visitors`)
-    source_tag: str = ""  # the page's utm_source, else source, else ref (`sources.of_visit`)
     event_parts: tuple[str, str, str] | None = None  # a custom event's name, value, unit
     engaged_ms: int | None = None  # an engagement: the page was hidden or left after this
     props: str = ""  # custom properties, JSON of a flat text map (`properties`)

@@ -22,9 +22,7 @@ from sitelens.core.config import settings
 
 # the campaign parameters counted; utm_campaign keeps its historical name, `campaign`
 UTM_NAMES = ("utm_source", "utm_medium", "utm_term", "utm_content")
-MAX_UTM_LENGTH = 200  # characters of a counted campaign value (and of a source tag)
-# the parameters that name a visit's source, the first one present winning, as in Plausible
-SOURCE_TAGS = ("utm_source", "source", "ref")
+MAX_UTM_LENGTH = 200  # characters of a counted campaign value
 
 # Removed from every counted page, whatever the website excludes: they identify an ad
 # click or a mail recipient, not a page, and would split one page into many rows (the
@@ -260,7 +258,7 @@ def build_hit(
     campaign = next((v for k, v in params if k == "utm_campaign"), "").strip()
     utm = {
         name: next((v for k, v in params if k == name), "").strip()[:MAX_UTM_LENGTH]
-        for name in (*UTM_NAMES, *SOURCE_TAGS)
+        for name in UTM_NAMES
     }
     path = counted_page(url, website.get("exclude_params"))
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
@@ -334,7 +332,6 @@ def build_hit(
         utm_medium=utm["utm_medium"],
         utm_term=utm["utm_term"],
         utm_content=utm["utm_content"],
-        source_tag=next((utm[name] for name in SOURCE_TAGS if utm[name]), ""),
         visitor=visitor,
         id=hit_id,
         props=fields.get("props", ""),

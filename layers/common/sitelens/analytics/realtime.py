@@ -32,11 +32,7 @@ def presences(hits: Iterable[Hit]) -> list[stored_realtime.Presence]:
         at = int(hit.at.timestamp())
         key = (hit.website_id, hit.visitor, at // 60)
         before = latest.get(key)
-        source = (
-            sources.of_visit(hit.source_tag, hit.referrer)
-            if hit.visit
-            else (before.source if before else None)
-        )
+        source = sources.source(hit.referrer) if hit.visit else (before.source if before else None)
         latest[key] = stored_realtime.Presence(hit.website_id, hit.visitor, at, hit.page, source)
     return list(latest.values())
 

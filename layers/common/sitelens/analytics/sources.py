@@ -1,6 +1,5 @@
-"""A visit's source as Plausible's `visit:source` shows it: the source its landing page's
-tag names (`?utm_source=google` is `Google`), else its referrer's search engine or social
-network by name (`Google`, `X`), else the referrer's host. The names are in `sources.json`."""
+"""A referrer's source: its search engine or social network by name (`Google`, `X`), else
+its host, as Plausible's `visit:source` shows it. The names are in `sources.json`."""
 
 from __future__ import annotations
 
@@ -32,24 +31,6 @@ def _names() -> tuple[dict[str, str], dict[str, str]]:
             else:
                 exact[host] = name
     return exact, parents
-
-
-@cache
-def _tags() -> dict[str, str]:
-    """A tag, in lower case -> the source it names: every source's name, and shorthands."""
-    data = json.loads(resources.files("sitelens.analytics").joinpath("sources.json").read_text())
-    named = [*data["search"].values(), *data["social"].values()]
-    named += [name for _, name in _COUNTRY_DOMAINS]
-    return {**{name.lower(): name for name in named}, **data["tags"]}
-
-
-def of_visit(tag: str, referrer_host: str) -> str:
-    """The source of a visit that landed with the source tag `tag` (its page's `utm_source`,
-    else `source`, else `ref`; "" for none) from `referrer_host`. A tag wins, as in
-    Plausible: the source it names in any case (`GOOGLE`, `fb`), else the tag as written."""
-    if tag:
-        return _tags().get(tag.lower(), tag)
-    return source(referrer_host)
 
 
 @lru_cache(maxsize=4096)

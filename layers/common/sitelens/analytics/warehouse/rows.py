@@ -32,7 +32,7 @@ def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
         "name": name,
         "page": hit.page,
         "referrer": hit.referrer,
-        "source": sources.of_visit(hit.source_tag, hit.referrer),
+        "source": sources.source(hit.referrer),
         "utm_source": hit.utm_source,
         "utm_medium": hit.utm_medium,
         "utm_campaign": hit.campaign,
