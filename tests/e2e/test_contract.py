@@ -27,8 +27,9 @@ from tests.fixtures.site import Site
 CONFIG = ROOT / "openapi" / "schemathesis.toml"
 CHECKS = ROOT / "tests" / "contract_checks.py"
 # Examples per operation of the fuzzing and stateful phases; the examples and coverage phases
-# send what the documents define (about 1,700 and 800 requests, most of the time). With 5,
-# both documents take about 30 s on 2 shared cores (10: about 35 s).
+# send what the documents define. With 5, the two runs make about 7,300 cases (4,460 of the
+# analytics document, 2,875 of the SEO one) in 40-45 s alone on 2 shared cores, 55-75 s
+# beside the rest of the suite (2026-11-27).
 MAX_EXAMPLES = 5
 PROBE = '"auth_identity":"account2"'  # a case of the ndjson report sent as the second account
 
