@@ -62,6 +62,7 @@ from sitelens.local import (  # noqa: E402
 )
 from sitelens.records import privacy  # noqa: E402
 from tests.fixtures import (  # noqa: E402
+    browsers,
     moto_dispatch,
     moto_expressions,
     moto_queries,
@@ -70,6 +71,7 @@ from tests.fixtures import (  # noqa: E402
 )
 from tests.fixtures import site as fixture_site  # noqa: E402
 
+chromium = browsers.chromium  # the Playwright browser fixture every browser test may name
 initialized()  # tests run with the usual garbage collection, not a cold start's
 # ... but fewer full collections: each visits the whole heap of a test process (moto's models,
 # the labelled agents, every collected test), 150-180 ms apiece, and Python's default (one
@@ -163,11 +165,24 @@ def fixed_salt(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Each test is marked with its kind, the folder it is in (`pytest -m unit`)."""
+    """Each test is marked with its kind, the folder it is in (`pytest -m unit`). A test
+    marked `browser` is skipped where there is no Chromium: the one place that rule lives."""
     for item in items:
         kind = item.path.relative_to(TESTS).parts[0]
         if kind in KINDS:
             item.add_marker(kind)
+        if browsers.CHROMIUM is None and item.get_closest_marker(browsers.MARKER):
+            item.add_marker(pytest.mark.skip(reason=browsers.MISSING))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """Chromium is handed only to a test that carries the `browser` marker."""
+    browsers.running_marked = item.get_closest_marker(browsers.MARKER) is not None
+    try:
+        return (yield)
+    finally:
+        browsers.running_marked = False
 
 
 def reset_caches() -> None:

@@ -14,14 +14,11 @@ from typing import Any
 import pytest
 
 from sitelens.local import STOP_POLL_SECONDS
-from tests.e2e.analytics.test_script_browser import CHROMIUM
 from tests.e2e.test_local_server import Server, call
+from tests.fixtures import browsers
 
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
-]
+pytestmark = pytest.mark.browser
 AGENT = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/131.0.0.{} Safari/537.36"
@@ -82,7 +79,8 @@ def test_visits_as_a_browser_makes_them(server, dev_key, pages):
     base = f"http://{host}:{pages.server_address[1]}"
     with playwright.sync_playwright() as p:
         browser = p.chromium.launch(
-            executable_path=CHROMIUM, args=["--disable-blink-features=AutomationControlled"]
+            executable_path=browsers.executable(),
+            args=["--disable-blink-features=AutomationControlled"],
         )
 
         def visitor(number: int) -> Any:

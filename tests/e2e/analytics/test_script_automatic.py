@@ -17,8 +17,9 @@ from tests.e2e.analytics.serving import collecting
 from tests.e2e.analytics.test_script_browser import (
     Collector,
     open_in_chromium,
-    pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
 )
+
+pytestmark = pytest.mark.browser
 
 PAGE = """<!doctype html>
 <meta charset="utf-8">

@@ -8,9 +8,7 @@ pending requests, so the script's requests reach the collector before Chromium e
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
 import threading
 from collections.abc import Callable, Iterator
@@ -23,19 +21,9 @@ from urllib.parse import parse_qsl
 import pytest
 
 from sitelens.local import STOP_POLL_SECONDS
+from tests.fixtures import browsers
 
-
-def find_chromium() -> str | None:
-    if os.access("/usr/bin/chromium", os.X_OK):
-        return "/usr/bin/chromium"
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-CHROMIUM = find_chromium()
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
-]
+pytestmark = pytest.mark.browser
 SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_bytes()
 
 # Loads the script from 127.0.0.1 whatever the page's host (so "localhost" is cross-origin).
@@ -162,9 +150,8 @@ def collector() -> Iterator[Collector]:
 
 def open_in_chromium(url: str, profile: Path) -> str:
     """The page's DOM once Chromium has run it for 5 s of virtual time."""
-    assert CHROMIUM is not None
     command = [
-        CHROMIUM,
+        browsers.executable(),
         "--headless",
         "--no-sandbox",
         "--disable-gpu",

@@ -14,13 +14,10 @@ from urllib.parse import parse_qsl
 import pytest
 
 from sitelens.local import STOP_POLL_SECONDS
-from tests.e2e.analytics.test_script_browser import CHROMIUM
+from tests.fixtures import browsers
 
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
-]
+pytestmark = pytest.mark.browser
 SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_bytes()
 # The snippet of docs/api.md (Tracking): calls made before the async script loads wait in a queue.
 SNIPPET = (
@@ -98,7 +95,9 @@ def browser(p, automated: bool = False):
     cache (Playwright turns both off by default)."""
     args = [] if automated else ["--disable-blink-features=AutomationControlled"]
     return p.chromium.launch(
-        executable_path=CHROMIUM, args=args, ignore_default_args=["--disable-back-forward-cache"]
+        executable_path=browsers.executable(),
+        args=args,
+        ignore_default_args=["--disable-back-forward-cache"],
     )
 
 

@@ -14,8 +14,9 @@ from tests.e2e.analytics.serving import collecting
 from tests.e2e.analytics.test_script_browser import (
     Collector,
     open_in_chromium,
-    pytestmark,  # noqa: F401 (browser marker, skipped without Chromium)
 )
+
+pytestmark = pytest.mark.browser
 
 # One layout shift, of the score the browser gives it (recorded by the page itself): the
 # script's CLS is that shift's session window

@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.share.test_share_pages import DESKTOP, PHONE, chromium
+from tests.e2e.share.test_share_pages import DESKTOP, PHONE
 from tests.e2e.test_local_server import Server, call
 from tests.integration.audits.site import Site
-
-__all__ = ["chromium"]  # a fixture this module uses
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser

@@ -8,34 +8,21 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.e2e.analytics.test_script_browser import CHROMIUM
 from tests.e2e.test_local_server import Server, call
 
 playwright = pytest.importorskip("playwright.sync_api")
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(CHROMIUM is None, reason="no chromium at /usr/bin/chromium or on PATH"),
-]
+pytestmark = pytest.mark.browser
 DESKTOP = {"width": 1280, "height": 900}
 PHONE = {"width": 390, "height": 844}
 CHROME = (
     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/131.0.0.0 Safari/537.36"
 )
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    with playwright.sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM)
-        yield browser
-        browser.close()
 
 
 def website(server: Server, key: str, **fields: str) -> dict[str, Any]:
