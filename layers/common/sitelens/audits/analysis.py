@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from typing import Any
 
 from sitelens.audits import checks, history, traffic
@@ -17,6 +18,7 @@ from sitelens.audits.records import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored
+from sitelens.seo.analysis import WEIGHTS as REPORT_WEIGHTS
 from sitelens.seo.checks import CHECKS
 from sitelens.seo.guidance import ADVICE
 from sitelens.webhooks import events
@@ -26,6 +28,8 @@ from sitelens.webhooks import events
 SITE_CHECKS = frozenset({"404_page", "robots_txt", "sitemap"})
 # What an issue costs the score: its severity's weight times the share of pages it touches.
 WEIGHTS = {"high": 40, "medium": 20, "low": 5}
+MUTED = "muted"  # an audit's grade of a check it does not want counted
+PAGE_CHECK = "page_"  # an issue of a report check, failed on pages one by one
 ANALYSABLE = ("crawling", "analysing")  # a run's statuses its analysis step may (re)start from
 _LISTS = ("links", "external_links", "hreflang", "mixed", "failed_checks")
 
@@ -41,38 +45,108 @@ def decoded(item: dict[str, Any]) -> dict[str, Any]:
 
 def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """One issue per per-page check that some pages fail (each page's report's checks)."""
-    failing: dict[str, list[str]] = defaultdict(list)
-    for page in pages:
-        for key in page.get("failed_checks") or []:
-            if key not in SITE_CHECKS and key in CHECKS:
-                failing[key].append(page["url"])
     return [
         {
-            "code": f"page_{key}",
-            "severity": CHECKS[key].importance,
-            "title": f"Pages failing the report check {key}",
-            "fix": ADVICE[key].fix,
-            "learn_more": ADVICE[key].learn_more,
+            "code": code,
+            "severity": CHECKS[code.removeprefix(PAGE_CHECK)].importance,
+            "title": f"Pages failing the report check {code.removeprefix(PAGE_CHECK)}",
+            "fix": ADVICE[code.removeprefix(PAGE_CHECK)].fix,
+            "learn_more": ADVICE[code.removeprefix(PAGE_CHECK)].learn_more,
             "count": len(urls),
-            "pages": [{"url": url, "detail": key} for url in sorted(urls)[: checks.MAX_AFFECTED]],
+            "pages": [
+                {"url": url, "detail": code.removeprefix(PAGE_CHECK)}
+                for url in sorted(urls)[: checks.MAX_AFFECTED]
+            ],
         }
-        for key, urls in sorted(failing.items())
+        for code, urls in sorted(failing_pages(pages).items())
     ]
 
 
-def score(pages: list[dict[str, Any]], issues: list[dict[str, Any]]) -> int:
+def failing_pages(pages: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
+    """`page_<check>` -> every page failing that per-page check, from what each stored."""
+    failing: dict[str, set[str]] = defaultdict(set)
+    for page in pages:
+        for key in page.get("failed_checks") or []:
+            if key not in SITE_CHECKS and key in CHECKS:
+                failing[PAGE_CHECK + key].add(page["url"])
+    return failing
+
+
+def grading(state: dict[str, Any]) -> dict[str, str]:
+    """The audit's muted (`muted`) and re-graded (a severity) issue codes."""
+    muted = state.get("muted")
+    return json.loads(muted) if isinstance(muted, str) and muted else dict(muted or {})
+
+
+def graded(issues: list[dict[str, Any]], grades: dict[str, str]) -> list[dict[str, Any]]:
+    """The issues with the audit's grades: a re-graded issue takes its new severity, a
+    muted one is marked `muted` (listed, counted in neither score nor regressions)."""
+    for issue in issues:
+        grade = grades.get(issue["code"])
+        if grade == MUTED:
+            issue["muted"] = True
+        elif grade in WEIGHTS:
+            issue["severity"] = grade
+    return issues
+
+
+def _page_score(page: dict[str, Any], grades: dict[str, str]) -> float:
+    """A page's report score, weighed again when the audit mutes or re-grades report
+    checks (its stored score otherwise)."""
+    if not any(code.startswith(PAGE_CHECK) for code in grades):
+        return float(page["score"])
+    total = failed = 0
+    failing = set(page.get("failed_checks") or [])
+    for key, check in CHECKS.items():
+        grade = grades.get(PAGE_CHECK + key, check.importance)
+        if grade == MUTED:
+            continue
+        weight = REPORT_WEIGHTS[grade]  # type: ignore[index]
+        total += weight
+        failed += weight if key in failing else 0
+    return 100 * (total - failed) / total if total else 0.0
+
+
+def score(
+    pages: list[dict[str, Any]], issues: list[dict[str, Any]], grades: dict[str, str] | None = None
+) -> int:
     """The pages' mean report score, less each cross-page issue's weight times the share
-    of pages it affects (0 to 100)."""
+    of pages it affects (0 to 100); muted checks count for nothing."""
+    grades = grades or {}
     html = [p for p in pages if "score" in p]
     if not html:
         return 0
-    mean = sum(p["score"] for p in html) / len(html)
+    mean = sum(_page_score(p, grades) for p in html) / len(html)
     penalty = sum(
         WEIGHTS[i["severity"]] * min(1.0, i["count"] / len(html))
         for i in issues
-        if not i["code"].startswith("page_")
+        if not i["code"].startswith(PAGE_CHECK) and not i.get("muted")
     )
     return max(0, min(100, round(mean - penalty)))
+
+
+def served(pages: Iterable[dict[str, Any]]) -> set[str]:
+    """The URLs of a run's pages the site served: fetched on the site, 200, no redirect."""
+    return {
+        p["url"]
+        for p in pages
+        if p.get("state") == "fetched"
+        and not p.get("external")
+        and not p.get("blocked")
+        and p.get("status_code") == 200
+        and not p.get("redirect_to")
+    }
+
+
+def snapshot(
+    pages: list[dict[str, Any]], cross: dict[str, set[str]], issues: list[dict[str, Any]]
+) -> history.Snapshot:
+    """A run's complete issue sets: the cross-page checks' and each page's own."""
+    return history.Snapshot(
+        severities={i["code"]: i["severity"] for i in issues},
+        affected={**{c: u for c, u in cross.items() if u}, **failing_pages(pages)},
+        served=served(pages),
+    )
 
 
 def analyse(crawl: str) -> None:
@@ -87,8 +161,12 @@ def analyse(crawl: str) -> None:
         return
     if state is None or not stored.set_state(crawl, ANALYSABLE, status="analysing"):
         return
+    grades = grading(state)
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
-    issues = checks.run(pages, _start_name(state)) + page_checks(pages)
+    found = checks.affected(pages, _start_name(state))
+    cross = {code: {url for url, _ in entries} for code, entries in found.items()}
+    issues = [i for code in checks.DEFINITIONS if (i := checks.issue(code, found.get(code, [])))]
+    issues = graded(issues + page_checks(pages), grades)
     views = traffic.of_site(state["account"], state["url"])
     if views is not None:
         traffic.annotate(issues, views)
@@ -96,21 +174,30 @@ def analyse(crawl: str) -> None:
     if vitals:
         traffic.save_field(crawl, pages, vitals)
     stored.save_issues(crawl, issues, state["expires_at"])
+    stored.save_affected(crawl, cross, state["expires_at"])
     counts = {severity: 0 for severity in SEVERITIES}
     for issue in issues:
-        counts[issue["severity"]] += 1
+        if not issue.get("muted"):
+            counts[issue["severity"]] += 1
+    now = snapshot(pages, cross, issues)
+    now.score = score(pages, issues, grades)
     summary = {
         "run": state["run"],
         "status": "done",
         "started_at": state["started_at"],
         "finished_at": clock.now_iso(),
         "pages": sum(1 for p in pages if not p.get("external")),
-        "score": score(pages, issues),
+        "score": now.score,
         "issues": counts,
     }
-    summary["diff"] = _change(state, pages, issues, summary["score"])
-    summary["regression"] = history.regression(summary["diff"])
-    if not stored.set_state(crawl, ("analysing",), status="done", summary=json.dumps(summary)):
+    if state.get("scope_changed"):
+        summary["scope_changed"] = True
+    muted = frozenset(code for code, grade in grades.items() if grade == MUTED)
+    summary["diff"] = _change(state, now, muted, grades)
+    settings = history.regression_settings(state.get("regression"))
+    summary["regression"] = history.regression(summary["diff"], settings)
+    done = {"status": "done", "summary": json.dumps(summary), "complete_sets": 1}
+    if not stored.set_state(crawl, ("analysing",), **done):
         return  # cancelled, or done by a concurrent delivery of the same step
     _finish(crawl, state, summary)
 
@@ -126,26 +213,41 @@ def _finish(crawl: str, state: dict[str, Any], summary: dict[str, Any]) -> None:
 
 
 def _change(
-    state: dict[str, Any], pages: list[dict[str, Any]], issues: list[dict[str, Any]], now: int
+    state: dict[str, Any], now: history.Snapshot, muted: frozenset[str], grades: dict[str, str]
 ) -> dict[str, Any] | None:
     """The change from the audit's previous run (None for the first run, and after a run
-    that did not finish: failed or cancelled, it has no issues to compare)."""
+    that did not finish: failed or cancelled, it has no issues to compare). The previous
+    run's sets are what it stored: its pages, and its cross-page checks' complete sets (a
+    run from before they were stored has its checks run again on its stored pages)."""
     if state["run"] <= 1:
         return None
     previous = stored.crawl_key(state["account"], int(state["audit"]), state["run"] - 1)
-    before = stored.state(previous) or {}
-    if not before.get("summary"):
+    before_state = stored.state(previous) or {}
+    if not before_state.get("summary"):
         return None
-    summary = json.loads(before["summary"])
-    urls_before = {
-        p["url"]
-        for p in stored.every_page(previous)
-        if p.get("state") == "fetched" and not p.get("external")
-    }
-    urls_after = {p["url"] for p in pages if not p.get("external")}
-    return history.diff(
-        stored.issues(previous), issues, urls_before, urls_after, summary.get("score"), now
+    pages = [decoded(p) for p in stored.every_page(previous) if p.get("state") == "fetched"]
+    if before_state.get("complete_sets"):
+        cross = stored.affected(previous)
+    else:
+        found = checks.affected(pages, _start_name(before_state))
+        cross = {code: {url for url, _ in entries} for code, entries in found.items()}
+    before = history.Snapshot(
+        severities={code: _severity(code, grades) for code in [*cross, *failing_pages(pages)]},
+        affected={**{c: u for c, u in cross.items() if u}, **failing_pages(pages)},
+        served=served(pages),
+        score=json.loads(before_state["summary"]).get("score"),
     )
+    return history.diff(before, now, muted)
+
+
+def _severity(code: str, grades: dict[str, str]) -> str:
+    """A check's severity as this audit grades it now (both runs are judged alike)."""
+    grade = grades.get(code)
+    if grade in WEIGHTS:
+        return grade  # type: ignore[return-value]
+    if code.startswith(PAGE_CHECK):
+        return CHECKS[code.removeprefix(PAGE_CHECK)].importance
+    return checks.DEFINITIONS[code][0]
 
 
 def _start_name(state: dict[str, Any]) -> str:

@@ -13,6 +13,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sitelens.audits.facts import MAX_LINKS
 from sitelens.seo.links import hreflang_problem
 
 Page = dict[str, Any]
@@ -132,6 +133,13 @@ DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
         "Add an x-default alternate for users of other languages.",
         "https://developers.google.com/search/docs/specialty/international/localized-versions",
     ),
+    "too_many_links": (
+        "low",
+        f"Pages with more than {MAX_LINKS} internal links",
+        "Split the page, or link to fewer pages from it: search engines and readers weigh "
+        "each of many links less.",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    ),
     "mixed_content": (
         "medium",
         "HTTPS pages loading resources over HTTP",
@@ -141,7 +149,9 @@ DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
 }
 
 
-def _issue(code: str, affected: Iterable[tuple[str, Any]]) -> Issue | None:
+def issue(code: str, affected: Iterable[tuple[str, Any]]) -> Issue | None:
+    """The issue a check's (url, detail) findings make, its pages listed up to
+    `MAX_AFFECTED` (its `count` is all of them); None when it found nothing."""
     listed = sorted({(url, str(detail)) for url, detail in affected})
     if not listed:
         return None
@@ -203,6 +213,14 @@ def _links(pages: dict[str, Page]) -> dict[str, set[str]]:
 
 def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
     """Every cross-page issue of a run's pages, in the order of `DEFINITIONS`."""
+    found = affected(all_pages, start)
+    issues = (issue(code, found.get(code, ())) for code in DEFINITIONS)
+    return [issue for issue in issues if issue is not None]
+
+
+def affected(all_pages: Iterable[Page], start: str) -> dict[str, list[tuple[str, Any]]]:
+    """Every (url, detail) each cross-page check finds on a run's pages: complete, where
+    an issue lists at most `MAX_AFFECTED` (a run's diff compares these)."""
     pages = {page["url"]: page for page in all_pages}
     sources = _links(pages)
     found: dict[str, Iterable[tuple[str, Any]]] = {}
@@ -238,11 +256,15 @@ def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
     found["deep_page"] = [(u, f"{reached[u]} clicks") for u in html if reached.get(u, 0) > DEEP]
     found["sitemap_non_indexable"] = _sitemap_hygiene(internal)
     found.update(_hreflang(html, pages))
+    found["too_many_links"] = [
+        (u, f"{p['links_found']} internal links; the first {MAX_LINKS} are kept")
+        for u, p in html.items()
+        if p.get("links_found", 0) > MAX_LINKS
+    ]
     found["mixed_content"] = [
         (u, ", ".join(p["mixed"][:3])) for u, p in html.items() if p.get("mixed")
     ]
-    issues = (_issue(code, found.get(code, ())) for code in DEFINITIONS)
-    return [issue for issue in issues if issue is not None]
+    return {code: list(entries) for code, entries in found.items()}
 
 
 def _redirects(pages: dict[str, Page]) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:

@@ -129,6 +129,7 @@ def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str,
             "learn_more": item["learn_more"],
             "count": item["count"],
             "pageviews": item.get("pageviews"),  # None: the account does not track the host
+            "muted": bool(item.get("muted")),  # listed, counted in neither score nor regressions
             "pages": json.loads(item["pages"]),
         }
         for item in found

@@ -306,6 +306,48 @@ def issues(crawl: str) -> list[Item]:
     after: str | None = None
     while True:
         chunk, after = _items(crawl, ISSUE, after, _QUERY_LIMIT)
+# A run's cross-page checks, each URL they find, in items of at most AFFECTED_BYTES of URLs
+# (`affected#<code>#<n>`): the next run's diff compares complete sets, where an issue's
+# item lists at most a thousand pages. Few items: a 100,000-page site's check that lists
+# every page is 20 of them.
+AFFECTED = "affected#"
+AFFECTED_BYTES = 300 * 1024
+
+
+def save_affected(crawl: str, affected: dict[str, set[str]], expires_at: int) -> None:
+    """Store every URL each cross-page check found on the run (one Put an item of URLs)."""
+    table = settings().audit_crawls_table
+    for code, urls in sorted(affected.items()):
+        if not urls:
+            continue
+        chunk: list[str] = []
+        size = part = 0
+        for url in [*sorted(urls), None]:
+            if url is None or (chunk and size + len(url) + 3 > AFFECTED_BYTES):
+                item = {"crawl": crawl, "key": f"{AFFECTED}{code}#{part:05d}"}
+                client("dynamodb").put_item(
+                    TableName=table,
+                    Item=to_item({**item, "urls": json.dumps(chunk), "expires_at": expires_at}),
+                )
+                chunk, size, part = [], 0, part + 1
+            if url is not None:
+                chunk.append(url)
+                size += len(url) + 3
+
+
+def affected(crawl: str) -> dict[str, set[str]]:
+    """Every URL each cross-page check found on the run (`save_affected`)."""
+    found: dict[str, set[str]] = {}
+    after: str | None = None
+    while True:
+        chunk, after = _items(crawl, AFFECTED, after, 10)
+        for item in chunk:
+            code = item["key"].removeprefix(AFFECTED).rsplit("#", 1)[0]
+            found.setdefault(code, set()).update(json.loads(item["urls"]))
+        if after is None:
+            return {code: urls for code, urls in found.items() if urls}
+
+
         found.extend(chunk)
         if after is None:
             return found
