@@ -195,7 +195,8 @@ def analyse(crawl: str) -> None:
     muted = frozenset(code for code, grade in grades.items() if grade == MUTED)
     summary["diff"] = _change(state, now, muted, grades)
     settings = history.regression_settings(state.get("regression"))
-    summary["regression"] = history.regression(summary["diff"], settings)
+    summary["regression_reasons"] = history.reasons(summary["diff"], settings)
+    summary["regression"] = bool(summary["regression_reasons"])
     done = {"status": "done", "summary": json.dumps(summary), "complete_sets": 1}
     if not stored.set_state(crawl, ("analysing",), **done):
         return  # cancelled, or done by a concurrent delivery of the same step

@@ -35,11 +35,12 @@ def _run(record: dict[str, Any], summary: dict[str, Any]) -> dict[str, Any]:
                 "issues": [
                     {key: issue[key] for key in ISSUE_FIELDS}
                     for issue in issues
-                    if issue["severity"] == severity
+                    if issue["severity"] == severity and not issue.get("muted")
                 ],
             }
             for severity in SEVERITIES
         ],
         "diff": summary.get("diff"),
         "regression": bool(summary.get("regression")),
+        "regression_reasons": summary.get("regression_reasons", []),
     }

@@ -83,4 +83,5 @@ AUDIT_RUN_FIELDS = (
     "issues",
     "diff",
     "regression",
+    "regression_reasons",
 )
