@@ -17,21 +17,36 @@ is not `fetched` (`data.frontier.finish_pages`), so `pending` goes down once per
 after moving its run to `crawling` (the state still says `seeding`) seeds again when it
 comes back, queueing the URLs it had claimed as well: a page counts once, whichever of
 its steps saves it, and the start's own step is counted as `seeding` is removed, once.
+
+Every source of URLs obeys the run's scope (`urls.Scope.crawls`) and, where a URL has a
+depth, `max_depth`: links, canonicals, hreflang alternates and `rel=next`/`prev` (each a
+hop, as a link is), sitemaps, redirects. A run's crawl settings are read from its state,
+each with a default so that a state written before them crawls as before: `user_agent`
+("sitelens"; `fetching.USER_AGENTS`), `crawl_secret` (absent: no headers), `list_urls`
+("": discover) and `max_rate` (0: the service's rate).
+
+A run that cannot be audited ends `failed` with a `failure` the user can act on, and is
+never analysed: an unreachable start URL or one answering an error, a start URL robots.txt
+disallows, crawl credentials that cannot be sent, and a step that failed its last delivery
+(`DELIVERIES`, AuditQueue's maxReceiveCount: it goes to the dead-letter queue, so the run
+could never finish).
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from http import HTTPStatus
 from typing import Any
 
 from protego import Protego
 
-from sitelens.audits import facts, sitemaps
-from sitelens.audits.fetching import AGENT, Fetched, Politeness, get
+from sitelens.audits import facts, fetching, sitemaps, urls
+from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness, get
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.core.config import settings
@@ -44,18 +59,26 @@ from sitelens.seo.page import Site
 MAX_CRAWL_DELAY = 20.0  # seconds; a longer crawl-delay is honoured as 20 s
 MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
 ACTIVE = ("queued", "crawling")
+# A step's deliveries before it moves to the dead-letter queue: AuditQueue's
+# maxReceiveCount (template.yaml; a test holds the two together).
+DELIVERIES = 3
+ROBOTS_FAILURE = (
+    f"robots.txt disallows the start URL for {AGENT}; set respect_robots to 0 to audit it anyway."
+)
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
 
 
 def handle(records: list[dict[str, Any]]) -> list[str]:
-    """One batch of crawl steps (SQS records); the message ids of those that failed."""
+    """One batch of crawl steps (SQS records); the message ids of those that failed. A
+    step that failed its last delivery fails its run, saying why."""
     failed: list[str] = []
+    errors: dict[str, str] = {}  # what a failed step raised, by message id
     fetches: list[tuple[str, dict[str, Any]]] = []
     for record in records:
         try:
             step = json.loads(record["body"])
             if step["kind"] == "fetch":
-                if int(record.get("attributes", {}).get("ApproximateReceiveCount", 1)) > 1:
+                if _deliveries(record) > 1:
                     step["again"] = True  # an earlier delivery may have claimed its links
                 fetches.append((record["messageId"], step))
             elif step["kind"] == "start":
@@ -64,12 +87,51 @@ def handle(records: list[dict[str, Any]]) -> list[str]:
                 from sitelens.audits import analysis as audit_analysis
 
                 audit_analysis.analyse(step["crawl"])
-        except Exception:
+        except Exception as err:
             logger.exception("audit step failed", extra={"message_id": record.get("messageId")})
             failed.append(record["messageId"])
+            errors[record["messageId"]] = _error_name(err)
     if fetches:
-        failed += fetch_all(fetches)
+        failed += fetch_all(fetches, errors)
+    _fail_exhausted(records, failed, errors)
     return failed
+
+
+def _deliveries(record: dict[str, Any]) -> int:
+    return int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
+
+
+def _error_name(err: Exception) -> str:
+    """What failed, for the run's `failure`: an AWS error's code, else the exception's class
+    (never its message, which may quote what was sent)."""
+    response = getattr(err, "response", None)
+    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
+    return str(code) if code else type(err).__name__
+
+
+def _fail_exhausted(
+    records: list[dict[str, Any]], failed: list[str], errors: dict[str, str]
+) -> None:
+    """Fail the runs of the steps that failed their last delivery: each goes to the
+    dead-letter queue, and its run would otherwise wait to be called stalled."""
+    for record in records:
+        if record["messageId"] not in failed or _deliveries(record) < DELIVERIES:
+            continue
+        error = errors.get(record["messageId"], "an error")
+        try:
+            crawl = json.loads(record["body"])["crawl"]
+            _fail(crawl, f"A crawl step failed {DELIVERIES} times: {error}. Run the audit again.")
+        except Exception:
+            logger.exception("audit run could not be failed", extra={"crawl": record["body"]})
+
+
+def _fail(crawl: str, failure: str) -> None:
+    """End the run `failed`, with why (a sentence for the user), unless it has ended: its
+    queued steps are dropped and its analysis never runs."""
+    from sitelens.audits.records import ACTIVE as UNFINISHED
+
+    if stored.set_state(crawl, UNFINISHED, status="failed", failure=failure):
+        logger.warning("audit run failed", extra={"crawl": crawl, "failure": failure})
 
 
 def _scope(state: dict[str, Any]) -> Scope:
@@ -79,6 +141,55 @@ def _scope(state: dict[str, Any]) -> Scope:
 def _robots(state: dict[str, Any]) -> Protego | None:
     text = state.get("robots")
     return Protego.parse(text) if text and state.get("respect_robots", 1) else None
+
+
+def _start_name(state: dict[str, Any]) -> str:
+    """The run's start URL as the frontier names it (the target, once the run moved)."""
+    return _scope(state).name(state["url"]) or state["url"]
+
+
+def _is_start(state: dict[str, Any], step: dict[str, Any]) -> bool:
+    return step.get("depth") == 0 and not step.get("external") and step["url"] == _start_name(state)
+
+
+def _identity(state: dict[str, Any]) -> Identity:
+    """How the run's requests present themselves (`fetching.identity`): its user agent,
+    and its crawl secret's headers for the audited site's host, that of the URL the user
+    gave (not the host a start URL redirected to). BadCredentials when the secret cannot
+    be sent."""
+    given = state.get("moved_from") or state["url"]
+    start_url = urls.normalise(given) or given
+    sealed = state.get("crawl_secret") or ""
+    return fetching.identity(
+        state.get("user_agent") or "sitelens",
+        start_url,
+        urls.origin(start_url),
+        _unsealed(sealed) if sealed else None,
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _unsealed(sealed: str) -> dict[str, Any]:
+    """A run's crawl secret (one unseal a container, not one a page); BadCredentials when
+    it cannot be read (an error of the key service, a throttle, is raised as it is: the
+    step comes again)."""
+    from sitelens.tokens import sealing
+
+    try:
+        secret = json.loads(sealing.unseal(sealed))
+    except (sealing.BadSeal, ValueError):
+        raise fetching.BadCredentials("they cannot be read.") from None
+    if not isinstance(secret, dict):
+        raise fetching.BadCredentials("they cannot be read.")
+    return secret
+
+
+def _rate(state: dict[str, Any]) -> float:
+    """The run's pages a second: its `max_rate` setting (0: none), never faster than the
+    service's rate."""
+    rate = float(settings().audit_rate)
+    wanted = float(state.get("max_rate") or 0)
+    return min(wanted, rate) if wanted > 0 else rate
 
 
 def start(crawl: str) -> None:
@@ -93,57 +204,123 @@ def start(crawl: str) -> None:
         return  # a redelivered start, or a cancelled audit
     scope = _scope(state)
     start_url = scope.name(state["url"]) or state["url"]
-    kept, delay, declared = _read_robots(start_url)
+    try:
+        identity = _identity(state)
+    except fetching.BadCredentials as err:
+        _fail(crawl, f"The audit's crawl credentials cannot be sent: {err} Set them again.")
+        return
+    kept, delay, declared, unreachable = _read_robots(start_url, identity)
+    listed = scope.listed(state.get("list_urls") or "")
+    failure = _unstartable({**state, "robots": kept}, start_url, unreachable, listed)
+    if failure is not None:
+        _fail(crawl, failure)
+        return
     if not again:
         crawling: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
         if not stored.set_state(crawl, ("queued",), seeding=1, **crawling):
             return
         state.update(crawling, seeding=1)
     _known.pop(crawl, None)  # a run's name is new; a test's may not be
+    _full.difference_update({(crawl, "discovered"), (crawl, "externals")})
     queued: dict[str, dict[str, Any]] = {}
-    if _claim(state, _page(start_url, 0)) or again:
-        queued[start_url] = _fetch_step(state, start_url, 0, again)
-    queued |= _seed_sitemaps(state, scope, start_url, declared, again)
+    if state.get("list_urls"):  # list mode: the list's URLs, no depth, nothing discovered
+        for url in listed:
+            if _queues(_claim(state, _page(url, None), again=again), again):
+                queued[url] = _fetch_step(state, url, None, again)
+    else:
+        if _queues(_claim(state, _page(start_url, 0), again=again), again):
+            queued[start_url] = _fetch_step(state, start_url, 0, again)
+        queued |= _seed_sitemaps(state, scope, start_url, declared, identity, again)
     stored.send(list(queued.values()))
     _analyse_if_done(crawl, stored.count(crawl, ending="seeding", pending=-1))
 
 
-def _read_robots(url: str) -> tuple[str, float, list[str]]:
-    """The robots.txt of the URL's origin as the run keeps it (bounded), its crawl-delay
-    for the crawler's agent (bounded) and the sitemaps it declares; none without one."""
-    robots_url = "/".join(url.split("/", 3)[:3]) + "/robots.txt"
-    robots_text, delay, declared = "", 0.0, []
+def _unstartable(
+    state: dict[str, Any], start_url: str, unreachable: str | None, listed: list[str]
+) -> str | None:
+    """Why the run cannot start (its `failure`), or None: robots.txt disallows its start
+    URL; in list mode, the site does not answer (its robots.txt could not be fetched), or
+    no listed URL is in scope. (An unreachable start URL is told by its fetch.)"""
+    if state.get("list_urls"):
+        if unreachable is not None:
+            return f"The site could not be reached. {unreachable}"
+        if not listed:
+            return "None of the listed URLs is on the start URL's host and in the audit's scope."
+        return None
+    rules = _robots(state)
+    return ROBOTS_FAILURE if rules is not None and not rules.can_fetch(start_url, AGENT) else None
+
+
+def _start_failure(result: Fetched) -> str | None:
+    """Why the fetch of the run's start URL ends the run (its `failure`), or None: it could
+    not be fetched, or it answered an error (a redirect is followed as a page of its own)."""
+    response = result.response
+    if response is None:
+        return f"The start URL could not be reached. {result.error}"
+    if response.status < 400:
+        return None
     try:
-        response = get(robots_url, cap=robots.MAX_ROBOTS_BYTES)
+        answered = f"{response.status} {HTTPStatus(response.status).phrase}"
+    except ValueError:
+        answered = str(response.status)
+    if response.status in (401, 403):
+        advice = (
+            "the site refused the crawler. For a staging site, give its basic auth, cookie or"
+            " headers in the audit's crawl settings."
+        )
+    elif response.status == 429:
+        advice = "the site asks for fewer requests. Lower the audit's max_rate, or run it later."
+    elif response.status >= 500:
+        advice = "the site's server failed. Run the audit again later."
+    else:
+        advice = "audit a URL of the site that answers 200."
+    return f"The start URL answered {answered}: {advice}"
+
+
+def _read_robots(url: str, identity: Identity) -> tuple[str, float, list[str], str | None]:
+    """The robots.txt of the URL's origin as the run keeps it (bounded), its crawl-delay
+    for the crawler's agent (bounded) and the sitemaps it declares, none without one; and
+    why it could not be fetched (None: it was, or it answered an HTTP error)."""
+    robots_url = "/".join(url.split("/", 3)[:3]) + "/robots.txt"
+    robots_text, delay, declared, unreachable = "", 0.0, [], None
+    try:
+        response = get(robots_url, cap=robots.MAX_ROBOTS_BYTES, identity=identity)
         if 200 <= response.status < 300:
             robots_text = robots.text(response)
             rules = Protego.parse(robots_text)
             delay = min(float(rules.crawl_delay(AGENT) or 0.0), MAX_CRAWL_DELAY)
             declared = list(rules.sitemaps)
-    except fetch.FetchError:
-        pass  # no robots.txt to obey: the pages say the rest
-    return robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore"), delay, declared
+    except fetch.FetchError as err:
+        unreachable = str(err)  # no robots.txt to obey: the pages say the rest
+    kept = robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore")
+    return kept, delay, declared, unreachable
 
 
 def _seed_sitemaps(
-    state: dict[str, Any], scope: Scope, start_url: str, declared: list[str], again: bool = False
+    state: dict[str, Any],
+    scope: Scope,
+    start_url: str,
+    declared: list[str],
+    identity: Identity,
+    again: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Claim the in-scope URLs of the declared sitemaps and the origin's /sitemap.xml;
     their fetch steps by URL (the run's state counts them as `sitemap_urls`), `again` with
-    those claimed before."""
+    those claimed before. A URL out of scope is neither claimed nor counted."""
     queued: dict[str, dict[str, Any]] = {}
     roots = [*declared, "/".join(start_url.split("/", 3)[:3]) + "/sitemap.xml"]
     in_sitemaps = 0
-    for found in sitemaps.urls(roots, _sitemap_body, state["max_pages"]):
+    body = functools.partial(_sitemap_body, identity=identity)
+    for found in sitemaps.urls(roots, body, state["max_pages"]):
         url = scope.name(found)
-        if url is None or not scope.internal(url):
+        if url is None or not (scope.crawls(url) or url == start_url):
             continue
         in_sitemaps += 1
         page = {**_page(url, None), "in_sitemap": True}
-        claimed = _claim(state, page)
-        if claimed or again:
+        claimed = _claim(state, page, again=again)
+        if _queues(claimed, again):
             queued.setdefault(url, _fetch_step(state, url, None, again))
-        if not claimed and url == start_url:
+        if claimed is not frontier.Claim.NEW and url == start_url:
             frontier.save_page(state["crawl"], url, {"in_sitemap": True})
     stored.set_state(state["crawl"], sitemap_urls=in_sitemaps)
     return queued
@@ -155,7 +332,8 @@ def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[
     and its sitemaps seeded. The steps to queue (none when the run moved already, unless
     this is the step that moved it, come `again`)."""
     crawl = state["crawl"]
-    kept, delay, declared = _read_robots(target)
+    identity = _identity(state)
+    kept, delay, declared, _ = _read_robots(target, identity)
     if again and "moved_from" in state and state["url"] == target:
         moved = state  # moved by this step's earlier delivery, which may not have queued
     else:
@@ -164,15 +342,15 @@ def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[
             return []
         moved = {**state, **fields}
     queued = {}
-    if _claim(moved, _page(target, 0)) or again:
+    if _queues(_claim(moved, _page(target, 0), again=again), again):
         queued[target] = _fetch_step(moved, target, 0, again)
-    seeds = _seed_sitemaps(moved, _scope(moved), target, declared, again)
+    seeds = _seed_sitemaps(moved, _scope(moved), target, declared, identity, again)
     return list((queued | seeds).values())
 
 
-def _sitemap_body(url: str) -> bytes | None:
+def _sitemap_body(url: str, identity: Identity) -> bytes | None:
     try:
-        response = get(url)
+        response = get(url, identity=identity)
     except fetch.FetchError:
         return None
     return response.body if response.status == 200 else None
@@ -201,22 +379,40 @@ def _analyse_if_done(crawl: str, counters: dict[str, Any] | None) -> None:
 # all at once past MAX_KNOWN, after which the frontier's conditional put still dedupes.
 MAX_KNOWN = 200_000
 _known: dict[str, set[str]] = {}
+# (crawl, counter) of the runs this container found full: a full run never has room again,
+# so a page's other links cost no write (links are all claimed, however many a page has).
+_full: set[tuple[str, str]] = set()
 
 
-def _claim(state: dict[str, Any], page: dict[str, Any], counter: str = "discovered") -> bool:
+def _claim(
+    state: dict[str, Any], page: dict[str, Any], counter: str = "discovered", again: bool = False
+) -> frontier.Claim:
     """Claim a URL for the run once (see `data.frontier.claim_page`), skipping URLs this
-    container knows are claimed already."""
-    known = _known.setdefault(state["crawl"], set())
+    container knows are claimed already (KNOWN) and, once it found the run full, those it
+    does not know (FULL), unless the step came `again`: an earlier delivery, in another
+    container, may have claimed them, and they must be queued."""
+    crawl = state["crawl"]
+    known = _known.setdefault(crawl, set())
     if page["url"] in known:
-        return False
+        return frontier.Claim.KNOWN
+    if (crawl, counter) in _full and not again:
+        return frontier.Claim.FULL
     if sum(len(urls) for urls in _known.values()) >= MAX_KNOWN:
         _known.clear()
-        known = _known.setdefault(state["crawl"], set())
-    claimed = frontier.claim_page(
-        state["crawl"], page, state["max_pages"], state["expires_at"], counter
-    )
-    known.add(page["url"])
+        _full.clear()
+        known = _known.setdefault(crawl, set())
+    claimed = frontier.claim_page(crawl, page, state["max_pages"], state["expires_at"], counter)
+    if claimed is frontier.Claim.FULL:
+        _full.add((crawl, counter))
+    else:
+        known.add(page["url"])
     return claimed
+
+
+def _queues(claimed: frontier.Claim, again: bool) -> bool:
+    """Whether a claimed URL's fetch is queued: it is new, or its step came `again` and it
+    was claimed before (perhaps by the delivery that failed, without queueing it)."""
+    return claimed is frontier.Claim.NEW or (again and claimed is frontier.Claim.KNOWN)
 
 
 @dataclass
@@ -236,13 +432,17 @@ class _Tally:
             self.queued += queued
 
 
-def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
+def fetch_all(
+    steps: list[tuple[str, dict[str, Any]]], errors: dict[str, str] | None = None
+) -> list[str]:
     """Fetch a batch's URLs, at most the host concurrency at once, each in its run's
     politeness slots (reserved once a batch), and claim their links; then, once a crawl,
     queue the links and store the pages with their steps' count in one transaction. A
     failure before that transaction fails the crawl's steps, which come again (`again`).
-    The message ids of the steps that failed."""
+    The message ids of the steps that failed (what each raised in `errors`)."""
+    errors = {} if errors is None else errors
     states: dict[str, dict[str, Any] | None] = {}
+    identities: dict[str, Identity] = {}
     tallies: dict[str, _Tally] = {}
     wanted: dict[str, list[tuple[str, dict[str, Any]]]] = {}
     failed: list[str] = []
@@ -254,37 +454,42 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
             state = states[crawl]
             if state is None or state["status"] not in ACTIVE:
                 continue  # cancelled or over: the step is dropped
+            if crawl not in identities:
+                identities[crawl] = _identity(state)
             tally = tallies.setdefault(crawl, _Tally())
             tally.messages.append(message_id)
             if step.get("again") and frontier.is_fetched(crawl, step["url"]):
                 continue  # done by an earlier delivery, or by another copy
             rules = _robots(state)
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
+                if _is_start(state, step):  # the host a start URL moved to disallows it
+                    _fail(crawl, ROBOTS_FAILURE)
                 tally.add(step["url"], {"state": "fetched", "blocked": True}, 1, [])
                 continue
             wanted.setdefault(crawl, []).append((message_id, step))
-        except Exception:
+        except Exception as err:
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
+            errors[message_id] = _error_name(err)
     planned: list[tuple[str, dict[str, Any], float]] = []
     polite: dict[str, Politeness] = {}
     now = time.time()
     for crawl, batch in wanted.items():
         state = states[crawl] or {}
         delay = float(state.get("crawl_delay") or 0.0)
-        polite[crawl] = Politeness(delay)
-        interval = max(1.0 / settings().audit_rate, delay)
+        polite[crawl] = Politeness(delay, identities[crawl])
+        interval = max(1.0 / _rate(state), delay)
         first = stored.reserve_slots(crawl, now, interval, len(batch))
         planned += [(m, step, first + n * interval) for n, (m, step) in enumerate(batch)]
-    broken: set[str] = set()  # crawls a step of which could not be finished
+    broken: dict[str, str] = {}  # crawls a step of which could not be finished: its error
 
     def crawl_one(message_id: str, step: dict[str, Any], not_before: float) -> None:
         result = polite[step["crawl"]].fetch(step["url"], not_before)
         try:
             _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
-        except Exception:
+        except Exception as err:
             logger.exception("audit page could not be read", extra={"crawl": step["crawl"]})
-            broken.add(step["crawl"])
+            broken[step["crawl"]] = _error_name(err)
 
     if planned:
         # Each page is fetched, analysed and its links claimed in a thread of its own: the
@@ -299,9 +504,10 @@ def fetch_all(steps: list[tuple[str, dict[str, Any]]]) -> list[str]:
             stored.send(tally.queued)  # before the steps count as done: their links are pending
             frontier.finish_pages(crawl, tally.found)
             _analyse_if_done(crawl, stored.state(crawl))  # also after an earlier delivery's
-        except Exception:
+        except Exception as err:
             logger.exception("audit steps could not be finished", extra={"crawl": crawl})
             failed += tally.messages
+            errors.update(dict.fromkeys(tally.messages, broken.get(crawl) or _error_name(err)))
     return list(dict.fromkeys(failed))  # each once: a step may fail alone, then with its crawl
 
 
@@ -311,6 +517,7 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
     url, again = step["url"], bool(step.get("again"))
     depth = step.get("depth")
     scope = _scope(state)
+    discovers = not state.get("list_urls")  # list mode: what a page leads to is not crawled
     found: dict[str, Any] = {"state": "fetched", "fetched_at": clock.now_iso()}
     if step.get("external"):
         found["status_code"] = result.response.status if result.response else 0
@@ -329,35 +536,43 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
         if target is not None:
             found.update(redirect_to=target, redirects=1)
             moving = not scope.internal(target) and "moved_from" not in state
-            if depth == 0 and (moving or (again and state["url"] == target)):
+            if discovers and depth == 0 and (moving or (again and state["url"] == target)):
                 queued += _move(state, target, again)  # the site lives on another host
-            crawled = scope.internal(target) and scope.follows(target)
-            if crawled and (_claim(state, _page(target, depth)) or again):
+            followed = discovers and scope.crawls(target)
+            if followed and _queues(_claim(state, _page(target, depth), again=again), again):
                 queued.append(_fetch_step(state, target, depth, again))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.status == 200 and media in _HTML_TYPES:
-            page = facts.of_page(url, response.body, response.headers, scope)
+            parsed = facts.parse(url, response.body, response.headers, scope)
             report = analysis.analyse(Site(page=response))
-            page["score"] = report.score
-            page["failed_checks"] = sorted(k for k, r in report.results.items() if not r["passed"])
-            found.update(page)
-            queued += _claim_links(state, scope, page, depth, again)
+            parsed.facts["score"] = report.score
+            parsed.facts["failed_checks"] = sorted(
+                k for k, r in report.results.items() if not r["passed"]
+            )
+            found.update(parsed.facts)
+            queued += _claim_links(state, scope, parsed, depth, again)
+    if _is_start(state, step) and (failure := _start_failure(result)) is not None:
+        _fail(state["crawl"], failure)
     tally.add(url, found, 1, queued)
 
 
 def _claim_links(
-    state: dict[str, Any], scope: Scope, page: dict[str, Any], depth: int | None, again: bool
+    state: dict[str, Any], scope: Scope, parsed: facts.Parsed, depth: int | None, again: bool
 ) -> list[dict[str, Any]]:
-    """Claim the page's new links: internal ones in scope and depth, to crawl; external
-    ones (at most `max_pages` a run), to check their status. With `again`, the steps of
-    those claimed before too."""
+    """Claim what the page leads to: every internal URL in scope and depth (its links, and
+    its canonical, alternates, next and prev, a hop each as a link is), to crawl, but in
+    list mode; its external links (at most `max_pages` a run), to check their status. With
+    `again`, the steps of those claimed before too."""
     queued = []
     child = None if depth is None else depth + 1
-    if child is None or child <= state["max_depth"]:
-        for link in page["links"]:
-            if scope.follows(link) and (_claim(state, _page(link, child)) or again):
+    if not state.get("list_urls") and (child is None or child <= state["max_depth"]):
+        for link in parsed.targets:
+            if not scope.crawls(link):
+                continue
+            if _queues(_claim(state, _page(link, child), again=again), again):
                 queued.append(_fetch_step(state, link, child, again))
-    for link in page["external_links"]:
-        if _claim(state, {**_page(link, None), "external": True}, counter="externals") or again:
+    for link in parsed.facts["external_links"]:
+        external = {**_page(link, None), "external": True}
+        if _queues(_claim(state, external, counter="externals", again=again), again):
             queued.append({**_fetch_step(state, link, None, again), "external": True})
     return queued

@@ -7,7 +7,9 @@ parameters matching an exclude pattern (`?name=`) go; trailing slashes stay as s
 reported). The frontier dedupes on that name. A URL is in scope when it is on the start
 URL's host and scheme-agnostic origin, matches an include pattern (if any) and no exclude
 pattern. Patterns are paths with `*` as any run of characters (as robots.txt's), matched
-from the start of the path and query.
+from the start of the path and query. Every source of URLs obeys the scope (`crawls`):
+links, sitemaps, redirects, canonicals, hreflang alternates, `rel=next`/`prev` and a
+list-mode run's list; only the start URL itself is crawled whatever the patterns say.
 """
 
 from __future__ import annotations
@@ -115,3 +117,14 @@ class Scope:
         if self.include and not any(matches(p, url) for p in self.include):
             return False
         return not any(matches(p, url) for p in self.exclude)
+
+    def crawls(self, url: str) -> bool:
+        """Whether a named URL, wherever it was found (a link, a sitemap, a redirect, a
+        canonical, an alternate, a list), is crawled: internal and followed."""
+        return self.internal(url) and self.follows(url)
+
+    def listed(self, text: str) -> list[str]:
+        """A list-mode run's URLs (one a line): each named, once, in order, those the
+        scope crawls."""
+        named = (self.name(line) for line in text.splitlines() if line.strip())
+        return list(dict.fromkeys(url for url in named if url is not None and self.crawls(url)))

@@ -9,6 +9,7 @@ in one transaction, so a step that comes again, or a copy of it, counts once.
 
 from __future__ import annotations
 
+import enum
 import json
 from typing import Any
 
@@ -20,12 +21,20 @@ from sitelens.data.clients import client
 from sitelens.data.items import Item, to_attr, to_item
 
 
+class Claim(enum.Enum):
+    """What claiming a URL did: added it (NEW), found it claimed before (KNOWN), or found
+    no room for it (FULL: the run's counter has reached `max_pages`, for good)."""
+
+    NEW = "new"
+    KNOWN = "known"
+    FULL = "full"
+
+
 def claim_page(
     crawl: str, page: Item, max_pages: int, expires_at: int, counter: str = "discovered"
-) -> bool:
+) -> Claim:
     """Add a URL to the frontier, once, while the run's `counter` (internal pages, or
-    external links checked) is below `max_pages`. Whether it was added (False: known
-    already, or the run is full).
+    external links checked) is below `max_pages`.
 
     The page item is put on the condition that it is new (a URL already known costs one
     refused write), then counted on the condition that the run has room; a page the run
@@ -40,7 +49,7 @@ def claim_page(
             ConditionExpression="attribute_not_exists(crawl)",
         )
     except client("dynamodb").exceptions.ConditionalCheckFailedException:
-        return False
+        return Claim.KNOWN
     count = {
         "TableName": table,
         "Key": item_key(crawl, STATE),
@@ -53,8 +62,8 @@ def claim_page(
         transactions.write([{"Update": count}])
     except transactions.ConditionFailed:
         client("dynamodb").delete_item(TableName=table, Key=item_key(crawl, key))
-        return False
-    return True
+        return Claim.FULL
+    return Claim.NEW
 
 
 def save_page(crawl: str, url: str, facts: Item) -> None:
