@@ -20,7 +20,7 @@ UA_COLLECTIONS := .ua-collections
 UA_STAMP := $(UA_COLLECTIONS)/.installed-1
 UA_PACKAGES := crawler-user-agents@1.60.0 user-agents@2.1.198
 
-.PHONY: serve test test-fast test-kind lint format build deploy bench routes openapi browser clean
+.PHONY: serve test test-fast test-kind lint format build deploy bench docs routes openapi browser clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -118,6 +118,10 @@ openapi: $(STAMP)
 bench: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m pytest tests/bench -q -p no:randomly -p no:cacheprovider \
 		--override-ini addopts= --override-ini timeout=900 -s --durations=12
+
+# docs/performance.md's figures rendered again from the last `make bench` (build/bench.json).
+docs: $(STAMP)
+	$(BIN)/python -m tests.bench.report
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \

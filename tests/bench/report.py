@@ -333,6 +333,7 @@ def _audit_lines(found: dict[str, Any]) -> list[Line]:
             "",
             None,
         ),
+        *_history_lines(found.get("history")),
         Line(
             f"site audit: precision / recall of {len(checks)} cross-page checks",
             f"min {found['precision_min']:.0%} / min {found['recall_min']:.0%}"
@@ -340,6 +341,22 @@ def _audit_lines(found: dict[str, Any]) -> list[Line]:
             "100% / 100%",
             _verdict(exact),
         ),
+    ]
+
+
+def _history_lines(history: dict[str, Any] | None) -> list[Line]:
+    """The second run's diff against the site's recorded history of changes."""
+    if history is None:
+        return []
+    wrong = "" if history["exact"] else f" ({_compact(history['wrong'], 60)})"
+    return [
+        Line(
+            "site audit: second run's diff vs the recorded history, precision / recall",
+            f"{history['precision']:.0%} / {history['recall']:.0%}, regression "
+            f"{'yes' if history['regression'] else 'no'}{wrong}",
+            "100% / 100%, as recorded",
+            _verdict(history["exact"]),
+        )
     ]
 
 
@@ -582,3 +599,18 @@ def write_docs(section: str, path: Path = DOCS) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(f"{before}{BEGIN}\n{section}{END}{after}")
     return path
+
+
+def refresh_docs(source: Path = OUTPUT, path: Path = DOCS) -> Path:
+    """docs/performance.md's section rendered again from a bench run's JSON (`make docs`):
+    the docs' figures are that run's, whatever changed in how they are presented."""
+    document = json.loads(source.read_text())
+    context = document.pop("context")
+    document.pop("targets", None)
+    NOTES[:] = context.pop("notes", [])
+    rows = lines(document, context)
+    return write_docs(markdown(rows, {**context, "notes": NOTES}, document), path)
+
+
+if __name__ == "__main__":
+    print(f"written: {refresh_docs().relative_to(ROOT)} (from {OUTPUT.relative_to(ROOT)})")
