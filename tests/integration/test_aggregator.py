@@ -20,7 +20,7 @@ from sitelens.analytics import counting
 from sitelens.analytics.counting import OTHER, sum_counts
 from sitelens.analytics.hit import SERIES_NAMES, Hit
 from sitelens.core import config
-from sitelens.data import ledger
+from sitelens.data import batches, ledger
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites
 from tests.fixtures.analytics import CHROME, failures, hit_record, receive, redelivered, run
@@ -122,9 +122,10 @@ class RecordingClient:
 
 
 def record_calls(monkeypatch: pytest.MonkeyPatch, recording: RecordingClient) -> None:
-    """Every DynamoDB call of the counters (`data.stats`) and of the delivery ledger
-    (`data.ledger`) goes to `recording`; their backoffs do not sleep."""
-    for module in (stored_stats, ledger):
+    """Every DynamoDB call of the counters (`data.stats`), of the delivery ledger
+    (`data.ledger`) and of their batches (`data.batches`) goes to `recording`; their
+    backoffs do not sleep."""
+    for module in (stored_stats, ledger, batches):
         monkeypatch.setattr(module, "client", lambda service: recording)
     monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
 

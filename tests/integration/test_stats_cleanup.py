@@ -16,7 +16,7 @@ from botocore.exceptions import ClientError
 from sitelens.analytics import cleanup
 from sitelens.analytics.hit import SERIES_NAMES, Hit
 from sitelens.core import config
-from sitelens.data import cleanups
+from sitelens.data import batches, cleanups
 from sitelens.data import stats as stored_stats
 from tests.fixtures.analytics import failures, hit_record, receive, run
 
@@ -117,6 +117,7 @@ def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
 
     throttled = Throttled()
     monkeypatch.setattr(stored_stats, "client", lambda service: throttled)
+    monkeypatch.setattr(batches, "client", lambda service: throttled)
     monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
     analytics.delete(f"/api/v1/websites/{website_id}")
     assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
@@ -190,6 +191,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, kill_at: int | None = None) -> Coun
     calls = CountedCalls(kill_at)
     monkeypatch.setattr(cleanups, "client", lambda service: calls)
     monkeypatch.setattr(stored_stats, "client", lambda service: calls)
+    monkeypatch.setattr(batches, "client", lambda service: calls)
     return calls
 
 

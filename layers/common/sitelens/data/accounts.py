@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.core.config import settings
+from sitelens.data import batches
 from sitelens.data.clients import client
 from sitelens.data.items import Item, error_code, from_item, to_item
 
@@ -111,26 +112,16 @@ def mailed_accounts(after: str | None, limit: int) -> tuple[list[Item], str | No
 def mailed_now(account_ids: list[str]) -> dict[str, Item]:
     """The entries of these accounts among the mailed accounts (`account`, `email`,
     `digest`), read strongly consistent, by account id; an account without an email
-    address (any more) is left out. At most 100 asked at once."""
-    if not account_ids:
-        return {}
-    request: dict[str, Any] = {
-        _table(): {
-            "Keys": [{"pk": {"S": "MAILED"}, "sk": {"S": i}} for i in dict.fromkeys(account_ids)],
-            "ConsistentRead": True,
-        }
-    }
+    address (any more) is left out. `batches.Unprocessed` when some could not be read."""
+    keys = [{"pk": {"S": "MAILED"}, "sk": {"S": i}} for i in dict.fromkeys(account_ids)]
     found: dict[str, Item] = {}
-    while request:
-        answer = client("dynamodb").batch_get_item(RequestItems=request)
-        for item in answer["Responses"].get(_table(), []):
-            account = item["sk"]["S"]
-            found[account] = {
-                "account": account,
-                "email": item["email"]["S"],
-                "digest": item["digest"]["S"],
-            }
-        request = answer.get("UnprocessedKeys") or {}
+    for item in batches.get(_table(), keys, consistent=True):
+        account = item["sk"]["S"]
+        found[account] = {
+            "account": account,
+            "email": item["email"]["S"],
+            "digest": item["digest"]["S"],
+        }
     return found
 
 
@@ -140,23 +131,16 @@ def _claim_key(account_id: str, period: str) -> dict[str, Any]:
 
 def digest_claims(wanted: list[tuple[str, str]]) -> dict[tuple[str, str], Item]:
     """The claims of these (account, period) digests that exist (`state`, `claimed_at`,
-    `attempts`), by (account, period); at most 100 asked at once."""
-    if not wanted:
-        return {}
-    request: dict[str, Any] = {
-        _table(): {
-            "Keys": [_claim_key(account, period) for account, period in wanted],
-            "ProjectionExpression": "pk, sk, #state, claimed_at, attempts",
-            "ExpressionAttributeNames": {"#state": "state"},
-        }
-    }
+    `attempts`), by (account, period); `batches.Unprocessed` when some could not be read."""
     found: dict[tuple[str, str], Item] = {}
-    while request:
-        answer = client("dynamodb").batch_get_item(RequestItems=request)
-        for raw in answer["Responses"].get(_table(), []):
-            item = _claim_of(raw)
-            found[(item["account"], item["period"])] = item
-        request = answer.get("UnprocessedKeys") or {}
+    for raw in batches.get(
+        _table(),
+        [_claim_key(account, period) for account, period in wanted],
+        projection="pk, sk, #state, claimed_at, attempts",
+        names={"#state": "state"},
+    ):
+        item = _claim_of(raw)
+        found[(item["account"], item["period"])] = item
     return found
 
 

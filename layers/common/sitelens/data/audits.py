@@ -29,7 +29,7 @@ from typing import Any
 
 from sitelens.core import clock
 from sitelens.core.config import settings
-from sitelens.data import records, transactions
+from sitelens.data import batches, records, transactions
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, to_attr, to_item
 from sitelens.data.records import Collection
@@ -271,8 +271,9 @@ def every_page(crawl: str) -> Iterator[Item]:
 
 
 def save_issues(crawl: str, issues: list[Item], expires_at: int) -> None:
-    """Store a run's issues, one item each (their affected pages as JSON)."""
-    table = settings().audit_crawls_table
+    """Store a run's issues, one item each (their affected pages as JSON);
+    `batches.Unprocessed` when some could not be written (the analysis step fails, and
+    comes again from its queue)."""
     entries = [
         {
             "PutRequest": {
@@ -291,13 +292,7 @@ def save_issues(crawl: str, issues: list[Item], expires_at: int) -> None:
         }
         for issue in issues
     ]
-    for start_at in range(0, len(entries), 25):
-        pending = {table: entries[start_at : start_at + 25]}
-        for _ in transactions.attempts():
-            answer = client("dynamodb").batch_write_item(RequestItems=pending)
-            pending = answer.get("UnprocessedItems") or {}
-            if not pending:
-                break
+    batches.write(settings().audit_crawls_table, entries)
 
 
 def issues(crawl: str) -> list[Item]:
@@ -306,6 +301,11 @@ def issues(crawl: str) -> list[Item]:
     after: str | None = None
     while True:
         chunk, after = _items(crawl, ISSUE, after, _QUERY_LIMIT)
+        found.extend(chunk)
+        if after is None:
+            return found
+
+
 # A run's cross-page checks, each URL they find, in items of at most AFFECTED_BYTES of URLs
 # (`affected#<code>#<n>`): the next run's diff compares complete sets, where an issue's
 # item lists at most a thousand pages. Few items: a 100,000-page site's check that lists
@@ -348,27 +348,11 @@ def affected(crawl: str) -> dict[str, set[str]]:
             return {code: urls for code, urls in found.items() if urls}
 
 
-        found.extend(chunk)
-        if after is None:
-            return found
-
-
 # -- the crawl's queue ------------------------------------------------------------------
 
 
 def send(messages: list[Item]) -> None:
-    """Queue crawl steps (`sitelens.audits.crawler`), ten to a request."""
-    for start_at in range(0, len(messages), 10):
-        chunk = messages[start_at : start_at + 10]
-        entries = [
-            {"Id": str(n), "MessageBody": json.dumps(m, separators=(",", ":"))}
-            for n, m in enumerate(chunk)
-        ]
-        for _ in transactions.attempts():
-            answer = client("sqs").send_message_batch(
-                QueueUrl=settings().audit_queue_url, Entries=entries
-            )
-            failed = {f["Id"] for f in answer.get("Failed") or []}
-            entries = [e for e in entries if e["Id"] in failed]
-            if not entries:
-                break
+    """Queue crawl steps (`sitelens.audits.crawler`); `batches.Unprocessed` when some could
+    not be queued (the step that sends them fails, and comes again from its queue)."""
+    bodies = [json.dumps(m, separators=(",", ":")) for m in messages]
+    batches.send(settings().audit_queue_url, bodies)

@@ -9,33 +9,20 @@ from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data.clients import client
-
-BATCH = 10  # SendMessageBatch's limit
-TRIES = 3  # a batch's entries SQS failed (throttled, internal errors) are sent again
+from sitelens.data import batches
 
 
 def send(digests: list[tuple[str, str]]) -> int:
-    """Queue these (account, period) digests, ten to a call; how many could not be queued."""
-    lost = 0
-    for start in range(0, len(digests), BATCH):
-        entries = [
-            {"Id": str(n), "MessageBody": json.dumps({"account": account, "period": period})}
-            for n, (account, period) in enumerate(digests[start : start + BATCH])
-        ]
-        for _ in range(TRIES):
-            answer = client("sqs").send_message_batch(
-                QueueUrl=settings().digest_queue_url, Entries=entries
-            )
-            failed = {f["Id"]: f for f in answer.get("Failed") or []}
-            entries = [e for e in entries if e["Id"] in failed]
-            if not entries:
-                break
-        if entries:
-            reasons = sorted({failed[e["Id"]].get("Code", "") for e in entries})
-            logger.error("digests not queued", extra={"count": len(entries), "codes": reasons})
-            lost += len(entries)
-    return lost
+    """Queue these (account, period) digests; how many could not be queued (those SQS still
+    failed or refused, and those after them, never sent), logged: the planner counts them,
+    and the next day's plan queues them again."""
+    bodies = [json.dumps({"account": account, "period": period}) for account, period in digests]
+    try:
+        batches.send(settings().digest_queue_url, bodies)
+    except batches.Unprocessed as lost:
+        logger.error("digests not queued", extra={"count": lost.left, "codes": list(lost.codes)})
+        return lost.left
+    return 0
 
 
 def digest_of(body: str) -> tuple[str, str]:

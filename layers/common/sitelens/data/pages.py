@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core import scopes
-from sitelens.data import transactions
+from sitelens.data import batches
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, to_attr
 from sitelens.data.records import Collection
@@ -144,25 +144,12 @@ def _position_of_key(collection: Collection, listing: Listing, key: Item) -> dic
 def _whole_records(
     collection: Collection, account: str, entries: list[Item], cost: dict[str, int]
 ) -> list[Item]:
-    """The records of index entries, in the entries' order (one BatchGetItem: a page is at
-    most 101 entries). A record deleted in between is left out."""
+    """The records of index entries, in the entries' order (`batches.get`: a page is at
+    most 101 entries). A record deleted in between is left out; `batches.Unprocessed` when
+    some could not be read."""
     keys = [collection.record_key(account, entry[collection.key]) for entry in entries]
-    table = collection.table()
     records: dict[Any, Item] = {}
-    for start in range(0, len(keys), 100):
-        pending: dict[str, Any] = {
-            table: {"Keys": keys[start : start + 100], "ConsistentRead": True}
-        }
-        for _ in transactions.attempts():
-            answer = client("dynamodb").batch_get_item(RequestItems=pending)
-            cost["requests"] += 1
-            for raw in answer["Responses"].get(table, []):
-                record = from_item(raw)
-                records[record[collection.key]] = record
-                cost["items_read"] += 1
-            pending = answer.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-        else:
-            raise transactions.Contended()
+    for raw in batches.get(collection.table(), keys, consistent=True, cost=cost):
+        record = from_item(raw)
+        records[record[collection.key]] = record
     return [records[e[collection.key]] for e in entries if e[collection.key] in records]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import batches, transactions
 from sitelens.data.clients import client
 from sitelens.data.items import cancel_reasons, is_condition_failure
 
@@ -32,7 +32,6 @@ from sitelens.data.items import cancel_reasons, is_condition_failure
 STAT_VALUE_BYTES = 900
 # A transaction holds at most 100 actions: the counters of a chunk and its commit marker.
 CHUNK_COUNTERS = 99
-_ATTEMPTS = 8
 _TRANSACTION_ATTEMPTS = 5  # at most 0.3 s of backoff in all, well within a 30 s invocation
 # Cancellation reasons that a later attempt of the same transaction can get past.
 _TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
@@ -141,28 +140,17 @@ def _registry_key(group: Group) -> dict[str, Any]:
 
 
 def registries(groups: list[Group]) -> dict[Group, Registry]:
-    """The registry of each group (empty when it has none); strongly consistent reads,
-    100 a request, unprocessed keys retried."""
+    """The registry of each group (empty when it has none); strongly consistent reads
+    (`batches.get`: `batches.Unprocessed` when some could not be read)."""
     by_key = {(f"{g[0]}#{g[1]}", f"values#{g[2]}"): g for g in groups}
     found = dict.fromkeys(groups, Registry())
     keys = [_registry_key(group) for group in dict.fromkeys(groups)]
-    for start in range(0, len(keys), 100):
-        pending: dict[str, Any] = {
-            _stats_table(): {"Keys": keys[start : start + 100], "ConsistentRead": True}
-        }
-        for _ in transactions.attempts(_ATTEMPTS):
-            answer = client("dynamodb").batch_get_item(RequestItems=pending)
-            for item in answer["Responses"].get(_stats_table(), []):
-                group = by_key[(item["series"]["S"], item["slot"]["S"])]
-                found[group] = Registry(
-                    frozenset(item.get("digests", {}).get("BS", [])),
-                    int(item.get("bytes", {}).get("N", "0")),
-                )
-            pending = answer.get("UnprocessedKeys") or {}
-            if not pending:
-                break
-        else:
-            raise RuntimeError("registries still unprocessed")
+    for item in batches.get(_stats_table(), keys, consistent=True):
+        group = by_key[(item["series"]["S"], item["slot"]["S"])]
+        found[group] = Registry(
+            frozenset(item.get("digests", {}).get("BS", [])),
+            int(item.get("bytes", {}).get("N", "0")),
+        )
     return found
 
 
@@ -292,12 +280,6 @@ def _value(item: dict[str, Any], period_length: int) -> str:
 
 
 def write_batch(requests: list[dict[str, Any]]) -> None:
-    """BatchWriteItem of at most 25 puts or deletes on the stats table, unprocessed ones
-    retried with backoff."""
-    pending: dict[str, Any] = {_stats_table(): requests}
-    for _ in transactions.attempts(_ATTEMPTS):
-        answer = client("dynamodb").batch_write_item(RequestItems=pending)
-        pending = answer.get("UnprocessedItems") or {}
-        if not pending:
-            return
-    raise RuntimeError("stats writes still unprocessed")
+    """Puts and deletes on the stats table (`batches.write`: `batches.Unprocessed` when some
+    could not be applied)."""
+    batches.write(_stats_table(), requests)

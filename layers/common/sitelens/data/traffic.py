@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import stats
+from sitelens.data import batches, stats
 from sitelens.data.clients import client
 from sitelens.data.items import is_condition_failure
 
@@ -42,8 +42,7 @@ def note_active(day: str, websites: list[tuple[str, int]], expires_at: int) -> N
         }
         for account, website_id in websites
     ]
-    for start in range(0, len(requests), 25):
-        stats.write_batch(requests[start : start + 25])
+    stats.write_batch(requests)
 
 
 def active(day: str, after: str | None, limit: int) -> tuple[list[tuple[str, int]], str | None]:
@@ -66,18 +65,10 @@ def active(day: str, after: str | None, limit: int) -> tuple[list[tuple[str, int
 
 def hourly_pageviews(website_id: int, slots: list[tuple[str, str]]) -> list[int]:
     """The website's pageviews in each (day, hour `HH`) slot, 0 where none were counted;
-    at most 100 slots (one BatchGetItem)."""
-    if len(slots) > 100:
-        raise ValueError("at most 100 slots")
+    `batches.Unprocessed` when some could not be read."""
     series = f"{website_id}#{HOURLY}"
     keys = [{"series": {"S": series}, "slot": {"S": stats.slot(day, hour)}} for day, hour in slots]
-    found: dict[str, int] = {}
-    pending: dict[str, Any] = {_table(): {"Keys": keys}}
-    while pending:
-        answer = client("dynamodb").batch_get_item(RequestItems=pending)
-        for item in answer["Responses"].get(_table(), []):
-            found[item["slot"]["S"]] = int(item["count"]["N"])
-        pending = answer.get("UnprocessedKeys") or {}
+    found = {item["slot"]["S"]: int(item["count"]["N"]) for item in batches.get(_table(), keys)}
     return [found.get(stats.slot(day, hour), 0) for day, hour in slots]
 
 
