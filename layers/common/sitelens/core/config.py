@@ -43,6 +43,13 @@ DEFAULT_AUDIT_RATE = 20
 MAX_AUDIT_RATE = 1_000
 DEFAULT_AUDIT_HOST_CONCURRENCY = 4
 MAX_AUDIT_HOST_CONCURRENCY = 64
+# Each account's audits (sitelens.audits.caps), so that one account cannot fill the shared
+# crawl queue: runs going at once, pages of the runs started in the last 24 hours (each
+# run's max_pages) and audits with a schedule; 0: no cap.
+DEFAULT_AUDIT_ACTIVE_RUNS = 3
+DEFAULT_AUDIT_DAILY_PAGES = 200_000
+DEFAULT_AUDIT_SCHEDULED = 20
+MAX_AUDIT_CAP = 100_000_000
 
 
 @dataclass(frozen=True)
@@ -121,6 +128,12 @@ class Settings:
     @property
     def audit_queue_url(self) -> str:
         return _value("AUDIT_QUEUE_URL")
+
+    # The KMS key audits' crawl secrets are sealed with (`tokens.sealing`); "" seals them
+    # locally with a key derived from `cursor_secret` (make serve, tests).
+    @property
+    def seal_key_id(self) -> str:
+        return _optional("SEAL_KEY_ID")
 
     # Only the digest functions use it: it fails by name where it is first used.
     @property
@@ -207,6 +220,9 @@ class Settings:
     fetch_ports: Ports = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
     audit_rate: int = DEFAULT_AUDIT_RATE
     audit_host_concurrency: int = DEFAULT_AUDIT_HOST_CONCURRENCY
+    audit_active_runs: int = DEFAULT_AUDIT_ACTIVE_RUNS
+    audit_daily_pages: int = DEFAULT_AUDIT_DAILY_PAGES
+    audit_scheduled: int = DEFAULT_AUDIT_SCHEDULED
 
 
 # One entry per setting; a tuple is a setting given by any one of its variables.
@@ -329,6 +345,9 @@ def settings() -> Settings:
             "AUDIT_HOST_CONCURRENCY", DEFAULT_AUDIT_HOST_CONCURRENCY, MAX_AUDIT_HOST_CONCURRENCY
         )
         or 1,
+        audit_active_runs=_count("AUDIT_ACTIVE_RUNS", DEFAULT_AUDIT_ACTIVE_RUNS, MAX_AUDIT_CAP),
+        audit_daily_pages=_count("AUDIT_DAILY_PAGES", DEFAULT_AUDIT_DAILY_PAGES, MAX_AUDIT_CAP),
+        audit_scheduled=_count("AUDIT_SCHEDULED", DEFAULT_AUDIT_SCHEDULED, MAX_AUDIT_CAP),
     )
 
 

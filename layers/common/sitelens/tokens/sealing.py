@@ -1,0 +1,124 @@
+"""Sealed secrets: what a background job needs back in plain text (an audit's crawl
+headers, basic auth and cookie), encrypted where it is stored and never shown.
+
+Deployed, `SITELENS_SEAL_KEY_ID` names the stack's KMS key: sealing is one `kms:Encrypt`
+and unsealing one `kms:Decrypt`, so only the functions granted them can (the audits'
+create and update seal; update and the crawl worker unseal). Without a key (make serve,
+tests) a token is AES-256-GCM under a key derived (HKDF-SHA256) from the local secret,
+`SITELENS_CURSOR_SECRET`; the `cryptography` package it needs is a development dependency,
+never loaded where a key is set.
+
+A token names its kind, `kms1.<base64url ciphertext blob>` or `local1.<base64url nonce,
+ciphertext and tag>`; both are authenticated (a changed token does not unseal: `BadSeal`)
+and bound to the purpose below, and neither holds the plaintext.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import os
+from functools import cache
+from typing import Any
+
+from sitelens.core.config import ConfigError, settings
+from sitelens.data.clients import client
+from sitelens.data.items import error_code
+
+MAX_PLAINTEXT_BYTES = 4096  # what one kms:Encrypt takes
+KMS = "kms1"
+LOCAL = "local1"
+PURPOSE = "sitelens:sealed"  # KMS's encryption context and AES-GCM's associated data
+_NONCE_BYTES = 12
+_REFUSED_BY_KMS = frozenset(
+    {"InvalidCiphertextException", "IncorrectKeyException", "InvalidKeyUsageException"}
+)
+
+
+class BadSeal(ValueError):
+    """A token that is not one of ours: malformed, changed, or sealed under another key."""
+
+
+def seal(plaintext: str) -> str:
+    """`plaintext` (at most `MAX_PLAINTEXT_BYTES` of UTF-8) encrypted, as a token."""
+    data = plaintext.encode()
+    if len(data) > MAX_PLAINTEXT_BYTES:
+        raise ValueError(f"at most {MAX_PLAINTEXT_BYTES} bytes can be sealed")
+    key_id = settings().seal_key_id
+    if key_id:
+        answer = client("kms").encrypt(
+            KeyId=key_id, Plaintext=data, EncryptionContext={"purpose": PURPOSE}
+        )
+        return f"{KMS}.{_b64(answer['CiphertextBlob'])}"
+    nonce = os.urandom(_NONCE_BYTES)
+    return f"{LOCAL}.{_b64(nonce + _local_cipher().encrypt(nonce, data, PURPOSE.encode()))}"
+
+
+def unseal(token: str) -> str:
+    """The plaintext of a token `seal` made; BadSeal for any other."""
+    kind, _, body = token.partition(".")
+    try:
+        raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    except (binascii.Error, ValueError):
+        raise BadSeal("not a sealed token") from None
+    if kind == KMS:
+        data = _kms_decrypt(raw)
+    elif kind == LOCAL:
+        data = _local_decrypt(raw)
+    else:
+        raise BadSeal("not a sealed token")
+    try:
+        return data.decode()
+    except UnicodeDecodeError:
+        raise BadSeal("not a sealed token") from None
+
+
+def _kms_decrypt(blob: bytes) -> bytes:
+    key_id = settings().seal_key_id
+    if not key_id:
+        raise BadSeal("a KMS token, and no KMS key is set")
+    try:
+        answer = client("kms").decrypt(
+            KeyId=key_id, CiphertextBlob=blob, EncryptionContext={"purpose": PURPOSE}
+        )
+    except Exception as err:  # botocore's ClientError; throttling and the like propagate
+        if error_code(err) in _REFUSED_BY_KMS:
+            raise BadSeal("the token does not unseal") from None
+        raise
+    return bytes(answer["Plaintext"])
+
+
+def _local_decrypt(raw: bytes) -> bytes:
+    from cryptography.exceptions import InvalidTag
+
+    nonce, sealed = raw[:_NONCE_BYTES], raw[_NONCE_BYTES:]
+    if len(nonce) < _NONCE_BYTES:
+        raise BadSeal("not a sealed token")
+    try:
+        return bytes(_local_cipher().decrypt(nonce, sealed, PURPOSE.encode()))
+    except InvalidTag:
+        raise BadSeal("the token does not unseal") from None
+
+
+@cache
+def _cipher_for(secret: str) -> Any:
+    # Imported here: only the local mode needs it (make serve, tests).
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=PURPOSE.encode()).derive(
+        secret.encode()
+    )
+    return AESGCM(key)
+
+
+def _local_cipher() -> Any:
+    secret = settings().cursor_secret
+    if not secret:
+        raise ConfigError("Sealing needs SITELENS_SEAL_KEY_ID, or SITELENS_CURSOR_SECRET locally.")
+    return _cipher_for(secret)
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
