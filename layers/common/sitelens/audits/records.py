@@ -29,13 +29,21 @@ MAX_REGRESSIONS_KEPT = 100
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
 RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
 ACTIVE = ("queued", "crawling", "analysing")
-# A run none of whose steps has ended (or moved its status) for this long has failed. Each
-# step is delivered at most three times, 30 minutes apart (AuditQueue), then waits in the
-# dead-letter queue: 90 minutes. Six hours leaves room for a backlog of the queue (steps
-# waiting behind other runs' millions of pages) before a run that is only slow is called
-# failed; a run still active without progress after that has lost a step, or its first
-# step was never queued, and would otherwise stay active for ever.
-STALLED_AFTER = timedelta(hours=6)
+# A run none of whose steps has ended (or moved its status) for this long has failed. A
+# step that raises on its last delivery fails its run at once (`crawler.DELIVERIES`); this
+# is for a step whose worker was killed on every delivery (its 300 s timeout, its memory)
+# or that was never queued. Every step still pending was queued before the run's last
+# progress (a step queues its links before it ends), so with no backlog its first delivery
+# is then, its third 2 x 30 minutes later (AuditQueue's VisibilityTimeout, maxReceiveCount
+# 3), over within the worker's 5 minutes: 65 minutes after the last progress no step of
+# the run can end any more. 90 minutes (3 x 30, when such a step reaches the dead-letter
+# queue) leaves 25 for a backlog. (tests/unit/audits/test_crawl_rules.py holds it to the
+# template.)
+STALLED_AFTER = timedelta(minutes=90)
+STALLED = (
+    "The run stopped: none of its steps ended for 90 minutes (a step was lost, or its worker"
+    " was stopped on every try). Run the audit again."
+)
 
 
 def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
@@ -92,6 +100,7 @@ def _unfinished(run: int, status: str, state: dict[str, Any]) -> dict[str, Any]:
     return {
         "run": run,
         "status": status,
+        "failure": failure_of(status, state),
         "started_at": state.get("started_at"),
         "finished_at": None,
         "pages": int(state.get("fetched", 0)),
@@ -111,6 +120,15 @@ def status_of(record: dict[str, Any], state: dict[str, Any] | None) -> str:
         return status
     progressed = state.get("progressed_at") or state.get("started_at") or record["updated_at"]
     return "failed" if progressed < clock.iso(clock.now() - STALLED_AFTER) else status
+
+
+def failure_of(status: str, state: dict[str, Any] | None) -> str | None:
+    """Why a run shown `status` failed (a sentence for the user), None when it has not: the
+    reason its crawl stored, or `STALLED` for a run failed by `status_of`."""
+    if status != "failed":
+        return None
+    state = state or {}
+    return state.get("failure") or (STALLED if state.get("status", "queued") in ACTIVE else None)
 
 
 def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
@@ -136,6 +154,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
         "share_url": audit_url(base_url, share_id) if share_id else None,
         "run": record["run"],
         "status": status,
+        "failure": failure_of(status, state),
         "progress": {
             "discovered": int(state.get("discovered", 0)),
             "fetched": int(state.get("fetched", 0)),
