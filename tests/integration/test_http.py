@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 
 from sitelens import accounts
-from sitelens.core import errors
-from sitelens.edge.http import MAX_JSON_DEPTH, Request, json_shape, parse_form
+from sitelens.core import config, errors
+from sitelens.edge.http import MAX_JSON_DEPTH, Request, forwarded_client, json_shape, parse_form
 from sitelens.local import gateway
 from sitelens.local.gateway import proxy_event
-from tests.fixtures.analytics import receive
+from tests.fixtures.analytics import CHROME, receive
 
 EVENTS_KEY = "sl_example_events_key_0123456789abcdefghijklmnopqrstuv"
 
@@ -315,3 +315,143 @@ def test_the_script_function_answers_an_http_api_event(aws_env):
     event["headers"]["if-none-match"] = answer["headers"]["ETag"]
     again = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
     assert (again["statusCode"], again["body"]) == (304, "")
+
+
+# -- raw bytes that are not UTF-8 -----------------------------------------------------------
+
+NOT_UTF8 = (422, {"message": {"body": ["The body must be UTF-8 encoded."]}, "status": 422})
+RAW = b"\xff\xfe"  # no UTF-8 sequence starts with either byte
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"domain=raw.example&" + RAW + b"=1", "application/x-www-form-urlencoded"),
+        (b"domain=raw" + RAW + b".example", "application/x-www-form-urlencoded"),
+        (b'{"domain": "raw.example", "' + RAW + b'": 1}', "application/json"),
+        (b'{"domain": "raw' + RAW + b'.example"}', "application/json"),
+    ],
+    ids=["form-key", "form-value", "json-key", "json-value"],
+)
+def test_raw_bytes_that_are_not_utf8_are_422_and_nothing_is_stored(analytics, body, content_type):
+    """API Gateway hands a text body to the function as a string, and make serve replaced
+    each such byte with U+FFFD there: a key named "\\ufffd\\ufffd" was stored (201)."""
+    headers = {"Content-Type": content_type}
+    reply = analytics.request("POST", "/api/v1/websites", body=body, headers=headers)
+    assert (reply.status, reply.body) == NOT_UTF8
+    assert analytics.get("/api/v1/websites").data == []
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type"),
+    [
+        (b"page=https%3A%2F%2Fexample.com%2F&referrer=" + RAW, "application/x-www-form-urlencoded"),
+        (b'{"page": "https://example.com/", "referrer": "' + RAW + b'"}', "application/json"),
+        (b'{"n": "pageview", "u": "https://example.com/' + RAW + b'"}', "text/plain"),
+        (b'{"n": "pageview", "u": "https://example.com/' + RAW + b'"}', None),
+    ],
+    ids=["form", "json", "plausible-text-plain", "plausible-no-type"],
+)
+def test_raw_bytes_that_are_not_utf8_are_422_on_the_event_route(analytics, body, content_type):
+    analytics.post("/api/v1/websites", {"domain": "example.com"})
+    headers = {"Content-Type": content_type} if content_type else {}
+    reply = analytics.request("POST", "/api/event", body=body, headers=headers, key=None)
+    assert (reply.status, reply.body) == NOT_UTF8
+    assert reply.headers["Access-Control-Allow-Origin"] == "*"
+    assert receive("HitsQueue") == []
+
+
+def test_raw_bytes_delivered_as_base64_are_422_too():
+    """An HTTP API (and a REST API for a type it reads as binary) hands the bytes over."""
+    event = http_api_event(body=base64.b64encode(b"page=https://example.com/" + RAW).decode())
+    with pytest.raises(errors.Invalid) as refused:
+        Request.from_event(event).form()
+    assert refused.value.message == NOT_UTF8[1]["message"]
+
+
+def test_a_replacement_character_written_as_an_escape_is_a_character(analytics):
+    """JSON's `\\ufffd` and a form's `%EF%BF%BD` say the character on purpose; only a raw
+    one stands for bytes that were replaced on the way."""
+    for body, content_type in (
+        (b'{"domain": "a.example", "exclude_params": "\\ufffd"}', "application/json"),
+        (b"domain=b.example&exclude_params=%EF%BF%BD", "application/x-www-form-urlencoded"),
+    ):
+        headers = {"Content-Type": content_type}
+        reply = analytics.request("POST", "/api/v1/websites", body=body, headers=headers)
+        assert reply.status == 201, reply.body
+        assert reply.body["data"]["exclude_params"] == "\ufffd"
+
+
+# -- the client's address behind a proxy -----------------------------------------------------
+
+PROXY = "10.0.0.5"
+
+
+@pytest.mark.parametrize(
+    ("source_ip", "forwarded_for", "client"),
+    [
+        ("198.51.100.7", "", "198.51.100.7"),  # no proxy
+        ("198.51.100.7", "81.2.69.142", "198.51.100.7"),  # an untrusted sender's claim
+        (PROXY, "81.2.69.142", "81.2.69.142"),
+        (PROXY, "81.2.69.142, 10.0.0.5", "81.2.69.142"),  # API Gateway appended the proxy
+        (PROXY, "6.6.6.6, 81.2.69.142", "81.2.69.142"),  # what the visitor wrote is left
+        (PROXY, "81.2.69.142, 10.0.0.9", "81.2.69.142"),  # two trusted proxies in a row
+        (PROXY, "10.0.0.9", "10.0.0.9"),  # only proxies: the first of them
+        (PROXY, "", PROXY),  # a trusted proxy that forwarded nothing
+        (PROXY, "unknown, 81.2.69.142", "81.2.69.142"),
+        (PROXY, "81.2.69.142, garbage", PROXY),  # the walk ends at what it cannot read
+        (PROXY, "[2001:db8::1]:443", "2001:db8::1"),
+        (PROXY, "81.2.69.142:5123", "81.2.69.142"),
+        ("::ffff:10.0.0.5", "81.2.69.142", "81.2.69.142"),  # IPv4-mapped: the same proxy
+    ],
+)
+def test_the_client_behind_trusted_proxies(source_ip, forwarded_for, client):
+    from ipaddress import ip_network
+
+    trusted = (ip_network("10.0.0.0/24"), ip_network("2001:db8:ffff::/48"))
+    assert forwarded_client(source_ip, forwarded_for, trusted) == client
+
+
+def test_forwarded_for_is_read_only_when_proxies_are_trusted(monkeypatch):
+    event = proxy_event(
+        "POST", "/api/event", "/api/event", headers={"X-Forwarded-For": "81.2.69.142"}
+    )
+    event["requestContext"]["identity"]["sourceIp"] = PROXY
+    monkeypatch.delenv("SITELENS_TRUSTED_PROXIES", raising=False)
+    config.reset()
+    assert Request.from_event(event).client_ip() == PROXY
+    monkeypatch.setenv("SITELENS_TRUSTED_PROXIES", "10.0.0.0/24, 192.0.2.1")
+    config.reset()
+    assert Request.from_event(event).client_ip() == "81.2.69.142"
+    monkeypatch.setenv("SITELENS_TRUSTED_PROXIES", "10.0.0.0/33")
+    config.reset()
+    with pytest.raises(config.ConfigError, match="SITELENS_TRUSTED_PROXIES"):
+        Request.from_event(event).client_ip()
+    monkeypatch.delenv("SITELENS_TRUSTED_PROXIES")
+    config.reset()
+
+
+def test_a_hit_through_a_trusted_proxy_is_the_visitors(analytics, monkeypatch):
+    """Located, hashed and excluded by the visitor's address, not the proxy's."""
+    monkeypatch.setenv("SITELENS_TRUSTED_PROXIES", PROXY)
+    config.reset()
+    analytics.post("/api/v1/websites", {"domain": "example.com", "exclude_ips": "6.6.6.6"})
+    agent = {"User-Agent": CHROME}
+
+    def send(forwarded_for: str, source_ip: str = PROXY) -> int:
+        headers = {**agent, "X-Forwarded-For": forwarded_for}
+        form = {"page": "https://example.com/"}
+        reply = analytics.request(
+            "POST", "/api/event", form=form, headers=headers, key=None, source_ip=source_ip
+        )
+        return reply.status
+
+    assert send("81.2.69.142") == 202  # a British address (RIPE)
+    assert send("6.6.6.6") == 403  # excluded by the visitor's address
+    assert send("6.6.6.6", source_ip="198.51.100.7") == 202  # a claim of an untrusted sender
+    queued = [json.loads(record["body"]) for record in receive("HitsQueue")]
+    located = [hit for hit in queued if not hit.get("excluded")]
+    assert [hit.get("country") for hit in located] == ["GB", None]  # 198.51.100.0/24: none
+    assert located[0]["visitor"] != located[1]["visitor"]
+    monkeypatch.delenv("SITELENS_TRUSTED_PROXIES")
+    config.reset()

@@ -328,9 +328,20 @@ def test_missing_or_invalid_page_is_422(analytics, form, sentence):
 def test_other_body_types_are_415_with_cors(analytics):
     create_website(analytics)
     reply = analytics.request(
-        "POST", "/api/event", body=b"page=x", headers={"Content-Type": "text/plain"}, key=None
+        "POST", "/api/event", body=b"<page/>", headers={"Content-Type": "application/xml"}, key=None
     )
     assert reply.status == 415
+    assert reply.headers[CORS] == "*"
+
+
+def test_plain_text_is_read_as_json_and_a_form_in_it_is_422(analytics):
+    """text/plain is what Plausible's script (and sendBeacon with a string) sends: JSON."""
+    create_website(analytics)
+    reply = analytics.request(
+        "POST", "/api/event", body=b"page=x", headers={"Content-Type": "text/plain"}, key=None
+    )
+    assert reply.status == 422
+    assert reply.body == {"message": {"body": ["The body is not valid JSON."]}, "status": 422}
     assert reply.headers[CORS] == "*"
 
 

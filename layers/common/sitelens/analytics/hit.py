@@ -106,6 +106,7 @@ class Hit:
     # for the warehouse's rows only, never counted:
     visitor: str = ""  # the day's salted hash of website, address and agent (`visitors`)
     event_parts: tuple[str, str, str] | None = None  # a custom event's name, value, unit
+    interactive: bool | None = None  # False: a custom event that leaves a visit a bounce
     engaged_ms: int | None = None  # an engagement: the page was hidden or left after this
     props: str = ""  # custom properties, JSON of a flat text map (`properties`)
     revenue_amount: str = ""  # a custom event's revenue: a decimal as text

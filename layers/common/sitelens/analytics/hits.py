@@ -261,6 +261,8 @@ def build_hit(
         for name in UTM_NAMES
     }
     path = counted_page(url, website.get("exclude_params"))
+    if fields.get("hash_mode") == "1" and url.fragment:  # Plausible's `h`: hash routing
+        path += "#" + readable(url.fragment)
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
     local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
     visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)
@@ -302,6 +304,8 @@ def build_hit(
             event_parts=_event_parts(fields),
             id=hit_id,
             props=fields.get("props", ""),
+            # Plausible's `i: false`: an event that does not end a bounce (autoplay, say)
+            interactive=False if fields.get("interactive") == "false" else None,
             revenue_amount=fields.get("revenue_amount", ""),
             revenue_currency=fields.get("revenue_currency", ""),
             browser=agent.browser,

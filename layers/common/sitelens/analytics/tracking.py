@@ -1,22 +1,25 @@
 """Tracking: which website a hit belongs to, whether it counts, and queueing it.
 
 `POST /api/event` only validates, filters, gives the hit its id and enqueues
-(`record_hit`); the aggregator counts. Websites are looked up by host through the short
-caches of `data.websites`. Each site gets its fair share of the container (`fairshare`),
-so one flooding site cannot use up the method throttle for all. Excluded hits are not
-queued one by one: a container sums each website's exclusions and queues one tally a
-second (`ExcludedTally`); every accepted, excluded and throttled hit is also a metric.
+(`record_hit`); the aggregator counts. It takes Sitelens' fields and Plausible's format
+(`plausible`), read here into the one set of fields a hit is built from. Websites are
+looked up by host through the short caches of `data.websites`. Each site gets its fair
+share of the container (`fairshare`), so one flooding site cannot use up the method
+throttle for all. Excluded hits are not queued one by one: a container sums each
+website's exclusions and queues one tally a second (`ExcludedTally`); every accepted,
+excluded, dropped and throttled hit is also a metric.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sitelens.analytics import fairshare, hits
-from sitelens.core import clock, errors, metrics, properties
+from sitelens.analytics import fairshare, hits, plausible
+from sitelens.core import clock, errors, hosts, metrics, properties
 from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
@@ -34,18 +37,48 @@ PREFLIGHT_HEADERS = {
 }
 
 
-def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) -> None:
+@dataclass(frozen=True)
+class Recorded:
+    """What became of a tracking request that was not refused."""
+
+    plausible: bool  # sent in Plausible's format, to be answered as Plausible answers
+    dropped: int = 0  # Plausible's format: sites that did not take it (unknown, excluded)
+
+
+def record_hit(fields: dict[str, Any], headers: dict[str, str], source_ip: str) -> Recorded:
     """Validate, filter and enrich one tracking request and queue its hit.
 
     422 for a missing or invalid `page`, 404 when no website has the page's host,
-    403 when the website excludes the hit (bot, IP address). The IP address is used for
+    403 when the website excludes the hit (bot, IP address). In Plausible's format the
+    website is the one of `d` (of each, for a list) and an unknown or excluding one only
+    drops the hit, as Plausible answers (`Recorded.dropped`). The IP address is used for
     the exclusions and the location only; it never leaves this function.
     """
-    values = _text_fields(fields)
+    sent = plausible.read(fields) if plausible.is_plausible(fields) else None
+    values = _text_fields(sent.fields if sent else fields)
     try:
-        host = hits.page_host(values.get("page", ""))
+        page_host = hits.page_host(values.get("page", ""))
     except hits.InvalidHit as invalid:
         raise errors.Invalid.field("page", str(invalid)) from None
+    if sent is None:
+        _record(page_host, values, headers, source_ip)
+        return Recorded(plausible=False)
+    values.update(sent.flags)
+    dropped = 0
+    for host in sent.sites or (page_host,):
+        try:
+            _record(hosts.site(host), values, headers, source_ip)
+        except errors.Forbidden:  # counted as excluded already
+            dropped += 1
+        except (hosts.InvalidHost, errors.NotFound):
+            # answered 202 all the same, as Plausible answers: a count is its only record
+            metrics.count("HitsDropped", reason="unknown_site")
+            dropped += 1
+    return Recorded(plausible=True, dropped=dropped)
+
+
+def _record(host: str, values: dict[str, str], headers: dict[str, str], source_ip: str) -> None:
+    """Queue the hit of `values` for the website of `host` (404 for none, 403 excluded)."""
     website = stored_websites.by_host(host)
     if website is None:
         raise errors.NotFound()

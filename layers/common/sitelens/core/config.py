@@ -11,6 +11,7 @@ pydantic-settings: most handlers never load pydantic, and this must not make the
 
 from __future__ import annotations
 
+import ipaddress
 import os
 from dataclasses import dataclass
 from functools import cache
@@ -65,6 +66,7 @@ class Ports:
 
 # The ports report fetches may reach: the web's own, so that a report cannot probe others.
 DEFAULT_FETCH_PORTS = Ports(((80, 80), (443, 443)))
+Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
 
 
 class ConfigError(RuntimeError):
@@ -210,6 +212,10 @@ class Settings:
     # Any client can send CloudFront-Viewer-* headers: they are read only when the operator
     # declares that a CloudFront distribution adding them sits in front of the API.
     behind_cloudfront: bool = False
+    # The addresses of proxies whose X-Forwarded-For names the visitor (`edge.http`): the
+    # first-party proxies of docs/proxying.md. Empty: every request's own address is its
+    # client's, whatever it forwards.
+    trusted_proxies: Networks = ()
     key_cache_seconds: float = DEFAULT_KEY_CACHE_SECONDS
     account_rate_limit: int = DEFAULT_ACCOUNT_RATE_LIMIT
     account_rate_burst: int = DEFAULT_ACCOUNT_RATE_BURST
@@ -307,6 +313,17 @@ def _rate(name: str, default_rate: int, default_burst: int) -> tuple[int, int]:
     return rate, burst
 
 
+def _networks(name: str) -> Networks:
+    """Addresses and CIDR ranges, separated by commas or white space: `10.0.0.5, 2001:db8::/32`."""
+    raw = os.environ.get(PREFIX + name, "").replace(",", " ").split()
+    try:
+        return tuple(ipaddress.ip_network(part, strict=False) for part in raw)
+    except ValueError:
+        raise ConfigError(
+            f"{PREFIX}{name} must list IP addresses or CIDR ranges, such as 10.0.0.5,10.1.0.0/16."
+        ) from None
+
+
 def _site_share() -> tuple[int, int]:
     rate = _count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
     burst = _count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
@@ -330,6 +347,7 @@ def settings() -> Settings:
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
         datacenter_ranges=os.environ.get(PREFIX + "DATACENTER_RANGES", "").strip(),
         behind_cloudfront=_flag("BEHIND_CLOUDFRONT"),
+        trusted_proxies=_networks("TRUSTED_PROXIES"),
         key_cache_seconds=_seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
         ),

@@ -7,8 +7,8 @@ batch of 5,000 hits writes a handful of lines, not 5,000. Every name here has an
 `template.yaml`; a loss that is only logged is not a record of it.
 
 Names (namespace `POWERTOOLS_METRICS_NAMESPACE`, dimension `service`, and `reason` where
-shown): HitsAccepted, HitsExcluded[reason], HitsThrottled[reason], HitsCounted,
-HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
+shown): HitsAccepted, HitsExcluded[reason], HitsDropped[reason], HitsThrottled[reason],
+HitsCounted, HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
 RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures,
 PasswordGuesses[reason].
 """

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import ipaddress
 import json
 import re
 from collections.abc import Callable
@@ -26,8 +27,13 @@ NOT_UTF8 = "The body must be UTF-8 encoded."
 # JSON's `\ud800`-`\udfff` escapes, one alone: half a UTF-16 pair, no character, and no
 # answer or record can carry it as UTF-8
 _HALF_PAIR = re.compile("[\ud800-\udfff]")
+# U+FFFD as UTF-8. A text body reaches a function as a string, not as bytes (API Gateway's
+# proxy events; make serve replaces each byte that is not UTF-8 with this character), so a
+# raw one in a body stands for bytes that were not UTF-8; JSON's `\ufffd` escape says it.
+_REPLACED = "\ufffd".encode()
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
+PLAIN_TYPE = "text/plain"
 
 Form = dict[str, Any]
 
@@ -109,13 +115,33 @@ class Request:
             raise errors.NotFound()
         return found
 
-    def form(self) -> Form:
-        """The body as fields: form-urlencoded or JSON; `name[]` repeated gives a list."""
+    def client_ip(self) -> str:
+        """Whose request this is: `source_ip`, or, when that is a proxy the operator trusts
+        (SITELENS_TRUSTED_PROXIES, docs/proxying.md), the address its X-Forwarded-For
+        names (`forwarded_client`)."""
+        trusted = config.settings().trusted_proxies
+        if not trusted:
+            return self.source_ip
+        return forwarded_client(self.source_ip, self.headers.get("x-forwarded-for", ""), trusted)
+
+    def form(self, plain_json: bool = False) -> Form:
+        """The body as fields: form-urlencoded or JSON; `name[]` repeated gives a list.
+
+        With `plain_json` (the tracking route), `text/plain` is JSON too, and so is a body
+        without a content type that opens with `{`: what sendBeacon and Plausible's script
+        send, as a page may post them without a CORS preflight. 413 over MAX_BODY_BYTES,
+        415 for another type, 422 on `body` for bytes that are not UTF-8 (`body_text`).
+        """
         if len(self.body) > MAX_BODY_BYTES:
             raise errors.PayloadTooLarge()
         if not self.body.strip():
             return {}
-        media_type = self.headers.get("content-type", FORM_TYPE).split(";")[0].strip().lower()
+        sent = self.headers.get("content-type")
+        media_type = (sent if sent is not None else FORM_TYPE).split(";")[0].strip().lower()
+        if plain_json and (
+            media_type == PLAIN_TYPE or (sent is None and self.body.lstrip().startswith(b"{"))
+        ):
+            media_type = JSON_TYPE
         if media_type == FORM_TYPE:
             return parse_form(self.body)
         if media_type == JSON_TYPE or media_type.endswith("+json"):
@@ -123,10 +149,66 @@ class Request:
         raise errors.UnsupportedMediaType()
 
 
+def forwarded_client(source_ip: str, forwarded_for: str, trusted: config.Networks) -> str:
+    """The right-most address of X-Forwarded-For that is not a trusted proxy, read only
+    when `source_ip` is one: each trusted hop appended the address it was reached from, and
+    whatever stands left of the first untrusted one was written by the client, so anything.
+    A hop that names no address ends the walk at the last address read."""
+    if not _trusted(_address(source_ip), trusted):
+        return source_ip
+    client = source_ip
+    for hop in reversed(forwarded_for.split(",")):
+        address = _address(hop)
+        if address is None:
+            break
+        client = str(address)
+        if not _trusted(address, trusted):
+            break
+    return client
+
+
+IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+def _address(text: str) -> IpAddress | None:
+    """An address as X-Forwarded-For writes it (`[2001:db8::1]:443` and `192.0.2.1:80`
+    too); an IPv4-mapped IPv6 address as IPv4; None for anything else."""
+    text = text.strip()
+    if text.startswith("["):
+        text = text[1:].partition("]")[0]
+    elif text.count(":") == 1:
+        text = text.partition(":")[0]
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return None
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
+        return address.ipv4_mapped
+    return address
+
+
+def _trusted(address: IpAddress | None, trusted: config.Networks) -> bool:
+    return address is not None and any(
+        address.version == network.version and address in network for network in trusted
+    )
+
+
+def body_text(body: bytes) -> str:
+    """The body as text, or 422 on `body`: every route's body is read through here, once.
+    Bytes that are not UTF-8 are refused, and so is a raw U+FFFD, which is what such bytes
+    became when the body was delivered as text (`_REPLACED`)."""
+    if _REPLACED in body:
+        raise errors.Invalid.field("body", NOT_UTF8)
+    try:
+        return body.decode("utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise errors.Invalid.field("body", NOT_UTF8) from None
+
+
 def parse_form(body: bytes) -> Form:
     try:
-        pairs = parse_qsl(body.decode(), keep_blank_values=True, errors="strict")
-    except UnicodeDecodeError:
+        pairs = parse_qsl(body_text(body), keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:  # a percent-escape of bytes that are not UTF-8
         raise errors.Invalid.field("body", NOT_UTF8) from None
     fields: Form = {}
     for name, value in pairs:
@@ -138,8 +220,9 @@ def parse_form(body: bytes) -> Form:
 
 
 def _parse_json(body: bytes) -> Form:
+    text = body_text(body).removeprefix("\ufeff")  # a byte order mark, as json.loads allows
     try:
-        fields = json.loads(body)
+        fields = json.loads(text)
     except RecursionError:  # nested deeper than the interpreter's recursion limit
         raise errors.Invalid.field("body", TOO_DEEP) from None
     except ValueError:
@@ -202,7 +285,7 @@ class Response:
             "statusCode": self.status,
             "headers": {"Content-Type": self.content_type, **self.headers},
             "body": body,
-            "isBase64Encoded": False,
+            "isBase64Encoded": binary,
         }
 
 
@@ -224,12 +307,19 @@ def accepted() -> Response:
     return Response(202, {"message": "Accepted.", "status": 202})
 
 
+def plausible_accepted(dropped: int = 0) -> Response:
+    """202 `ok` in plain text, Plausible's answer to an event in its format; with
+    `X-Plausible-Dropped` when sites did not take it (unknown, excluded), as Plausible says."""
+    headers = {"X-Plausible-Dropped": str(dropped)} if dropped else {}
+    return Response(202, "ok", headers, "text/plain; charset=utf-8")
+
+
 def no_content(headers: dict[str, str]) -> Response:
     return Response(204, "", headers)
 
 
 def cacheable(
-    request: Request, body: str, etag: str, content_type: str, cache_control: str
+    request: Request, body: str | bytes, etag: str, content_type: str, cache_control: str
 ) -> Response:
     """A static body with its validator: 304 without the body when the caller's copy
     (`If-None-Match`) is current. Open to every origin, as public assets are."""

@@ -47,7 +47,7 @@ def row(hit: Hit, hit_id: str = "") -> dict[str, Any] | None:
         "event_value": value,
         "event_unit": unit,
         "engagement_ms": hit.engaged_ms or 0,
-        "interactive": hit.event_parts is not None,
+        "interactive": hit.event_parts is not None and hit.interactive is not False,
         "props": hit.props or None,
         "revenue_amount": hit.revenue_amount or None,
         "revenue_currency": hit.revenue_currency or None,
