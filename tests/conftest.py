@@ -26,6 +26,7 @@ os.environ.update(
     AWS_DEFAULT_REGION="us-east-1",
     SITELENS_CURSOR_SECRET="test-cursor-secret",
     SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; test_limits.py sets one
+    SITELENS_AUDIT_ACCOUNT_RATE="0",  # crawls on moto run quickly; test_fair_share.py sets one
     SITELENS_FETCH_PORTS="1-65535",  # test sites listen on free ports; test_fetch checks 80/443
     POWERTOOLS_LOG_LEVEL="WARNING",
     # Real SQS allows one PurgeQueue a minute (and so does moto by default); the tests
@@ -51,6 +52,7 @@ from moto.sqs import models as moto_sqs  # noqa: E402
 
 from sitelens import accounts, initialized  # noqa: E402
 from sitelens.analytics import converted, fairshare, tracking  # noqa: E402
+from sitelens.audits import externals  # noqa: E402
 from sitelens.core import config  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
@@ -195,6 +197,7 @@ def reset_caches() -> None:
     tracking.EXCLUDED.forget()
     fairshare.reset()
     converted.forget()
+    externals.forget()
 
 
 class MotoBackend:

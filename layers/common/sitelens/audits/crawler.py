@@ -45,18 +45,17 @@ from typing import Any
 
 from protego import Protego
 
-from sitelens.audits import facts, fetching, sitemaps, urls
+from sitelens.audits import externals, facts, fairshare, fetching, politeness, sitemaps, urls
 from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness, get
+from sitelens.audits.politeness import MAX_CRAWL_DELAY
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
-from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
 from sitelens.data import frontier
 from sitelens.seo import analysis, fetch, robots
 from sitelens.seo.page import Site
 
-MAX_CRAWL_DELAY = 20.0  # seconds; a longer crawl-delay is honoured as 20 s
 MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
 ACTIVE = ("queued", "crawling")
 # A step's deliveries before it moves to the dead-letter queue: AuditQueue's
@@ -182,14 +181,6 @@ def _unsealed(sealed: str) -> dict[str, Any]:
     if not isinstance(secret, dict):
         raise fetching.BadCredentials("they cannot be read.")
     return secret
-
-
-def _rate(state: dict[str, Any]) -> float:
-    """The run's pages a second: its `max_rate` setting (0: none), never faster than the
-    service's rate."""
-    rate = float(settings().audit_rate)
-    wanted = float(state.get("max_rate") or 0)
-    return min(wanted, rate) if wanted > 0 else rate
 
 
 def start(crawl: str) -> None:
@@ -435,11 +426,13 @@ class _Tally:
 def fetch_all(
     steps: list[tuple[str, dict[str, Any]]], errors: dict[str, str] | None = None
 ) -> list[str]:
-    """Fetch a batch's URLs, at most the host concurrency at once, each in its run's
-    politeness slots (reserved once a batch), and claim their links; then, once a crawl,
-    queue the links and store the pages with their steps' count in one transaction. A
-    failure before that transaction fails the crawl's steps, which come again (`again`).
-    The message ids of the steps that failed (what each raised in `errors`)."""
+    """Fetch a batch's URLs within their accounts' shares (`fairshare`), each in its
+    host's politeness slot (`politeness`: booked once a batch a host, across every crawl),
+    and claim their links; then, once a crawl, queue the links and store the pages with
+    their steps' count in one transaction. A step past its account's share or its host's
+    horizon is put off (sent again, delayed), not failed. A failure before that
+    transaction fails the crawl's steps, which come again (`again`). The message ids of
+    the steps that failed (what each raised in `errors`)."""
     errors = {} if errors is None else errors
     states: dict[str, dict[str, Any] | None] = {}
     identities: dict[str, Identity] = {}
@@ -460,7 +453,7 @@ def fetch_all(
             tally.messages.append(message_id)
             if step.get("again") and frontier.is_fetched(crawl, step["url"]):
                 continue  # done by an earlier delivery, or by another copy
-            rules = _robots(state)
+            rules = None if step.get("external") else _robots(state)  # else its own host's
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
                 if _is_start(state, step):  # the host a start URL moved to disallows it
                     _fail(crawl, ROBOTS_FAILURE)
@@ -471,32 +464,44 @@ def fetch_all(
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
             errors[message_id] = _error_name(err)
-    planned: list[tuple[str, dict[str, Any], float]] = []
     polite: dict[str, Politeness] = {}
-    now = time.time()
-    for crawl, batch in wanted.items():
-        state = states[crawl] or {}
-        delay = float(state.get("crawl_delay") or 0.0)
+    for crawl in wanted:
+        delay = float((states[crawl] or {}).get("crawl_delay") or 0.0)
         polite[crawl] = Politeness(delay, identities[crawl])
-        interval = max(1.0 / _rate(state), delay)
-        first = stored.reserve_slots(crawl, now, interval, len(batch))
-        planned += [(m, step, first + n * interval) for n, (m, step) in enumerate(batch)]
+    now = time.time()
+    admitted, later = fairshare.admit([s for batch in wanted.values() for s in batch], states, now)
+    plan = politeness.plan(admitted, states, now)
+    for _, step in plan.blocked:  # by the link's host's robots.txt
+        blocked = Fetched(step["url"], None, externals.BLOCKED)
+        _found(states[step["crawl"]] or {}, step, blocked, tallies[step["crawl"]])
+    for put in [*later, *plan.later]:
+        tallies[put.step["crawl"]].messages.remove(put.message_id)  # done with, as sent again
+    for message_id, refused in politeness.put_off([*later, *plan.later]):
+        failed.append(message_id)
+        errors[message_id] = _error_name(refused)
     broken: dict[str, str] = {}  # crawls a step of which could not be finished: its error
 
-    def crawl_one(message_id: str, step: dict[str, Any], not_before: float) -> None:
-        result = polite[step["crawl"]].fetch(step["url"], not_before)
+    def crawl_one(planned: politeness.Planned) -> None:
+        step = planned.step
+        fetcher = (
+            functools.partial(externals.check, step["url"])
+            if step.get("external")
+            else functools.partial(polite[step["crawl"]].fetch, step["url"], planned.at)
+        )
+        result = plan.gates[planned.host].run(fetcher, planned.at)
         try:
             _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception as err:
             logger.exception("audit page could not be read", extra={"crawl": step["crawl"]})
             broken[step["crawl"]] = _error_name(err)
 
-    if planned:
-        # Each page is fetched, analysed and its links claimed in a thread of its own: the
-        # claims' round trips overlap as the fetches' do (boto3's clients are thread-safe;
-        # each tally adds under its lock).
-        with ThreadPoolExecutor(max_workers=settings().audit_host_concurrency) as pool:
-            list(pool.map(lambda p: crawl_one(*p), planned))
+    if plan.planned:
+        # Each page is fetched, analysed and its links claimed in a thread of its own (a
+        # batch holds at most 10), waiting for its host's slot and place (`politeness.Gate`):
+        # the claims' round trips overlap as the fetches' do (boto3's clients are
+        # thread-safe; each tally adds under its lock).
+        with ThreadPoolExecutor(max_workers=len(plan.planned)) as pool:
+            list(pool.map(crawl_one, plan.planned))
     for crawl, tally in tallies.items():
         try:
             if crawl in broken:
@@ -520,8 +525,11 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
     discovers = not state.get("list_urls")  # list mode: what a page leads to is not crawled
     found: dict[str, Any] = {"state": "fetched", "fetched_at": clock.now_iso()}
     if step.get("external"):
-        found["status_code"] = result.response.status if result.response else 0
-        found["error"] = result.error
+        if result.error == externals.BLOCKED:  # never requested: not a broken link
+            found["blocked"] = True
+        else:
+            found["status_code"] = result.response.status if result.response else 0
+            found["error"] = result.error
         tally.add(url, found, 0, [])
         return
     queued: list[dict[str, Any]] = []

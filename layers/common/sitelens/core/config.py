@@ -44,6 +44,12 @@ DEFAULT_AUDIT_RATE = 20
 MAX_AUDIT_RATE = 1_000
 DEFAULT_AUDIT_HOST_CONCURRENCY = 4
 MAX_AUDIT_HOST_CONCURRENCY = 64
+# Each account's fair share of the crawl workers (sitelens.audits.fairshare): fetch steps a
+# second over all its runs, and the burst it may save up; 0 steps a second: no share.
+DEFAULT_AUDIT_ACCOUNT_RATE = 50
+MAX_AUDIT_ACCOUNT_RATE = 10_000
+DEFAULT_AUDIT_ACCOUNT_BURST = 100
+MAX_AUDIT_ACCOUNT_BURST = 100_000
 # Each account's audits (sitelens.audits.caps), so that one account cannot fill the shared
 # crawl queue: runs going at once, pages of the runs started in the last 24 hours (each
 # run's max_pages) and audits with a schedule; 0: no cap.
@@ -226,6 +232,8 @@ class Settings:
     fetch_ports: Ports = DEFAULT_FETCH_PORTS  # others for local sites (make serve)
     audit_rate: int = DEFAULT_AUDIT_RATE
     audit_host_concurrency: int = DEFAULT_AUDIT_HOST_CONCURRENCY
+    audit_account_rate: int = DEFAULT_AUDIT_ACCOUNT_RATE
+    audit_account_burst: int = DEFAULT_AUDIT_ACCOUNT_BURST
     audit_active_runs: int = DEFAULT_AUDIT_ACTIVE_RUNS
     audit_daily_pages: int = DEFAULT_AUDIT_DAILY_PAGES
     audit_scheduled: int = DEFAULT_AUDIT_SCHEDULED
@@ -361,6 +369,13 @@ def settings() -> Settings:
         audit_rate=_count("AUDIT_RATE", DEFAULT_AUDIT_RATE, MAX_AUDIT_RATE) or DEFAULT_AUDIT_RATE,
         audit_host_concurrency=_count(
             "AUDIT_HOST_CONCURRENCY", DEFAULT_AUDIT_HOST_CONCURRENCY, MAX_AUDIT_HOST_CONCURRENCY
+        )
+        or 1,
+        audit_account_rate=_count(
+            "AUDIT_ACCOUNT_RATE", DEFAULT_AUDIT_ACCOUNT_RATE, MAX_AUDIT_ACCOUNT_RATE
+        ),
+        audit_account_burst=_count(
+            "AUDIT_ACCOUNT_BURST", DEFAULT_AUDIT_ACCOUNT_BURST, MAX_AUDIT_ACCOUNT_BURST
         )
         or 1,
         audit_active_runs=_count("AUDIT_ACTIVE_RUNS", DEFAULT_AUDIT_ACTIVE_RUNS, MAX_AUDIT_CAP),

@@ -10,7 +10,7 @@ Names (namespace `POWERTOOLS_METRICS_NAMESPACE`, dimension `service`, and `reaso
 shown): HitsAccepted, HitsExcluded[reason], HitsDropped[reason], HitsThrottled[reason],
 HitsCounted, HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
 RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures,
-PasswordGuesses[reason].
+PasswordGuesses[reason], AuditStepsPutOff[reason].
 """
 
 from __future__ import annotations

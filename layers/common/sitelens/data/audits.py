@@ -8,11 +8,14 @@ one partition and never a Scan:
 - `#state`: the run's status and counters (`discovered`, `pending`, `fetched`), `seeding`
   until its start step is counted, when a step last ended or moved the status
   (`progressed_at`), the summary of a done run and
-  when its events went out (`notified_at`), the politeness slot `next_at` and what the
-  workers share (robots.txt, the settings);
+  when its events went out (`notified_at`) and what the workers share (robots.txt, the
+  settings);
 - `page#<url>`: one item per URL, claimed, stored and counted by `data.frontier`, read
   here;
 - `issue#<code>`: the cross-page checks' results, written when the run is analysed.
+
+The politeness slots of hosts and the fair shares of accounts, which every run shares, are
+items of the same table outside any run's partition (`data.slots`).
 
 An audit's share id (`sitelens.sharing.links`) is claimed in the audits table with the
 record, as a report's is (`#claim:share:<share id>`), and released with it.
@@ -29,7 +32,7 @@ from typing import Any
 
 from sitelens.core import clock
 from sitelens.core.config import settings
-from sitelens.data import batches, records, transactions
+from sitelens.data import batches, records
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, to_attr, to_item
 from sitelens.data.records import Collection
@@ -208,34 +211,6 @@ def count(crawl: str, ending: str | None = None, **deltas: int) -> Item | None:
     except client("dynamodb").exceptions.ConditionalCheckFailedException:
         return None
     return from_item(answer["Attributes"])
-
-
-def reserve_slots(crawl: str, now: float, interval: float, slots: int) -> float:
-    """Reserve `slots` fetch times `interval` apart, the first at `now` or after the last
-    reserved one: the time of the first. The run's fetches are spaced this way whichever
-    worker makes them (the politeness of a crawl-delay and the configured rate)."""
-    for _ in transactions.attempts(cap=0.05):
-        current = state(crawl) or {}
-        last = float(current.get("next_at", 0.0))
-        first = max(now, last)
-        try:
-            client("dynamodb").update_item(
-                TableName=settings().audit_crawls_table,
-                Key=item_key(crawl, STATE),
-                UpdateExpression="SET next_at = :next",
-                ConditionExpression="attribute_not_exists(next_at) OR next_at = :last",
-                ExpressionAttributeValues={
-                    ":next": to_attr(first + interval * slots),
-                    ":last": to_attr(current.get("next_at", 0.0)),
-                },
-            )
-            return first
-        except (
-            client("dynamodb").exceptions.ConditionalCheckFailedException,
-            client("dynamodb").exceptions.TransactionConflictException,  # a step's, on the state
-        ):
-            pass  # another worker reserved meanwhile: read its reservation
-    return now
 
 
 def _items(crawl: str, prefix: str, after: str | None, limit: int) -> tuple[list[Item], str | None]:

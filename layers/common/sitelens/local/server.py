@@ -46,6 +46,7 @@ LOCAL_LIMITS = {  # make serve's fair share per site and rates per account and c
     "SITELENS_SHARE_RATE_BURST": "10000",
     "SITELENS_AUDIT_RATE": "200",  # a local site's audit is not held to a public site's pace
     "SITELENS_AUDIT_HOST_CONCURRENCY": "16",
+    "SITELENS_AUDIT_ACCOUNT_RATE": "1000",  # a developer's audits share the worker with no one
     "SITELENS_GOAL_GRACE_SECONDS": "5",  # the aggregator batches for 1 s here, not 60
     "SITELENS_GOAL_CACHE_SECONDS": "1",  # a new goal.converted endpoint or goal counts at once
 }  # raw events of `make serve`, git-ignored

@@ -179,16 +179,18 @@ def get(
     read_body: bool,
     cap: int | None = None,
     follow: bool = True,
+    method: str = "GET",
 ) -> Response:
     """One GET with its redirects; `cap`: read at most that many bytes and keep them (a
     robots.txt), instead of refusing a body over `MAX_BODY`; without `follow`, a redirect
-    is the answer (an audit's crawler follows each hop as a page of its own)."""
+    is the answer (an audit's crawler follows each hop as a page of its own); `method`
+    HEAD asks for the status alone (an audit's external links), with `read_body` False."""
     started = time.monotonic()
     deadline = started + DEADLINE
     current = url
     for redirects in range(MAX_REDIRECTS + 1):
         target = target_of(current)
-        response = _open(session, target, deadline)
+        response = _open(session, target, deadline, method)
         try:
             location = response.headers.get("location")
             if follow and response.status in _REDIRECT_STATUSES and location:
@@ -269,22 +271,26 @@ def checked_addresses(session: Session, target: Target, deadline: float) -> list
     return addresses
 
 
-def _open(session: Session, target: Target, deadline: float) -> BaseHTTPResponse:
-    """Send the GET to the first checked address that accepts a connection."""
+def _open(
+    session: Session, target: Target, deadline: float, method: str = "GET"
+) -> BaseHTTPResponse:
+    """Send the request to the first checked address that accepts a connection."""
     *others, last = checked_addresses(session, target, deadline)
     token = OPENING.set(session)  # for the connections opened in this thread, now
     try:
         for address in others:
             with contextlib.suppress(NewConnectionError):  # refused or unreachable: next one
-                return _request(session, target, address, deadline)
-        return _request(session, target, last, deadline)
+                return _request(session, target, address, deadline, method)
+        return _request(session, target, last, deadline, method)
     except (HTTPError, OSError) as exc:
         raise _failure(exc) from exc
     finally:
         OPENING.reset(token)
 
 
-def _request(session: Session, target: Target, address: str, deadline: float) -> BaseHTTPResponse:
+def _request(
+    session: Session, target: Target, address: str, deadline: float, method: str = "GET"
+) -> BaseHTTPResponse:
     remaining = _remaining(deadline)
     session.check()
     # TLS must name and verify the host the user asked for, not the address we dial.
@@ -293,7 +299,7 @@ def _request(session: Session, target: Target, address: str, deadline: float) ->
         address, port=target.port, scheme=target.scheme, pool_kwargs=tls
     )
     return pool.urlopen(
-        "GET",
+        method,
         target.path,
         headers={
             "Host": target.authority,
