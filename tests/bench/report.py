@@ -289,10 +289,15 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         )
     crawl = results.get("audit_crawl")
     rows += _audit_lines(crawl) if crawl else [Line("site audit crawl", "not run", "", None)]
+    polite = results.get("audit_politeness")
+    rows.append(
+        _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
+    )
     known = {
         "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
+        "audit_politeness",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
@@ -342,6 +347,19 @@ def _audit_lines(found: dict[str, Any]) -> list[Line]:
             _verdict(exact),
         ),
     ]
+
+
+def _politeness_line(found: dict[str, Any]) -> Line:
+    """Two audits of one host at once under make serve (tests/bench/test_audit_politeness.py):
+    the host's fetch rate, from the site's own log, against one audit's."""
+    configured = found["configured_rate"]
+    return Line(
+        "site audit: two audits of one host at once, the host's fetch rate (make serve)",
+        f"{found['rate']:.1f} pages/s ({found['requests']} requests in {found['seconds']:.1f} s;"
+        f" peak {found.get('peak_rate', 0):.1f})",
+        f"<= {configured} pages/s (one audit's rate)",
+        _verdict(found["rate"] <= configured),
+    )
 
 
 def _history_lines(history: dict[str, Any] | None) -> list[Line]:
