@@ -169,3 +169,22 @@ def test_a_run_that_lost_a_step_fails_after_90_minutes(seo, account, crawlable, 
     assert (before["status"], before["failure"]) == ("failed", records.STALLED)
     crawl = stored_audits.crawl_key(account.id, created["id"], 1)
     assert stored_audits.state(crawl)["status"] == "failed"
+
+
+def test_crawl_credentials_that_cannot_be_read_fail_the_run_at_its_start(seo, account, crawlable):
+    site = SmallSite({"/": (200, HTML, page("Home"))})
+    try:
+        created = seo.post("/api/v1/audits", {"url": site.url("/")}).data
+        crawl = stored_audits.crawl_key(account.id, created["id"], 1)
+        stored_audits.set_state(crawl, crawl_secret="local1.c2VhbGVkIGJ5IG5vIG9uZQ")
+        drain()
+    finally:
+        site.close()
+    path = f"/api/v1/audits/{created['id']}"
+    assert_failed(
+        seo,
+        seo.get(path).data,
+        seo.get(f"{path}/runs").data,
+        "The audit's crawl credentials cannot be sent: they cannot be read. Set them again.",
+    )
+    assert site.requests == []  # not even robots.txt
