@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from tests.integration.audits.site import page, words  # the small fixture site's pages
 
 FILLERS_PER_HUB = 100
+ADDED = 50  # pages published between the two runs (`GeneratedSite.change`)
 HTML = "text/html; charset=utf-8"
 
 
@@ -128,6 +129,11 @@ def expected(groups: int) -> dict[str, set[str]]:
     return found
 
 
+def page_links(body: str) -> list[str]:
+    """The links of a page `page()` made, in its order."""
+    return [part.split('"', 1)[0] for part in body.split('<a href="')[1:]]
+
+
 class GeneratedSite:
     """The site, served until `close`; its pages are generated once, up front."""
 
@@ -159,6 +165,50 @@ class GeneratedSite:
 
     def url(self, path: str) -> str:
         return self.base + path
+
+    def change(self, added: int = ADDED) -> dict[str, dict[str, int]]:
+        """Change the site as between two runs, and give the diff the second run must
+        report: `{check: {field: count}}` for every check that changes, and `_site` for
+        the pages added and removed. The history:
+
+        - even groups fix their dead end (`/g<n>/dead` links home): fixed;
+        - odd groups drop `/g<n>/d2` from the home page, so it is no longer crawled: its
+          duplicate title, description and text are removed with it, and `/g<n>/d1`'s
+          are fixed (it has no copy left);
+        - every filler of the first hub links to `/h0/missing` (404): pages the site had
+          gain a broken link, a high-severity regression;
+        - the first hub links `added` new pages, each a dead end: added pages of a
+          persisting low issue, not a regression.
+        """
+        even = -(-self.groups // 2)
+        odd = self.groups // 2
+        for n in range(0, self.groups, 2):
+            self.pages[f"/g{n}/dead"] = (200, HTML, page(f"Dead end /g{n}", ["/"]))
+        home = page_links(self.pages["/"][2])
+        dropped = {f"/g{n}/d2" for n in range(1, self.groups, 2)}
+        self.pages["/"] = (200, HTML, page("Home", [p for p in home if p not in dropped]))
+        hub = page_links(self.pages["/h0"][2])
+        fillers = [p for p in hub if p.startswith("/h0/p")]
+        for path in fillers:
+            self.pages[path] = (200, HTML, page(f"Page {path}", ["/", "/h0", "/h0/missing"]))
+        new = [f"/h0/new{k}" for k in range(added)]
+        for path in new:
+            self.pages[path] = (200, HTML, page(f"New {path}", []))
+        self.pages["/h0"] = (200, HTML, page("Hub 0", [*hub, *new]))
+        zero = {"new_pages": 0, "added_pages": 0, "fixed_pages": 0, "removed_pages": 0}
+        copies = {**zero, "pages": 2 * even, "fixed_pages": odd, "removed_pages": odd}
+        return {
+            "dead_end": {**zero, "pages": odd + added, "fixed_pages": even, "added_pages": added},
+            "duplicate_title": copies,
+            "duplicate_description": copies,
+            "near_duplicate_content": copies,
+            "broken_internal_link": {
+                **zero,
+                "pages": 2 * self.groups + len(fillers),
+                "new_pages": len(fillers),
+            },
+            "_site": {"pages_added": added, "pages_removed": odd, "regression": 1},
+        }
 
     def close(self) -> None:
         self.server.shutdown()
