@@ -5,7 +5,19 @@ from sitelens.audits.inputs import AuditListQuery
 from sitelens.edge.exports import csv_file
 from sitelens.edge.http import Request, Response, api_handler, listed
 
-COLUMNS = ("id", "url", "status", "score", "high", "medium", "low", "run", "schedule", "created_at")
+COLUMNS = (
+    "id",
+    "name",
+    "url",
+    "status",
+    "score",
+    "high",
+    "medium",
+    "low",
+    "run",
+    "schedule",
+    "created_at",
+)
 
 
 @api_handler

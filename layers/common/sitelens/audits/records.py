@@ -1,22 +1,34 @@
-"""Audits: creating (and queueing the first run), reading, listing and deleting the
-account's audits, starting their runs, and the runs' status and history (a run's pages
-and issues: `sitelens.audits.results`)."""
+"""Audits: creating (and queueing the first run), reading, changing, listing and deleting
+the account's audits, starting their runs within the account's caps (`audits.caps`), and
+the runs' status and history (a run's pages and issues: `sitelens.audits.results`).
+
+A change (`update`) applies from the audit's next run: a run going on keeps the settings
+it started with (its state's copy). Its history and share id are kept; a changed scope
+(`SCOPE_FIELDS`) marks the record `scope_changed` until the next run starts, which carries
+the mark in its state. The crawl's request headers, basic auth and cookie are sealed
+together (`tokens.sealing`) into `crawl_secret`, copied to each run's state for the
+crawler; an answer shows only their names and whether each is set (`crawl_secret_shown`).
+"""
 
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
+from sitelens.audits import caps, history, rules, urls
 from sitelens.core import clock, errors
+from sitelens.core.errors import echoed
 from sitelens.core.log import logger
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing, privacy
 from sitelens.sharing.links import audit_url, new_share_id
+from sitelens.tokens import sealing
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
-    from sitelens.audits.inputs import AuditCreate, AuditListQuery
+    from sitelens.audits.inputs import AuditCreate, AuditListQuery, AuditSettings, AuditUpdate
 
 SEVERITIES = ("high", "medium", "low")  # an issue's, most severe first
 RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
@@ -44,6 +56,27 @@ STALLED = (
     "The run stopped: none of its steps ended for 90 minutes (a step was lost, or its worker"
     " was stopped on every try). Run the audit again."
 )
+# What decides which pages a run crawls: a change of any is noted on the next run.
+SCOPE_FIELDS = (
+    "url",
+    "max_pages",
+    "max_depth",
+    "include",
+    "exclude",
+    "respect_robots",
+    "list_urls",
+)
+# Settings an update sets as sent (`update`), with what a record from before them has.
+PLAIN_SETTINGS: dict[str, Any] = {
+    "name": "",
+    **dict.fromkeys(("url", "max_pages", "max_depth", "include", "exclude")),
+    "respect_robots": 1,
+    "list_urls": "",
+    "user_agent": rules.DEFAULT_USER_AGENT,
+    "max_rate": 0,
+}
+SECRET_FIELDS = ("headers", "basic_auth", "cookie")  # sealed together, never shown
+NO_SECRET = {"headers": [], "basic_auth": False, "cookie": False}  # as shown
 
 
 def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
@@ -141,13 +174,22 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
     share_id = record.get("share_id")
     return {
         "id": record["id"],
+        "name": record.get("name") or None,
         "url": record["url"],
         "max_pages": record["max_pages"],
         "max_depth": record["max_depth"],
         "include": record["include"],
         "exclude": record["exclude"],
         "respect_robots": record["respect_robots"],
+        "list_urls": record.get("list_urls", ""),
         "schedule": record["schedule"],
+        "user_agent": record.get("user_agent", rules.DEFAULT_USER_AGENT),
+        # names and flags only: the values are sealed and never shown
+        "crawl_secret": json.loads(record.get("crawl_secret_shown") or json.dumps(NO_SECRET)),
+        "max_rate": record.get("max_rate") or None,
+        "regression": _regression(record),
+        "muted": json.loads(record.get("muted") or "{}"),
+        "scope_changed": bool(record.get("scope_changed")),
         "privacy": record["privacy"],
         "password": bool(record.get("password_hash")),
         "share_id": share_id,
@@ -169,12 +211,17 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
 
 
 def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any]:
-    """Store the audit and queue its first run."""
+    """Store the audit and queue its first run, within the account's caps (nothing is
+    stored beyond one)."""
     password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
+    check_start(fields.url)
+    _check_list(fields.url, fields.list_urls or "", fields.max_pages)
+    secret = _sealed({name: getattr(fields, name) for name in SECRET_FIELDS}, fields)
     now = clock.now_iso()
     record = {
         "account": account_id,
         "id": stored_audits.allocate_id(),
+        "name": fields.name or "",
         "url": fields.url,
         "search": fields.url.lower(),
         "max_pages": fields.max_pages,
@@ -182,23 +229,127 @@ def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any
         "include": fields.include,
         "exclude": fields.exclude,
         "respect_robots": fields.respect_robots,
+        "list_urls": fields.list_urls or "",
         "schedule": fields.schedule,
+        "user_agent": fields.user_agent or rules.DEFAULT_USER_AGENT,
+        "max_rate": fields.max_rate or 0,
+        "regression": json.dumps(fields.regression or history.DEFAULT_REGRESSION),
+        "muted": json.dumps(fields.muted or {}),
+        "scope_changed": 0,
         "privacy": fields.privacy or 0,
         "share_id": new_share_id(),
         "run": 1,
         "runs": "[]",
         "created_at": now,
         "updated_at": now,
+        **secret,
         **_next_run(fields.schedule),
         **password,
     }
-    record = stored_audits.create(record)
-    state = start_run(record, 1)
+    crawl = crawl_of(record, 1)
+    scheduled = record["id"] if fields.schedule != "none" else None
+    ticket = caps.admit(
+        account_id, _going, crawl=crawl, pages=fields.max_pages, scheduled=scheduled
+    )
+    try:
+        record = stored_audits.create(record)
+    except Exception:
+        caps.release(account_id, ticket=ticket, scheduled=scheduled)
+        raise
+    state = _start_admitted(record, 1, ticket)
     return show(record, state, base_url)
 
 
-def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
-    """Write a run's state and queue its start; the state."""
+def _going(state: dict[str, Any], since: str) -> bool:
+    """Whether a run counted on the account's caps since `since` is still going."""
+    return status_of({"updated_at": since}, state) in ACTIVE
+
+
+def _start_admitted(
+    record: dict[str, Any], run: int, ticket: str | None, scope_changed: bool = False
+) -> dict[str, Any]:
+    """`start_run`, giving the run's place on the caps back when it could not start."""
+    try:
+        return start_run(record, run, scope_changed)
+    except Exception:
+        caps.release(record["account"], ticket=ticket)
+        raise
+
+
+def check_start(url: str) -> None:
+    """A start URL the report fetcher's guard (`seo.fetch`) lets through, as a report's or
+    a webhook's: http or https, no user name or password, an allowed port and, once its
+    host resolves, only public addresses (unless the service allows private ones). A host
+    that does not resolve now is left to the run, which fails saying so. 422 on `url`."""
+    # Imported here: the fetcher brings urllib3 (about 70 ms of a cold start), which only
+    # a new start URL needs.
+    from sitelens.seo import fetch
+    from sitelens.seo.connections import Session
+
+    try:
+        target = fetch.target_of(url)
+    except fetch.FetchError as err:
+        raise errors.Invalid.field("url", str(err)) from None
+    session = Session()
+    try:
+        fetch.checked_addresses(session, target, time.monotonic() + fetch.DEADLINE)
+    except fetch.FetchError as err:
+        if str(err) != fetch.UNREACHABLE:
+            raise errors.Invalid.field("url", str(err)) from None
+    finally:
+        session.close()
+
+
+def _check_list(url: str, list_urls: str, max_pages: int) -> None:
+    """List mode's URLs: at most `max_pages` of them, each on the start URL's host."""
+    listed = [line for line in list_urls.split("\n") if line]
+    if len(listed) > max_pages:
+        raise errors.Invalid.field(
+            "list_urls",
+            f"The list urls field must not have more URLs than max pages ({max_pages}).",
+        )
+    host = urls.origin(urls.normalise(url) or url)
+    for line in listed:
+        if urls.origin(urls.normalise(line) or line) != host:
+            raise errors.Invalid.field(
+                "list_urls",
+                f"Each URL of the list must be on the audit's host, {host}: {echoed(line)}",
+            )
+
+
+def _sealed(secret: dict[str, Any], sent: AuditSettings) -> dict[str, Any]:
+    """The record's fields of a crawl secret (`headers`, `basic_auth`, `cookie`): sealed
+    together, and what an answer shows of it; none when all are empty. 422 on the first of
+    them sent when they are larger together than one seal takes."""
+    headers, basic_auth, cookie = (secret.get(name) for name in SECRET_FIELDS)
+    if not (headers or basic_auth or cookie):
+        return {}
+    plain = json.dumps(
+        {"headers": headers or {}, "basic_auth": basic_auth or None, "cookie": cookie or None},
+        separators=(",", ":"),
+    )
+    if len(plain.encode()) > sealing.MAX_PLAINTEXT_BYTES:
+        field = next(name for name in SECRET_FIELDS if getattr(sent, name) is not None)
+        raise errors.Invalid.field(
+            field,
+            f"The headers, basic auth and cookie must not be longer than "
+            f"{sealing.MAX_PLAINTEXT_BYTES} bytes together.",
+        )
+    shown = {
+        "headers": sorted(headers or {}),
+        "basic_auth": bool(basic_auth),
+        "cookie": bool(cookie),
+    }
+    return {"crawl_secret": sealing.seal(plain), "crawl_secret_shown": json.dumps(shown)}
+
+
+def _regression(record: dict[str, Any]) -> dict[str, Any]:
+    return history.regression_settings(record.get("regression"))
+
+
+def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> dict[str, Any]:
+    """Write a run's state, with the audit's settings as they are now, and queue its start;
+    the state. `scope_changed`: the audit's scope changed since its last run."""
     crawl = crawl_of(record, run)
     state = {
         "crawl": crawl,
@@ -212,6 +363,14 @@ def start_run(record: dict[str, Any], run: int) -> dict[str, Any]:
         "include": record["include"],
         "exclude": record["exclude"],
         "respect_robots": record["respect_robots"],
+        # what the crawler and the analysis read (a record from before them: the defaults)
+        "list_urls": record.get("list_urls", ""),
+        "user_agent": record.get("user_agent", rules.DEFAULT_USER_AGENT),
+        "max_rate": record.get("max_rate", 0),
+        "regression": json.dumps(_regression(record)),
+        "muted": record.get("muted") or "{}",
+        "scope_changed": 1 if scope_changed else 0,
+        **({"crawl_secret": record["crawl_secret"]} if record.get("crawl_secret") else {}),
         "discovered": 0,
         "externals": 0,
         "fetched": 0,
@@ -253,8 +412,9 @@ def run_again(account_id: str, audit_id: int, base_url: str) -> dict[str, Any]:
 
 
 def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Start the audit's next run now; the audit's record and the run's state. 409 while
-    its current run has not finished."""
+    """Start the audit's next run now, within the account's caps (`caps.RunsCap`,
+    `caps.PagesCap`); the audit's record and the run's state. 409 while its current run
+    has not finished."""
     record = stored(account_id, audit_id)
     current = stored_audits.state(crawl_of(record)) or {}
     status = status_of(record, current)
@@ -265,10 +425,16 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         stored_audits.set_state(crawl_of(record), ACTIVE, status="failed")
         logger.warning("audit run stalled: failed", extra={"audit": audit_id, "run": record["run"]})
     run = record["run"] + 1
+    ticket = caps.admit(
+        account_id, _going, crawl=crawl_of(record, run), pages=int(record["max_pages"])
+    )
+    scope_changed = False
 
     def change(found: dict[str, Any]) -> dict[str, Any]:
+        nonlocal scope_changed
         if found["run"] != record["run"]:
             raise RunActive()  # another request started it first
+        scope_changed = bool(found.get("scope_changed"))
         # a run done whose summary its record lacks (its worker was killed between the two
         # writes) is kept in the record's history before the record moves on, as is a run
         # that failed
@@ -280,14 +446,125 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
             "runs": json.dumps(ended[-RUNS_KEPT:]),
             "regressed": kept_regressions(found, ended),
             "run": run,
+            "scope_changed": 0,  # noted on the run that starts now
             "updated_at": clock.after(found["updated_at"]),
             **_next_run(found["schedule"]),
         }
 
-    updated = stored_audits.update(account_id, audit_id, change)
+    try:
+        updated = stored_audits.update(account_id, audit_id, change)
+        if updated is None:
+            raise errors.NotFound()
+    except Exception:
+        caps.release(account_id, ticket=ticket)
+        raise
+    return updated, _start_admitted(updated, run, ticket, scope_changed)
+
+
+def update(account_id: str, audit_id: int, fields: AuditUpdate, base_url: str) -> dict[str, Any]:
+    """Change the settings sent (`PUT` and `PATCH` alike), from the audit's next run on;
+    its runs, history and share id are kept. Adding a schedule counts on the account's cap
+    of scheduled audits. 404 when the audit is not the account's; 422, nothing changed,
+    for a value refused."""
+    current = stored(account_id, audit_id)
+    rule = privacy.PasswordRule(fields.privacy, fields.password)
+    rule.changes(current)  # a refused password is refused before anything is written
+    url = fields.url if fields.url is not None else current["url"]
+    if fields.url is not None:
+        check_start(fields.url)
+    if (fields.url, fields.list_urls, fields.max_pages) != (None, None, None):
+        listed = fields.list_urls if fields.list_urls is not None else current.get("list_urls", "")
+        _check_list(url, listed, fields.max_pages or current["max_pages"])
+    sealed = _secret_change(fields)
+    sealed(current)  # a secret too large is refused before anything is written
+    adds_schedule = fields.schedule not in (None, "none") and current["schedule"] == "none"
+    if adds_schedule:
+        caps.admit(account_id, _going, scheduled=audit_id)
+
+    def change(found: dict[str, Any]) -> dict[str, Any]:
+        password, removed = rule.changes(found)
+        record = {k: v for k, v in found.items() if k not in removed}
+        record.update(password)
+        for name, before in PLAIN_SETTINGS.items():
+            value = getattr(fields, name)
+            if value is None:
+                continue
+            if name in SCOPE_FIELDS and value != found.get(name, before):
+                record["scope_changed"] = 1
+            record[name] = value
+        record["search"] = record["url"].lower()
+        if fields.privacy is not None:
+            record["privacy"] = fields.privacy
+        if fields.regression is not None:
+            record["regression"] = json.dumps(fields.regression)
+        if fields.muted is not None:
+            record["muted"] = json.dumps(fields.muted)
+        if fields.schedule is not None and fields.schedule != found["schedule"]:
+            for key in ("schedule_due", "next_run_at"):  # out of the due index, or moved
+                record.pop(key, None)
+            record.update(schedule=fields.schedule, **_next_run(fields.schedule))
+        secret = sealed(found)
+        if secret is not None:
+            for key in ("crawl_secret", "crawl_secret_shown"):
+                record.pop(key, None)
+            record.update(secret)
+        record["updated_at"] = clock.after(found["updated_at"])
+        return record
+
+    try:
+        updated = stored_audits.update(account_id, audit_id, change)
+    except Exception:
+        if adds_schedule:
+            caps.release(account_id, scheduled=audit_id)
+        raise
     if updated is None:
+        if adds_schedule:
+            caps.release(account_id, scheduled=audit_id)
         raise errors.NotFound()
-    return updated, start_run(updated, run)
+    if fields.schedule == "none" and current["schedule"] != "none":
+        _released(account_id, audit_id)
+    return show(updated, current_state(updated), base_url)
+
+
+def _secret_change(sent: AuditSettings) -> Any:
+    """The crawl secret's new record fields given the stored record (None when the request
+    sends none of its parts; an empty dict when it clears them all). A part not sent is
+    kept from the stored secret, unsealed (once for each stored secret met)."""
+    parts = {name: getattr(sent, name) for name in SECRET_FIELDS}
+    made: dict[str, dict[str, Any]] = {}
+
+    def sealed(found: dict[str, Any]) -> dict[str, Any] | None:
+        if all(value is None for value in parts.values()):
+            return None
+        stored_token = found.get("crawl_secret") or ""
+        if stored_token not in made:
+            kept: dict[str, Any] = {}
+            if stored_token and any(value is None for value in parts.values()):
+                try:
+                    kept = json.loads(sealing.unseal(stored_token))
+                except sealing.BadSeal:  # sealed under a key this stack no longer has
+                    field = next(name for name, value in parts.items() if value is not None)
+                    raise errors.Invalid.field(
+                        field,
+                        "The stored headers, basic auth and cookie cannot be read; send "
+                        "all three again.",
+                    ) from None
+            merged = {
+                name: kept.get(name) if value is None else value for name, value in parts.items()
+            }
+            made[stored_token] = _sealed(merged, sent)
+        return made[stored_token]
+
+    return sealed
+
+
+def _released(account_id: str, audit_id: int) -> None:
+    """Give an audit's place on the cap of scheduled audits back. The change it follows is
+    made: should this fail, the place is found free when the cap is next reached."""
+    try:
+        caps.release(account_id, scheduled=audit_id)
+    except Exception:
+        logger.warning("scheduled audit not uncounted", extra={"audit": audit_id})
 
 
 def stored(account_id: str, audit_id: int) -> dict[str, Any]:
@@ -313,8 +590,11 @@ def delete(account_id: str, audit_id: int) -> None:
     runs' pages and issues expire with their TTL."""
     record = stored(account_id, audit_id)
     stored_audits.set_state(crawl_of(record), ACTIVE, status="cancelled")
-    if stored_audits.delete(account_id, audit_id) is None:
+    deleted = stored_audits.delete(account_id, audit_id)
+    if deleted is None:
         raise errors.NotFound()
+    if deleted.get("schedule", "none") != "none":
+        _released(account_id, audit_id)
 
 
 def list_page(account_id: str, query: AuditListQuery, base_url: str) -> listing.Page:
