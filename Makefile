@@ -20,7 +20,13 @@ UA_COLLECTIONS := .ua-collections
 UA_STAMP := $(UA_COLLECTIONS)/.installed-1
 UA_PACKAGES := crawler-user-agents@1.60.0 user-agents@2.1.198
 
-.PHONY: serve test test-fast test-kind lint format build deploy bench docs routes openapi browser clean
+# terser (npm) minifies the tracking script into its committed files (`make script`); the
+# test that they are its source's, minified, skips without it (CI installs it, so runs it).
+TERSER_VERSION := 5.51.4
+MINIFIER := .minifier
+MINIFIER_STAMP := $(MINIFIER)/.installed-terser-$(TERSER_VERSION)
+
+.PHONY: serve test test-fast test-kind lint format build deploy bench docs routes openapi script browser clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -50,6 +56,12 @@ $(UA_STAMP):
 		--no-fund --loglevel=error $(UA_PACKAGES); then touch $@; \
 	else echo "user-agent collections not installed: their tests will skip"; fi
 
+# Never fails: without npm the test of the script's files skips, saying why.
+$(MINIFIER_STAMP):
+	@if command -v npm >/dev/null 2>&1 && npm install --prefix $(MINIFIER) --no-audit \
+		--no-fund --loglevel=error terser@$(TERSER_VERSION); then touch $@; \
+	else echo "terser not installed: the test of the tracking script's files will skip"; fi
+
 # Matomo's labelled agents, parsed once from 20 MB of YAML into a JSON copy the tests read.
 MATOMO_COPY := $(UA_COLLECTIONS)/.matomo-copied-1
 $(MATOMO_COPY): $(STAMP)
@@ -65,7 +77,7 @@ TEST_WORKERS ?= auto
 # set: without them each worker, and each make serve the e2e tests start, compiles the layer
 # and rewrites the tests' asserts again (6 s of CPU a worker; docs/development.md).
 TEST_PYTHON := PYTHONDONTWRITEBYTECODE= $(BIN)/python
-test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
+test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The tests of code alone (tests/unit), a worker a core: about 12 s (19 s in one process).
@@ -73,7 +85,7 @@ test-fast: $(STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m unit tests/unit
 
 # One kind of test: make test-kind KIND=integration (or unit, e2e).
-test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY)
+test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m $(KIND) tests/$(KIND)
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
@@ -112,6 +124,12 @@ routes: $(STAMP)
 openapi: $(STAMP)
 	$(BIN)/python -m sitelens.local.openapi
 
+# Minify the tracking script (sitelens/analytics/tracker.js) into the layer's files, the core
+# and each combination of extensions, with their gzip and brotli copies (sitelens/analytics/js).
+script: $(STAMP) $(MINIFIER_STAMP)
+	@test -f $(MINIFIER_STAMP) || { echo "make script needs npm to install terser"; exit 1; }
+	$(BIN)/python scripts/make_tracking_script.py
+
 # Benchmarks against peers and targets (tests/bench; `make test` runs each once at small
 # sizes): prints a table, writes build/bench.json and the figures of docs/performance.md.
 # DynamoDB Local for ingestion; about 10 minutes on 2 cores. BENCH_RUNS=9: more runs.
@@ -125,4 +143,5 @@ docs: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \
-		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-* $(UA_COLLECTIONS)
+		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-* $(UA_COLLECTIONS) \
+		$(MINIFIER)

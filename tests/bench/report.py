@@ -287,6 +287,8 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 _verdict(per["median"] < 2),
             )
         )
+    served = results.get("script_bytes")
+    rows += _script_lines(served) if served else [Line("tracking script", "not run", "", None)]
     crawl = results.get("audit_crawl")
     rows += _audit_lines(crawl) if crawl else [Line("site audit crawl", "not run", "", None)]
     polite = results.get("audit_politeness")
@@ -294,7 +296,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
     )
     known = {
-        "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page",
+        "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page", "script_bytes",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
         "audit_politeness",
@@ -309,6 +311,24 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 f"{run['seconds'] / 60:.1f} min / {run['max_rss_mib']:,.0f} MiB (largest process)",
                 "< 10 min, < 2 GiB",
                 _verdict(run["seconds"] < 600 and run["max_rss_mib"] < 2048),
+            )
+        )
+    return rows
+
+
+def _script_lines(found: dict[str, Any]) -> list[Line]:
+    """The tracking script's files as GET /js/<file> sends them (tests/bench/test_script_size.py):
+    bytes gzipped, with brotli, and as they are; the core against its target."""
+    target = found["core_target_gzip"]
+    rows = []
+    for name, size in found["files"].items():
+        core = name == "script.js"
+        rows.append(
+            Line(
+                f"tracking script as sent: {name}" + (" (the core)" if core else ""),
+                f"{size['gzip']:,} B gzip / {size['br']:,} B br / {size['identity']:,} B as is",
+                f"< {target:,} B gzip" if core else "",
+                _verdict(size["gzip"] < target) if core else None,
             )
         )
     return rows

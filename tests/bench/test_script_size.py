@@ -1,14 +1,17 @@
-"""The tracking script's gzipped size (issue 24, part 9): the core and each opt-in part,
-as `tests/unit/analytics/test_script_size.py` measures them (comments out), in the bench
-report beside their target (core under 2 KB)."""
+"""The tracking script's files as `GET /js/<file>` sends them (issue 42): the core and each
+extension's file, gzipped, with brotli and as they are, measured through the real route and
+handler by `tests/unit/analytics/test_script_size.py`, in the bench report beside the
+core's target (under 1,500 bytes gzipped). The function sends the layer's compressed copies
+(`make script`: gzip level 9, brotli quality 11) and API Gateway passes a body that has a
+Content-Encoding as it is, so these are the bytes a browser receives."""
 
 from __future__ import annotations
 
 from tests.bench import report
-from tests.unit.analytics.test_script_size import CORE_TARGET, sizes
+from tests.unit.analytics.test_script_size import CORE, CORE_TARGET, sizes
 
 
 def test_script_size() -> None:
     found = sizes()
-    report.RESULTS["script_gzip_bytes"] = {**found, "core_target": CORE_TARGET}
-    assert found["core"] < CORE_TARGET
+    report.RESULTS["script_bytes"] = {"files": found, "core_target_gzip": CORE_TARGET}
+    assert found[CORE]["gzip"] < CORE_TARGET

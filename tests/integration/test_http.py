@@ -306,7 +306,11 @@ def test_the_event_function_queues_the_same_hit_from_either_api(tracked_site):
 
 def test_the_script_function_answers_an_http_api_event(aws_env):
     event = http_api_event(
-        routeKey="GET /js/script.js", rawPath="/js/script.js", body=None, isBase64Encoded=False
+        routeKey="GET /js/{file}",
+        rawPath="/js/script.js",
+        pathParameters={"file": "script.js"},
+        body=None,
+        isBase64Encoded=False,
     )
     event["requestContext"]["http"].update(method="GET", path="/js/script.js")
     answer = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
@@ -315,6 +319,11 @@ def test_the_script_function_answers_an_http_api_event(aws_env):
     event["headers"]["if-none-match"] = answer["headers"]["ETag"]
     again = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
     assert (again["statusCode"], again["body"]) == (304, "")
+    # compressed as the browser asks, in base64, which an HTTP API always decodes
+    del event["headers"]["if-none-match"]
+    event["headers"]["accept-encoding"] = "gzip, deflate, br"
+    compressed = handler_of("script")(event, gateway.LambdaContext("ScriptFunction"))
+    assert compressed["isBase64Encoded"] and compressed["headers"]["Content-Encoding"] == "br"
 
 
 # -- raw bytes that are not UTF-8 -----------------------------------------------------------

@@ -731,14 +731,15 @@ def test_tracking_and_statistics_answers_match_the_document(analytics, account):
     ]
     script = analytics.get("/js/script.js", key=None)
     calls += [
-        ("GET", "/js/script.js", script),
+        ("GET", "/js/{file}", script),
         (
             "GET",
-            "/js/script.js",
+            "/js/{file}",
             analytics.get(
                 "/js/script.js", key=None, headers={"If-None-Match": script.headers["ETag"]}
             ),
         ),
+        ("GET", "/js/{file}", analytics.get("/js/script.hash.js", key=None)),
     ]
     for method, path, reply in calls:
         check(api, method, path, reply)

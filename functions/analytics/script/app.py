@@ -1,15 +1,15 @@
-"""GET /js/script.js: the tracking script websites embed (public)."""
+"""GET /js/{file}: the tracking script, `script.js`, and its variants with extensions,
+`script.outbound-links.file-downloads.js` and so on (public)."""
 
 from sitelens.analytics import script
-from sitelens.edge.http import Request, Response, api_handler, cacheable
+from sitelens.core import errors
+from sitelens.edge import scripts
+from sitelens.edge.http import Request, Response, api_handler
 
 
 @api_handler(public=True)
 def handler(request: Request) -> Response:
-    tracking = script.tracking_script()
-    answer = cacheable(
-        request, tracking.source, tracking.etag, script.CONTENT_TYPE, script.CACHE_CONTROL
-    )
-    # pages may measure how long the script took to load (Resource Timing)
-    answer.headers["Timing-Allow-Origin"] = "*"
-    return answer
+    found = script.find(request.path_params.get("file", ""))
+    if found is None:  # a file under /js/ that is no script
+        raise errors.NotFound()
+    return scripts.answer(request, found)

@@ -1,5 +1,6 @@
 """A collector (`test_script_browser.Collector`) serving a page of a test's own: the tracking
-script at /js/script.js, `page(path, collector)` for every other path, as (status, HTML)."""
+script's files under /js/ as the API sends them, `page(path, collector)` for every other
+path, as (status, HTML)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from sitelens.local import STOP_POLL_SECONDS
-from tests.e2e.analytics.test_script_browser import SCRIPT, Collector, Handler
+from tests.e2e.analytics.test_script_browser import Collector, Handler
 
 Page = Callable[[str, Collector], tuple[int, str]]
 
@@ -18,8 +19,8 @@ def collecting(page: Page) -> Iterator[Collector]:
     class PageHandler(Handler):
         def do_GET(self) -> None:
             path = self.path.split("?")[0]
-            if path == "/js/script.js":
-                self.reply(200, SCRIPT, "text/javascript")
+            if path.startswith("/js/"):
+                self.script()
             else:
                 status, html = page(path, self.server)
                 self.reply(status, html.encode(), "text/html; charset=utf-8")

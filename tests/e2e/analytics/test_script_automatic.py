@@ -1,8 +1,10 @@
-"""The tracking script's automatic events in headless Chromium (`data-auto`): a page
-served with status 404 sends `404`, a click on a PDF link `File Download`, a click on a
-link to another host `Outbound Link: Click` while the browser goes on to that page, and
-the engagement sent as the page is left carries the deepest scroll (100 on a page scrolled
-to its end). Without `data-auto` none of them is sent."""
+"""The tracking script's extensions in headless Chromium, loaded as their file
+(`script.outbound-links.file-downloads.404.scroll-depth.js`) or asked for by an older
+snippet's `data-auto` on `script.js` (which loads that file): a page served with status 404
+sends `404`, a click on a PDF link `File Download`, a click on a link to another host
+`Outbound Link: Click` while the browser goes on to that page, and the engagement sent as
+the page is left carries the deepest scroll (100 on a page scrolled to its end). The core
+alone sends none of them."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ pytestmark = pytest.mark.browser
 PAGE = """<!doctype html>
 <meta charset="utf-8">
 <title>Missing</title>
-<script async src="http://127.0.0.1:{port}/js/script.js" {auto}></script>
+<script async src="http://127.0.0.1:{port}/js/{file}" {auto} data-sitelens-author="Ada"></script>
 <div style="height: 5000px">tall</div>
 <a id="file" href="/files/guide.pdf">guide</a>
 <a id="out" href="http://127.0.0.1:{port}/landed">elsewhere</a>
@@ -42,7 +44,13 @@ addEventListener('load', function () {{
 }});
 </script>
 """
-AUTO = 'data-auto="outbound,downloads,404,scroll"'
+VARIANT = "script.outbound-links.file-downloads.404.scroll-depth.js"
+# each page's script tag: the file, and the attributes that ask for extensions
+SNIPPETS = {
+    "/missing": (VARIANT, ""),
+    "/missing-auto": ("script.js", 'data-auto="outbound,downloads,404,scroll"'),
+    "/plain": ("script.js", ""),
+}
 
 
 LANDED: list[str] = []  # the paths the browser went on to
@@ -59,9 +67,10 @@ LANDED_PAGE = '<title>Landed</title><img src="/once-engaged">'
 
 
 def page(path: str, collector: Collector) -> tuple[int, str]:
-    if path in ("/missing", "/plain"):
-        auto = AUTO if path == "/missing" else ""
-        return (404 if path == "/missing" else 200), PAGE.format(port=collector.port, auto=auto)
+    if path in SNIPPETS:
+        file, auto = SNIPPETS[path]
+        status = 200 if path == "/plain" else 404
+        return status, PAGE.format(port=collector.port, file=file, auto=auto)
     if path == "/until-landed":
         ARRIVED.wait(10.0)
         return 204, ""
@@ -79,8 +88,13 @@ def collector() -> Iterator[Collector]:
         yield server
 
 
-def test_automatic_events(collector: Collector, tmp_path: Path) -> None:
-    page = f"http://localhost:{collector.port}/missing"
+@pytest.mark.parametrize(
+    ("path", "loaded"),
+    [("/missing", [VARIANT]), ("/missing-auto", ["script.js", VARIANT])],
+    ids=["variant", "data-auto"],
+)
+def test_automatic_events(collector: Collector, tmp_path: Path, path: str, loaded: list[str]):
+    page = f"http://localhost:{collector.port}{path}"
     LANDED.clear()
     ARRIVED.clear()
     open_in_chromium(page, tmp_path)
@@ -89,16 +103,20 @@ def test_automatic_events(collector: Collector, tmp_path: Path) -> None:
         (form["event[name]"], json.loads(form["props"])) for form in sent if "event[name]" in form
     )
     assert events == [
-        ("404", {"path": "/missing"}),
+        ("404", {"path": path}),
         ("File Download", {"url": f"http://localhost:{collector.port}/files/guide.pdf"}),
         ("Outbound Link: Click", {"url": f"http://127.0.0.1:{collector.port}/landed"}),
     ]
     assert all(form["page"] == page for form in sent)
+    # the file data-auto loaded has the tag's other attributes too
+    [pageview] = [form for form in sent if "screen_resolution" in form]
+    assert json.loads(pageview["props"]) == {"author": "Ada"}
     engaged = [form for form in sent if "engagement_ms" in form]
     assert len(engaged) == 1, (sent, LANDED)
     [left] = engaged
     assert left["scroll_depth"] == "100"
     assert "/landed" in LANDED  # the outbound click's navigation went on
+    assert collector.scripts == [f"/js/{file}" for file in loaded]
 
 
 def test_nothing_automatic_without_data_auto(collector: Collector, tmp_path: Path) -> None:
@@ -107,3 +125,4 @@ def test_nothing_automatic_without_data_auto(collector: Collector, tmp_path: Pat
     sent = [s.form for s in collector.posts(expected=2, timeout=3.0)]
     assert [form for form in sent if "event[name]" in form] == []
     assert all("scroll_depth" not in form for form in sent)
+    assert collector.scripts == ["/js/script.js"]

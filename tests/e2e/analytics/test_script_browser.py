@@ -14,17 +14,15 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
 
 from sitelens.local import STOP_POLL_SECONDS
-from tests.fixtures import browsers
+from tests.fixtures import browsers, tracking_script
 
 pytestmark = pytest.mark.browser
-SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_bytes()
 
 # Loads the script from 127.0.0.1 whatever the page's host (so "localhost" is cross-origin).
 PAGE = """<!doctype html>
@@ -70,6 +68,7 @@ class Collector(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.sent: list[Sent] = []
+        self.scripts: list[str] = []  # the script files pages loaded, as asked for
         self.changed = threading.Condition()
 
     @property
@@ -103,8 +102,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = self.path.split("?")[0]
-        if path == "/js/script.js":
-            self.reply(200, SCRIPT, "text/javascript")
+        if path.startswith("/js/"):
+            self.script()
         elif path in SETUPS:
             page = PAGE.format(setup=SETUPS[path], port=self.server.port)
             self.reply(200, page.encode(), "text/html; charset=utf-8")
@@ -127,6 +126,20 @@ class Handler(BaseHTTPRequestHandler):
     def record(self, form: dict[str, str]) -> None:
         headers = {name.lower(): value for name, value in self.headers.items()}
         self.server.record(Sent(self.command, self.path, headers, form))
+
+    def script(self) -> None:
+        """The tracking script's file, the bytes and headers the API sends (compressed as
+        Chromium asks), and the path recorded: which file the page loaded."""
+        self.server.scripts.append(self.path)
+        status, headers, body = tracking_script.served(
+            self.path, self.headers.get("Accept-Encoding", "")
+        )
+        self.send_response(status)
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def reply(self, status: int, body: bytes, content_type: str) -> None:
         self.send_response(status)

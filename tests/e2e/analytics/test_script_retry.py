@@ -6,13 +6,15 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-from importlib import resources
 
 import pytest
 
+from tests.fixtures import tracking_script
+
 NODE = shutil.which("node")
 pytestmark = pytest.mark.skipif(NODE is None, reason="no node on PATH")
-SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_text("utf-8")
+# the core as the API sends it
+SCRIPT = tracking_script.sent_bytes(tracking_script.answer("script.js")).decode()
 
 # A page with just what the script reads; fetch answers each request with the next of
 # ANSWERS (then 202), setTimeout runs at once and records its delay.

@@ -8,17 +8,15 @@ import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from urllib.parse import parse_qsl
 
 import pytest
 
 from sitelens.local import STOP_POLL_SECONDS
-from tests.fixtures import browsers
+from tests.fixtures import browsers, tracking_script
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
-SCRIPT = resources.files("sitelens.analytics").joinpath("script.js").read_bytes()
 # The snippet of docs/api.md (Tracking): calls made before the async script loads wait in a queue.
 SNIPPET = (
     "window.sitelens = window.sitelens || {event: function () {"
@@ -58,8 +56,11 @@ class Handler(BaseHTTPRequestHandler):
     server: Collector
 
     def do_GET(self) -> None:
-        if self.path == "/js/script.js":
-            self._send(SCRIPT, "application/javascript")
+        if self.path.startswith("/js/"):  # as the API sends it, compressed as asked
+            status, headers, body = tracking_script.served(
+                self.path, self.headers.get("Accept-Encoding", "")
+            )
+            self._send(body, headers["Content-Type"], status, headers)
         elif self.path in PAGES:
             self._send(PAGES[self.path].encode(), "text/html")
         else:
@@ -70,9 +71,12 @@ class Handler(BaseHTTPRequestHandler):
         self.server.sent.append(dict(parse_qsl(body, keep_blank_values=True)))
         self._send(b'{"status": 202}', "application/json", 202)
 
-    def _send(self, body: bytes, kind: str, status: int = 200) -> None:
+    def _send(
+        self, body: bytes, kind: str, status: int = 200, headers: dict[str, str] | None = None
+    ) -> None:
         self.send_response(status)
-        self.send_header("Content-Type", kind)
+        for name, value in (headers or {"Content-Type": kind}).items():
+            self.send_header(name, value)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)

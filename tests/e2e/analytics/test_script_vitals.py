@@ -1,4 +1,4 @@
-"""The tracking script's Core Web Vitals in headless Chromium (`data-auto="vitals"`): a
+"""The tracking script's Core Web Vitals in headless Chromium (`script.web-vitals.js`): a
 page with a known LCP element and a layout shift of known size sends, with its first
 engagement (here, when a single-page app shows another page), LCP, CLS, FCP and TTFB, once
 per page view. (INP needs a trusted input, which a page cannot make of itself.)"""
@@ -24,7 +24,7 @@ PAGE = """<!doctype html>
 <meta charset="utf-8">
 <title>Vitals</title>
 <style>body {{ margin: 0 }} #hero {{ height: 300px; background: #345 }}</style>
-<script async src="http://127.0.0.1:{port}/js/script.js" data-auto="vitals"></script>
+<script async src="http://127.0.0.1:{port}/js/script.web-vitals.js"></script>
 <div id="spacer"></div>
 <div id="hero"><p style="font-size: 64px">The largest text of the page</p></div>
 <script>

@@ -280,7 +280,11 @@ class Response:
     content_type: str = JSON_TYPE
 
     def to_event(self) -> dict[str, Any]:
-        body = self.body if isinstance(self.body, str) else _dumps(self.body)
+        if isinstance(self.body, bytes):  # sent as they are (the REST API's binaryMediaTypes)
+            body, binary = base64.b64encode(self.body).decode(), True
+        else:
+            body = self.body if isinstance(self.body, str) else _dumps(self.body)
+            binary = False
         return {
             "statusCode": self.status,
             "headers": {"Content-Type": self.content_type, **self.headers},

@@ -1,7 +1,13 @@
 /* Sitelens: pageviews (with the script tag's data-sitelens-* properties) and
    sitelens.event(name, value, unit) or sitelens.event(name, {props, revenue}). No cookies,
    no storage, no IP in the stats: nothing follows a visitor, so doNotTrack is not consulted.
-   Calls made before this script loaded wait in sitelens.q (the snippet in the README). */
+   Calls made before this script loaded wait in sitelens.q (the snippet in the README).
+
+   The source of the served files, not served itself: `make script` minifies it into
+   sitelens/analytics/js/, script.js (the core) and a file for each combination of the
+   opt-in extensions (script.outbound-links.file-downloads.js, ...), with each flag below
+   true in the files that have its extension and false (its code left out) in the others. */
+/* global OUTBOUND_LINKS, FILE_DOWNLOADS, NOT_FOUND, SCROLL_DEPTH, WEB_VITALS */
 (function () {
   var script = document.currentScript;
   var queued = (window.sitelens && window.sitelens.q) || [];
@@ -14,8 +20,9 @@
     window.sitelens = {event: ignore, q: []};
     return;
   }
-  // <base>/js/script.js -> <base>/api/event
-  var endpoint = script.src.replace(/\/js\/script\.js([?#].*)?$/, '') + '/api/event';
+  // <base>/js/script[.<extension>...].js -> <base>
+  var base = script.src.replace(/\/js\/script[\w.-]*\.js([?#].*)?$/, '');
+  var endpoint = base + '/api/event';
   var last = null;
   var sending = Promise.resolve();
 
@@ -46,11 +53,12 @@
   }
 
   // This tag's attributes: data-sitelens-<key> are the pageviews' properties, data-auto
-  // the automatic events asked for (data-auto="outbound,downloads,404,scroll"), data-404
-  // says that this page is one
+  // the extensions asked for by their older names (data-auto="outbound,downloads,404,
+  // scroll,vitals"), data-404 says that this page is one
   var pageProps = {};
   var hasProps = false;
-  var auto = [];
+  var auto = '';
+  var notFound = false;
   var attributes = script.attributes || [];
   for (var a = 0; a < attributes.length; a++) {
     var attribute = attributes[a];
@@ -58,11 +66,38 @@
       pageProps[attribute.name.slice(14)] = attribute.value;
       hasProps = true;
     }
-    if (attribute.name === 'data-auto') auto = attribute.value.split(/[\s,]+/);
-    if (attribute.name === 'data-404') auto.notFound = true;
+    if (attribute.name === 'data-auto') auto = ',' + attribute.value.split(/[\s,]+/) + ',';
+    if (NOT_FOUND && attribute.name === 'data-404') notFound = true;
   }
-  function on(part) { return auto.indexOf(part) >= 0; }
+
+  // data-auto asking for an extension this file lacks: the file that has the extensions
+  // of both is loaded instead, with this tag's attributes (not its integrity, a hash of
+  // this file), and this one sends nothing
+  var built = [OUTBOUND_LINKS, FILE_DOWNLOADS, NOT_FOUND, SCROLL_DEPTH, WEB_VITALS];
+  var asked = 'outbound downloads 404 scroll vitals'.split(' ');
+  var names = 'outbound-links file-downloads 404 scroll-depth web-vitals'.split(' ');
+  var file = 'script';
+  var lacking = false;
+  for (var e = 0; e < 5; e++) {
+    var wanted = auto.indexOf(',' + asked[e] + ',') >= 0;
+    if (wanted && !built[e]) lacking = true;
+    if (wanted || built[e]) file += '.' + names[e];
+  }
+  if (lacking) {
+    var instead = document.createElement('script');
+    for (a = 0; a < attributes.length; a++) {
+      if (attributes[a].name !== 'integrity') {
+        instead.setAttribute(attributes[a].name, attributes[a].value);
+      }
+    }
+    instead.nonce = script.nonce; // a CSP nonce is hidden from its attribute once loaded
+    instead.src = base + '/js/' + file + '.js';
+    document.head.appendChild(instead);
+    return;
+  }
+
   var scrolled = 0; // the deepest share of the page seen in this page view, in percent
+  var vitalsSent = false;
 
   // Time on the page: visible time since its pageview, sent as an engagement when the
   // page is hidden or left (or another page of a single-page app is shown), so visits
@@ -76,8 +111,8 @@
     visibleSince = stopping || document.visibilityState !== 'visible' ? null : Date.now();
     if (last === null || engaged < 1) return;
     var fields = {page: last, engagement_ms: String(Math.round(engaged))};
-    if (on('scroll')) fields.scroll_depth = String(scrolled);
-    if (on('vitals') && !vitalsSent) vitalsInto(fields);
+    if (SCROLL_DEPTH) fields.scroll_depth = String(scrolled);
+    if (WEB_VITALS && !vitalsSent) vitalsInto(fields);
     engaged = 0;
     send(fields, true);
   }
@@ -93,8 +128,10 @@
     if (hasProps) fields.props = JSON.stringify(pageProps);
     send(fields);
     last = url;
-    scrolled = 0;
-    if (on('scroll')) depth();
+    if (SCROLL_DEPTH) {
+      scrolled = 0;
+      depth();
+    }
   }
 
   function text(value) {
@@ -118,23 +155,20 @@
     send(fields);
   }
 
-
-  // part: scroll
+  // extension: scroll-depth
   function depth() {
     var root = document.documentElement;
     var seen = (window.scrollY + innerHeight) / Math.max(root.scrollHeight, 1);
     scrolled = Math.max(scrolled, Math.min(100, Math.round(seen * 100)));
   }
-  if (on('scroll')) addEventListener('scroll', depth, {passive: true});
-  // end part
+  if (SCROLL_DEPTH) addEventListener('scroll', depth, {passive: true});
 
-  // part: vitals
+  // extension: web-vitals
   // Core Web Vitals as Google's web-vitals library measures them, sent once per page
   // view with its first engagement: LCP (the last candidate before an input), CLS (the
   // largest session window: shifts under 1 s apart, 5 s at most, none after an input),
   // INP (the slowest interaction, one left out per 50), FCP and TTFB.
   var vitals = {cls: 0};
-  var vitalsSent = false;
   var lcpDone = false;
   var slowest = {};
   var windowValue = 0;
@@ -156,7 +190,11 @@
     }
     vitalsSent = true;
   }
-  if (on('vitals')) {
+  function interaction(entry) {
+    var id = entry.interactionId;
+    if (id) slowest[id] = Math.max(slowest[id] || 0, entry.duration);
+  }
+  if (WEB_VITALS) {
     var navigation = performance.getEntriesByType('navigation')[0];
     var activated = navigation && navigation.activationStart || 0;
     if (navigation) vitals.ttfb = Math.max(navigation.responseStart - activated, 0);
@@ -180,33 +218,26 @@
       windowLast = entry.startTime;
       vitals.cls = Math.max(vitals.cls, windowValue);
     });
-    var interaction = function (entry) {
-      var id = entry.interactionId;
-      if (id) slowest[id] = Math.max(slowest[id] || 0, entry.duration);
-    };
     observe('event', interaction, 40);
     observe('first-input', interaction);
   }
-  // end part
 
-  // part: outbound, downloads
+  // extensions: outbound-links, file-downloads
   // A click on a link to another site, or to a file: sent at once, and the navigation
   // goes on undelayed (nothing waits for the request)
-  var files = new RegExp('\\.(pdf|xlsx?|docx?|txt|rtf|csv|exe|key|pp[st]|pptx|7z|pkg|rar|' +
-    'gz|zip|avi|mov|mp4|mpe?g|wmv|midi?|mp3|wav|wma|dmg|iso|msi|apk|epub)$', 'i');
+  var files = /\.(pdf|xlsx?|docx?|txt|rtf|csv|exe|key|pp[st]|pptx|7z|pkg|rar|gz|zip|avi|mov|mp4|mpe?g|wmv|midi?|mp3|wav|wma|dmg|iso|msi|apk|epub)$/i;
   function clicked(click) {
     var link = click.target.closest && click.target.closest('a[href]');
     if (!link || !/^https?:$/.test(link.protocol)) return;
-    var name = on('downloads') && files.test(link.pathname) ? 'File Download'
-      : on('outbound') && link.host !== location.host ? 'Outbound Link: Click' : '';
+    var name = FILE_DOWNLOADS && files.test(link.pathname) ? 'File Download'
+      : OUTBOUND_LINKS && link.host !== location.host ? 'Outbound Link: Click' : '';
     var url = link.href.slice(0, 500); // the property's bound
     if (name) send({'event[name]': name, props: JSON.stringify({url: url})}, true);
   }
-  if (on('outbound') || on('downloads')) {
+  if (OUTBOUND_LINKS || FILE_DOWNLOADS) {
     document.addEventListener('click', clicked, true);
     document.addEventListener('auxclick', clicked, true);
   }
-  // end part
 
   var pushState = history.pushState;
   history.pushState = function () {
@@ -230,14 +261,14 @@
   });
   window.sitelens = {event: event, q: []};
   pageview();
-  // part: 404
+
+  // extension: 404
   // A page not found: it says so (data-404 on this tag), or its status was 404
-  if (on('404')) {
+  if (NOT_FOUND) {
     var loaded = performance.getEntriesByType('navigation')[0];
-    if (auto.notFound || (loaded && loaded.responseStatus === 404)) {
+    if (notFound || (loaded && loaded.responseStatus === 404)) {
       event('404', {props: {path: location.pathname}});
     }
   }
-  // end part
   for (var i = 0; i < queued.length; i++) event.apply(null, queued[i]);
 })();
