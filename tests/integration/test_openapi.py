@@ -723,6 +723,24 @@ def test_tracking_and_statistics_answers_match_the_document(analytics, account):
             "POST",
             event,
             analytics.request(
+                "POST", event, body=b"<x/>", key=None, headers={"Content-Type": "application/xml"}
+            ),
+        ),
+        (  # Plausible's format, as its script sends it: 202 "ok" in text
+            "POST",
+            event,
+            analytics.request(
+                "POST",
+                event,
+                body=b'{"n":"pageview","u":"https://example.com/","d":"example.com,nobody.example"}',
+                key=None,
+                headers={"Content-Type": "text/plain", **browser},
+            ),
+        ),
+        (
+            "POST",
+            event,
+            analytics.request(
                 "POST", event, body=b"x", key=None, headers={"Content-Type": "text/plain"}
             ),
         ),
