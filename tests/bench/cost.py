@@ -355,7 +355,7 @@ class Inputs:
     stats_items_per_day: float
     stats_item_bytes: float
     event_response_bytes: int  # the event function's 202: body and headers
-    script_response_bytes: int  # GET /js/script.js, 200 with the script (uncompressed)
+    script_response_bytes: int  # GET /js/script.js, 200 with the script as a browser gets it
     event_log_bytes: float  # the event function's own log bytes per invocation
     aggregate_log_bytes: float  # the aggregator's own log bytes per invocation
     pageviews_per_hit: float = 0.97  # hits that are pageviews (the script loads on those)

@@ -18,6 +18,7 @@ bytes, and the script handler the size of GET /js/script.js.
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import gc
 import io
@@ -290,17 +291,22 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
 
 
 def _response_bytes(answer: dict[str, Any]) -> int:
-    """A proxy response as sent: the body and the handler's headers."""
+    """A proxy response as sent: the body (API Gateway decodes a base64 one) and the
+    handler's headers."""
     headers = answer.get("headers") or {}
-    return len((answer.get("body") or "").encode()) + sum(
-        len(name) + len(value) + 4 for name, value in headers.items()
-    )
+    body = answer.get("body") or ""
+    sent = len(base64.b64decode(body)) if answer.get("isBase64Encoded") else len(body.encode())
+    return sent + sum(len(name) + len(value) + 4 for name, value in headers.items())
 
 
 def _script_response_bytes() -> int:
-    """GET /js/script.js through the real handler, for a browser without a cached copy."""
+    """GET /js/script.js through the real handler, for a browser without a cached copy (it
+    asks for br, and gets it)."""
     script = gateway.load_module(report.ROOT / "functions/analytics/script/app.py").handler
-    event = gateway.proxy_event("GET", "/js/script.js", "/js/script.js", headers={"Accept": "*/*"})
+    browser = {"Accept": "*/*", "Accept-Encoding": "gzip, deflate, br, zstd"}
+    event = gateway.proxy_event(
+        "GET", "/js/script.js", "/js/{file}", {"file": "script.js"}, headers=browser
+    )
     answer = script(event, gateway.LambdaContext("ScriptFunction"))
     assert answer["statusCode"] == 200, answer
     return _response_bytes(answer)
