@@ -61,7 +61,8 @@ def run_queue(watched: dict[str, tuple], deadline: float = 60.0) -> list[str]:
         messages = answer.get("Messages") or []
         if not messages:
             counts = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-            if int(counts["ApproximateNumberOfMessagesDelayed"]) == 0:
+            waiting = ("ApproximateNumberOfMessages", "ApproximateNumberOfMessagesDelayed")
+            if not any(int(counts[name]) for name in waiting):  # (one may just have come due)
                 return done
             time.sleep(0.05)  # the steps put off are delayed by whole seconds
             continue

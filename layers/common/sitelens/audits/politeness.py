@@ -37,6 +37,10 @@ from sitelens.seo import fetch
 
 MAX_CRAWL_DELAY = 20.0  # seconds; a longer crawl-delay is honoured as 20 s
 HORIZON = 10.0  # seconds a worker may wait for a host's slot; later slots are put off
+# A host's first slot is booked this far ahead of the booking, so that its fetch starts at
+# the time booked, not after it (the booking's round trip, the thread's start): the next
+# slot, booked from this one, is then at least an interval after the request itself.
+LEAD = 0.05
 
 T = TypeVar("T")
 
@@ -128,7 +132,8 @@ def plan(
             spacing = max(spacing, 1.0 / max_rate)
         by_host.setdefault(host_of(step["url"]), []).append((message_id, step, spacing, delay))
     for host, entries in by_host.items():
-        booked = slots.reserve_host(host, now, [spacing for _, _, spacing, _ in entries], HORIZON)
+        ahead = max(now, time.time()) + LEAD
+        booked = slots.reserve_host(host, ahead, [spacing for _, _, spacing, _ in entries], HORIZON)
         for (message_id, step, _, _), at in zip(entries, booked.times, strict=False):
             found.planned.append(Planned(message_id, step, host, at))
         start = booked.after
