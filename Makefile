@@ -26,7 +26,13 @@ TERSER_VERSION := 5.51.4
 MINIFIER := .minifier
 MINIFIER_STAMP := $(MINIFIER)/.installed-terser-$(TERSER_VERSION)
 
-.PHONY: serve test test-fast test-kind lint format build deploy bench docs routes openapi script browser clean
+# Plausible's own tracker (npm), run unchanged in Chromium against make serve's /api/event.
+PLAUSIBLE_VERSION := 0.4.6
+PLAUSIBLE := .plausible-tracker
+PLAUSIBLE_STAMP := $(PLAUSIBLE)/.installed-$(PLAUSIBLE_VERSION)
+
+.PHONY: serve test test-fast test-kind lint format build deploy bench docs routes openapi script browser \
+	proxy clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' \
@@ -62,6 +68,12 @@ $(MINIFIER_STAMP):
 		--no-fund --loglevel=error terser@$(TERSER_VERSION); then touch $@; \
 	else echo "terser not installed: the test of the tracking script's files will skip"; fi
 
+# Never fails: without npm the test of Plausible's script skips, saying why.
+$(PLAUSIBLE_STAMP):
+	@if command -v npm >/dev/null 2>&1 && npm install --prefix $(PLAUSIBLE) --no-audit \
+		--no-fund --loglevel=error @plausible-analytics/tracker@$(PLAUSIBLE_VERSION); \
+	then touch $@; else echo "Plausible's tracker not installed: its test will skip"; fi
+
 # Matomo's labelled agents, parsed once from 20 MB of YAML into a JSON copy the tests read.
 MATOMO_COPY := $(UA_COLLECTIONS)/.matomo-copied-1
 $(MATOMO_COPY): $(STAMP)
@@ -77,7 +89,8 @@ TEST_WORKERS ?= auto
 # set: without them each worker, and each make serve the e2e tests start, compiles the layer
 # and rewrites the tests' asserts again (6 s of CPU a worker; docs/development.md).
 TEST_PYTHON := PYTHONDONTWRITEBYTECODE= $(BIN)/python
-test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP)
+test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP) \
+	$(PLAUSIBLE_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal
 
 # The tests of code alone (tests/unit), a worker a core: about 12 s (19 s in one process).
@@ -85,12 +98,19 @@ test-fast: $(STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m unit tests/unit
 
 # One kind of test: make test-kind KIND=integration (or unit, e2e).
-test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP)
+test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP) \
+	$(PLAUSIBLE_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m $(KIND) tests/$(KIND)
 
 # Debian's Chromium for the tracking-script browser test (CI installs it; so can you).
 browser:
 	@command -v chromium >/dev/null 2>&1 || { apt-get update -qq && apt-get install -y -qq chromium >/dev/null; }
+
+# Debian's nginx for the test of docs/proxying.md's nginx recipe (CI installs it; so can you).
+# Only installed: the test starts its own nginx, on its own ports, with the documented config.
+proxy:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx \
+		|| { apt-get update -qq && apt-get install -y -qq nginx >/dev/null; }
 
 lint: $(STAMP) $(SAM)
 	$(BIN)/ruff check .
@@ -144,4 +164,4 @@ docs: $(STAMP)
 clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \
 		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-* $(UA_COLLECTIONS) \
-		$(MINIFIER)
+		$(MINIFIER) $(PLAUSIBLE)
