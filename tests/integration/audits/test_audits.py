@@ -365,11 +365,11 @@ def test_a_run_its_record_missed_is_kept_when_the_next_one_starts(
     assert runs[1]["score"] == first["score"]
 
 
-def test_a_run_that_lost_a_step_fails_after_six_hours_and_the_next_one_starts(
+def test_a_run_that_lost_a_step_fails_after_90_minutes_and_the_next_one_starts(
     seo, account, audit_site, crawlable, monkeypatch
 ):
     """A step that failed its three deliveries waits in the dead-letter queue, and its run
-    would stay `crawling` for ever: six hours without a step ending, the run is shown
+    would stay `crawling` for ever: 90 minutes without a step ending, the run is shown
     failed, the next run starts, and a redrive of the lost step changes nothing."""
     from datetime import UTC, datetime, timedelta
 
@@ -388,9 +388,9 @@ def test_a_run_that_lost_a_step_fails_after_six_hours_and_the_next_one_starts(
     assert seo.post(f"{path}/runs").status == 409
 
     now = datetime.now(UTC)
-    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=5, minutes=59))
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(minutes=89))
     assert seo.get(path).data["status"] == "crawling"  # not yet
-    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=6, minutes=1))
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(minutes=91))
     shown = seo.get(path).data
     assert shown["status"] == "failed" and shown["score"] is None
     assert [r["status"] for r in seo.get(f"{path}/runs").data] == ["failed"]

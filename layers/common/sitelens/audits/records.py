@@ -56,6 +56,7 @@ STALLED = (
     "The run stopped: none of its steps ended for 90 minutes (a step was lost, or its worker"
     " was stopped on every try). Run the audit again."
 )
+NOT_QUEUED = "The run could not be queued (the service's queue refused it). Run the audit again."
 # What decides which pages a run crawls: a change of any is noted on the next run.
 SCOPE_FIELDS = (
     "url",
@@ -384,7 +385,7 @@ def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> 
     except Exception:
         # never queued: failed now, so that the next run may start without waiting for it
         # to stall
-        stored_audits.set_state(crawl, ("queued",), status="failed")
+        stored_audits.set_state(crawl, ("queued",), status="failed", failure=NOT_QUEUED)
         raise
     return state
 
@@ -422,7 +423,7 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         raise RunActive()
     if current.get("status", "queued") in ACTIVE:
         # stalled: failed for good, so that a redrive of its lost step finds it so and stops
-        stored_audits.set_state(crawl_of(record), ACTIVE, status="failed")
+        stored_audits.set_state(crawl_of(record), ACTIVE, status="failed", failure=STALLED)
         logger.warning("audit run stalled: failed", extra={"audit": audit_id, "run": record["run"]})
     run = record["run"] + 1
     ticket = caps.admit(
