@@ -10,7 +10,6 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -165,4 +164,3 @@ def test_the_tracker_is_the_pinned_one() -> None:
         if line.startswith("PLAUSIBLE_VERSION")
     )
     assert installed == pinned
-    assert Path(TRACKER).read_text().count("/api/event") >= 1
