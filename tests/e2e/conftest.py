@@ -11,7 +11,8 @@ collide; DynamoDB Local in memory. Each module takes an account of its own from 
 (`dev_key`, or `shared_serve.take()` for more than one), so modules do not see each
 other's records. Websites' domains are claimed across accounts: a module on this server
 makes its domains unique, or is the only one to claim a fixed one (`127.0.0.1` is
-test_report_field_served's).
+test_report_field_served's; the docs' `example.com`, `shop.example.org` and `localhost`
+are test_doc_examples', which deletes them after each page).
 
 A module keeps a server of its own (tests.e2e.test_local_server.start_server) when it reads
 the server's logs, restarts or kills it, needs a setting the others must not get, or counts
