@@ -291,6 +291,14 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
     rows += _script_lines(served) if served else [Line("tracking script", "not run", "", None)]
     crawl = results.get("audit_crawl")
     rows += _audit_lines(crawl) if crawl else [Line("site audit crawl", "not run", "", None)]
+    parsed = results.get("hostile_sitemaps")
+    if parsed:  # issue 41: sitemaps parsed in linear time (tests/fixtures/hostile_sitemaps.py)
+        rows += [
+            Line(f"hostile sitemap: {name}", f"{ms:.0f} ms CPU", "< 1 s", _verdict(ms < 1000))
+            for name, ms in parsed.items()
+        ]
+    else:
+        rows.append(Line("hostile sitemaps", "not run", "< 1 s each", None))
     polite = results.get("audit_politeness")
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
@@ -300,6 +308,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
         "audit_politeness",
+        "hostile_sitemaps",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))

@@ -14,6 +14,7 @@ from pathlib import Path
 from tests.bench import report, timing
 from tests.bench.conftest import deployed_logging  # noqa: F401 - a fixture
 from tests.bench.test_cold_start import test_cold_start  # noqa: F401
+from tests.bench.test_hostile_sitemaps import test_hostile_sitemaps  # noqa: F401
 from tests.bench.test_ingest import test_ingestion  # noqa: F401
 from tests.bench.test_queries import test_query_paths  # noqa: F401
 from tests.bench.test_reads import test_reads_per_page  # noqa: F401
