@@ -118,3 +118,13 @@ def test_no_entity_is_fetched() -> None:
     found = list(sitemaps.urls(list(bodies), fetch, most=100))
     assert found == [AFTER, AFTER] and fetched == list(bodies)
     assert not any("lol" in url or "etc" in url or "xxe" in url for url in found)
+
+
+def test_image_locations_are_not_pages() -> None:
+    body = (
+        b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        b'xmlns:img="http://www.google.com/schemas/sitemap-image/1.1">'
+        b"<url><loc>https://e.com/a</loc><img:image><img:loc>https://e.com/a.jpg</img:loc>"
+        b"</img:image></url></urlset>"
+    )
+    assert sitemaps.parse(body) == (False, ["https://e.com/a"])

@@ -35,6 +35,7 @@ MAX_BYTES = 10 * 1024 * 1024
 MAX_LOCATION_BYTES = 2 * MAX_URL_LENGTH
 
 _GZIP_MAGIC = b"\x1f\x8b"
+_HEAD_BYTES = 64 * 1024  # where the root element's namespace declarations are read
 _GZIP_WBITS = 16 + zlib.MAX_WBITS  # zlib reads a gzip header and trailer
 _TEXT = rb"([^<]{0,%d}+)" % MAX_LOCATION_BYTES  # never past a `<`
 _CDATA = rb"\s*+<!\[CDATA\[((?:[^\]<]|\](?!\]>)){0,%d}+)\]\]>\s*+" % MAX_LOCATION_BYTES
@@ -42,9 +43,14 @@ _CDATA = rb"\s*+<!\[CDATA\[((?:[^\]<]|\](?!\]>)){0,%d}+)\]\]>\s*+" % MAX_LOCATIO
 # one CDATA section, its own end tag. The repeats are possessive (they give nothing back
 # when what follows fails), so an unclosed `<loc>` costs the text up to the next `<`, once.
 _LOCATION = re.compile(
-    rb"<[\w.:-]{3,68}+(?<=[<:]loc)(?:\s[^<>]*+)?>(?:%b|%b)</[\w.:-]{3,68}+(?<=[/:]loc)\s*+>"
+    rb"<([\w.:-]{3,68}+)(?<=[<:]loc)(?:\s[^<>]*+)?>(?:%b|%b)</[\w.:-]{3,68}+(?<=[/:]loc)\s*+>"
     % (_TEXT, _CDATA),
     re.I,
+)
+# The prefixes a sitemap binds to Google's image extension (`<image:loc>` names an image of
+# a page, not a page), declared with the root element, as sitemaps do.
+_IMAGE_PREFIX = re.compile(
+    rb"xmlns:([\w.-]{1,64})\s*=\s*[\"']http://www\.google\.com/schemas/sitemap-image/1\.1[\"']"
 )
 # What a parser would not read as content: comments, and the DOCTYPE with its internal
 # subset (entity declarations); an unclosed one runs to the end, as a parser would read it.
@@ -81,9 +87,12 @@ def parse(body: bytes) -> tuple[bool, list[str]]:
         data = _IGNORED.sub(b"", data)
     root = _ROOT.match(data)
     is_index = root is not None and root.group(1).lower() == b"sitemapindex"
+    images = {prefix.lower() + b":loc" for prefix in _IMAGE_PREFIX.findall(data[:_HEAD_BYTES])}
     locations = []
     for match in _LOCATION.finditer(data):
-        text, cdata = match.groups()
+        tag, text, cdata = match.groups()
+        if tag.lower() in images:
+            continue
         if cdata is not None:  # a CDATA section is taken as it is
             value: str | None = cdata.decode("utf-8", "replace")
         else:
