@@ -198,7 +198,7 @@ def analyse(crawl: str) -> None:
     summary["regression_reasons"] = history.reasons(summary["diff"], settings)
     summary["regression"] = bool(summary["regression_reasons"])
     done = {"status": "done", "summary": json.dumps(summary), "complete_sets": 1}
-    if not stored.set_state(crawl, ("analysing",), **done):
+    if not stored.set_state(crawl, ("analysing",), None, **done):
         return  # cancelled, or done by a concurrent delivery of the same step
     _finish(crawl, state, summary)
 
@@ -244,8 +244,8 @@ def _change(
 def _severity(code: str, grades: dict[str, str]) -> str:
     """A check's severity as this audit grades it now (both runs are judged alike)."""
     grade = grades.get(code)
-    if grade in WEIGHTS:
-        return grade  # type: ignore[return-value]
+    if grade is not None and grade in WEIGHTS:
+        return grade
     if code.startswith(PAGE_CHECK):
         return CHECKS[code.removeprefix(PAGE_CHECK)].importance
     return checks.DEFINITIONS[code][0]
