@@ -114,11 +114,29 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "listProjects": {"cursor": CURSOR},
     "createReport": REPORT_FIELDS,
     # audits (docs/audits.md): a start URL the fetcher refuses, as a report's
-    "createAudit": {
-        "url": "a URL whose host is no host, or that is no public http(s) address",
-        "password": "privacy 2 without a password",
-        "include": "a line that is no path pattern (one starts with /, * or ?)",
-        "exclude": "a line that is no path pattern (one starts with /, * or ?)",
+    # and their settings' rules no schema states (docs/audits.md, "Changing an audit")
+    **{
+        operation: {
+            "url": "a URL whose host is no host, or that is no public http(s) address",
+            "password": "privacy 2 without a password, sent or stored",
+            "include": "a line that is no path pattern (one starts with /, * or ?)",
+            "exclude": "a line that is no path pattern (one starts with /, * or ?)",
+            "name": "white space only",
+            "list_urls": "a line that is no absolute http(s) URL or is off the start URL's host, "
+            "or more lines than max_pages",
+            "headers": "a name the crawler sets itself (Host, Cookie, Authorization...) or one "
+            "given twice in other cases; with basic auth and cookie over 4,096 bytes; a form's "
+            "text that is no Name: value lines or JSON object",
+            **{
+                part: "with the other crawl secrets over 4,096 bytes, or a final line break "
+                "(which Python's reading of a pattern's $ lets through)"
+                for part in ("basic_auth", "cookie")
+            },
+            "max_rate": "faster than the service's rate (SITELENS_AUDIT_RATE)",
+            "schedule": "past the account's cap of scheduled audits",
+            **{part: "a form's text that is no JSON object" for part in ("regression", "muted")},
+        }
+        for operation in ("createAudit", "updateAudit", "patchAudit")
     },
     "listAudits": {"cursor": CURSOR},
     **{

@@ -382,6 +382,7 @@ def test_history_and_share_id_are_kept_and_a_scope_change_is_noted_on_the_next_r
         ("regression", {"ignore": ["no_such_check"]}),
         ("regression", {"ignore": "dead_end"}),
         ("regression", {"unknown": 1}),
+        ("regression", {"high_on_added_pages": 1}),
         ("regression", "not json"),
         ("muted", {"no_such_check": "muted"}),
         ("muted", {"dead_end": "critical"}),

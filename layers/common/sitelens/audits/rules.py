@@ -209,7 +209,7 @@ def check_regression(value: Any) -> dict[str, Any]:
     if isinstance(drop, bool) or not isinstance(drop, int) or not 1 <= drop <= 100:
         raise FieldError("The regression score_drop must be a whole number from 1 to 100.")
     added = given.get("high_on_added_pages", False)
-    if added not in (True, False, 0, 1):
+    if not isinstance(added, bool):
         raise FieldError("The regression high_on_added_pages must be true or false.")
     ignore = given.get("ignore", [])
     if not isinstance(ignore, list) or len(ignore) > MAX_MUTED:
@@ -217,7 +217,7 @@ def check_regression(value: Any) -> dict[str, Any]:
             f"The regression ignore must be a list of at most {MAX_MUTED} issue codes."
         )
     ignored = sorted({codes.check(code, "regression ignore") for code in ignore})
-    return {"score_drop": drop, "high_on_added_pages": bool(added), "ignore": ignored}
+    return {"score_drop": drop, "high_on_added_pages": added, "ignore": ignored}
 
 
 def check_muted(value: Any) -> dict[str, str]:
