@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from sitelens.audits import analysis
+from sitelens.audits.shared import PUBLIC_FIELDS
 from sitelens.sharing import links
 from tests.conftest import Client
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain, page
@@ -40,12 +41,15 @@ def test_the_share_view_groups_the_last_runs_issues_and_its_diff(
     token = share_id(created)
     before = public.get(f"/api/v1/share/audits/{token}")
     assert before.status == 200
-    assert before.data == {"audit": created | {"status": "queued"}, "last_run": None}
+    shown = {k: v for k, v in created.items() if k in PUBLIC_FIELDS}
+    assert before.data == {"audit": shown | {"status": "queued"}, "last_run": None}
+    assert "crawl_secret" not in before.data["audit"]  # the owner's settings stay the owner's
     assert "has not finished yet" in public.get(f"/share/audits/{token}").body
     drain()
     issues = seo.get(f"/api/v1/audits/{created['id']}/issues").data
     shared = public.get(f"/api/v1/share/audits/{token}").data
-    assert shared["audit"] == seo.get(f"/api/v1/audits/{created['id']}").data
+    owned = seo.get(f"/api/v1/audits/{created['id']}").data
+    assert shared["audit"] == {k: v for k, v in owned.items() if k in PUBLIC_FIELDS}
     run = shared["last_run"]
     assert run["run"] == 1 and run["diff"] is None and run["regression"] is False
     assert run["score"] == shared["audit"]["score"]
@@ -135,4 +139,7 @@ def test_a_done_run_is_shown_with_its_score_before_its_record_has_it(
     [run] = seo.get(f"/api/v1/audits/{created['id']}/runs").data
     assert run["status"] == "done" and run["score"] == shown["score"]
     shared = public.get(f"/api/v1/share/audits/{share_id(created)}").data
-    assert shared["audit"] == shown and shared["last_run"]["score"] == shown["score"]
+    assert (
+        shared["audit"] == {k: v for k, v in shown.items() if k in PUBLIC_FIELDS}
+        and shared["last_run"]["score"] == shown["score"]
+    )

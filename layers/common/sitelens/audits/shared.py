@@ -1,5 +1,5 @@
 """What an audit's share view shows (read without a key, as `sitelens.sharing` allows):
-the audit as its owner reads it, and its last finished run: the score, the issues grouped
+the audit's public fields, and its last finished run: the score, the issues grouped
 by severity with their page counts, and the change from the run before."""
 
 from __future__ import annotations
@@ -10,6 +10,25 @@ from sitelens.audits import records, results
 from sitelens.audits.records import SEVERITIES
 
 ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: counts only
+# What a visitor without a key sees of the audit: not its crawl settings (header names,
+# list of URLs, rate, agent), scope patterns, grading or password state, which are the
+# owner's.
+PUBLIC_FIELDS = (
+    "id",
+    "name",
+    "url",
+    "schedule",
+    "share_id",
+    "share_url",
+    "run",
+    "status",
+    "failure",
+    "progress",
+    "score",
+    "issues",
+    "created_at",
+    "updated_at",
+)
 
 
 def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
@@ -17,7 +36,11 @@ def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
     state = records.current_state(record)
     last = records.last_done(records.finished_runs(record, state))
     return {
-        "audit": records.show(record, state, base_url),
+        "audit": {
+            name: value
+            for name, value in records.show(record, state, base_url).items()
+            if name in PUBLIC_FIELDS
+        },
         "last_run": _run(record, last) if last else None,
     }
 
