@@ -62,6 +62,8 @@ def test_an_event_s_properties_and_revenue_are_queued(analytics):
         ({"revenue[amount]": "1e13", "revenue[currency]": "USD"}, "revenue"),
         ({"revenue[amount]": "0.1234567", "revenue[currency]": "USD"}, "revenue"),
         ({"revenue[amount]": "10", "revenue[currency]": "dollars"}, "revenue"),
+        ({"revenue[amount]": "10", "revenue[currency]": "XYZ"}, "revenue"),  # no ISO 4217 code
+        ({"revenue[amount]": "10", "revenue[currency]": "xts"}, "revenue"),  # the testing code
         ({"revenue[amount]": "10"}, "revenue"),
     ],
 )

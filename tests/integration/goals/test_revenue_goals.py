@@ -113,6 +113,11 @@ def test_revenue_metrics_need_a_goal(analytics, store):
         ({"page_path": "/thanks", "currency": "EUR"}, "currency"),
         ({"page_path": "/thanks", "custom_props": {"plan": "pro"}}, "custom_props"),
         ({"event_name": "Purchase", "currency": "euro"}, "currency"),
+        # three capitals that are no ISO 4217 code, and the codes that are no money
+        *(
+            ({"event_name": "Purchase", "currency": code}, "currency")
+            for code in ("XYZ", "XXX", "XTS")
+        ),
         ({"event_name": "Purchase", "custom_props": {}}, "custom_props"),
         ({"event_name": "Purchase", "custom_props": {"a key": "x"}}, "custom_props"),
         ({"event_name": "Purchase", "custom_props": {"plan": 3}}, "custom_props"),

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from decimal import Decimal, InvalidOperation
 from typing import Any, Final
 
+from sitelens.core import currencies
+
 MAX_PROPS: Final = 30  # properties of one hit (as Plausible)
 MAX_KEY_LENGTH: Final = 100  # characters of a property's key
 MAX_VALUE_LENGTH: Final = 500  # characters of a property's value
@@ -26,7 +28,6 @@ MAX_AMOUNT: Final = Decimal("1000000000000")  # an amount is below a trillion
 MAX_DECIMALS: Final = 6
 # a property key is what `event:props:<key>` names: letters, digits and `_ - . :`
 KEY_PATTERN: Final = re.compile(rf"^[A-Za-z0-9_.:-]{{1,{MAX_KEY_LENGTH}}}$")
-CURRENCY_PATTERN: Final = re.compile(r"^[A-Z]{3}$")
 
 
 class InvalidProperties(ValueError):
@@ -104,9 +105,10 @@ def revenue(amount: Any, currency: Any) -> tuple[str, str]:
         raise InvalidProperties(
             f"The revenue amount has at most {MAX_DECIMALS} decimal places.", "revenue"
         )
+    # in any case, as Plausible's script may send it (`eur`); stored as ISO writes it
     code = currency.strip().upper() if isinstance(currency, str) else ""
-    if not CURRENCY_PATTERN.match(code):
+    if not currencies.known(code):
         raise InvalidProperties(
-            "The revenue currency must be an ISO 4217 code (three letters).", "revenue"
+            "The revenue currency must be an ISO 4217 currency code, such as EUR.", "revenue"
         )
     return format(value, "f"), code

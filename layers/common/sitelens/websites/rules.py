@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import ipaddress
-import zoneinfo
-from functools import cache
 
-from sitelens.core import hosts
+from sitelens.core import hosts, timezones
 from sitelens.core.errors import FieldError, echoed
 
 MAX_DOMAIN_LENGTH = 255
@@ -27,17 +25,12 @@ DEFAULT_TIMEZONE = "UTC"
 INVALID_TIMEZONE = "The timezone field must be an IANA time zone name, such as Europe/Berlin."
 
 
-@cache
-def _timezones() -> frozenset[str]:
-    return frozenset(zoneinfo.available_timezones())
-
-
 def check_timezone(value: object) -> str:
-    """An IANA time zone name (`Europe/Berlin`, `UTC`), as the tz database spells it; an
-    empty one is none, the default (UTC), as a form's empty field."""
+    """An IANA time zone name (`Europe/Berlin`, `UTC`), as the tz database spells it
+    (`core.timezones`); an empty one is none, the default (UTC), as a form's empty field."""
     if isinstance(value, str) and not value.strip():
         return DEFAULT_TIMEZONE
-    if not isinstance(value, str) or value.strip() not in _timezones():
+    if not isinstance(value, str) or not timezones.known(value.strip()):
         raise FieldError(INVALID_TIMEZONE)
     return value.strip()
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from datetime import date, datetime, time, timedelta
 from typing import Any, Final
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
-from sitelens.core import clock, errors
+from sitelens.core import clock, errors, timezones
 
 PRESETS: Final = ("day", "24h", "7d", "28d", "30d", "91d", "month", "6mo", "12mo", "year", "all")
 
@@ -19,13 +19,12 @@ MAX_TIMEZONE_LENGTH = 64
 
 
 def timezone(value: Any) -> str:
-    """The IANA time zone name `value`; 422 (`errors.Invalid`) on the field `timezone`."""
+    """The IANA time zone name `value`, one of `core.timezones` (a website's rule too); 422
+    (`errors.Invalid`) on the field `timezone`."""
     if not isinstance(value, str) or not 0 < len(value) <= MAX_TIMEZONE_LENGTH:
         raise errors.Invalid.field("timezone", "The timezone field must be an IANA time zone name.")
-    try:
-        ZoneInfo(value)
-    except (ZoneInfoNotFoundError, ValueError):
-        raise errors.Invalid.field("timezone", f"Unknown time zone {value!r}.") from None
+    if not timezones.known(value):
+        raise errors.Invalid.field("timezone", f"Unknown time zone {value!r}.")
     return value
 
 

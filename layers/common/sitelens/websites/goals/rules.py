@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-from sitelens.core import properties
+from sitelens.core import currencies, properties
 from sitelens.core.errors import FieldError
 
 # Every goal is one branch of a query's SQL: 100 keep a statement small for both engines.
@@ -88,7 +88,8 @@ def check_custom_props(value: object) -> dict[str, str]:
 
 
 def check_currency(value: str) -> str:
-    """A revenue goal's currency: the ISO 4217 code whose amounts it sums."""
-    if not properties.CURRENCY_PATTERN.match(value):
+    """A revenue goal's currency: the ISO 4217 code whose amounts it sums (`core.currencies`,
+    as an event's revenue)."""
+    if not currencies.known(value):
         raise FieldError("The currency field must be an ISO 4217 code in capitals (EUR, USD).")
     return value
