@@ -17,5 +17,6 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         outcome = traffic.run()
     finally:
         metrics.flush()
-    logger.info("traffic alerts", extra=asdict(outcome))
+    if outcome.judged or outcome.left_over:  # a line only for an hour that had traffic
+        logger.info("traffic alerts", extra=asdict(outcome))
     return asdict(outcome)

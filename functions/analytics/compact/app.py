@@ -16,7 +16,8 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, int]:
         logger.info("summaries backfilled", extra=summarised)
         return summarised
     done = compaction.run()
-    logger.info("compacted", extra=done)
+    if any(done.values()):  # hourly: a line only when there was something to compact
+        logger.info("compacted", extra=done)
     metrics.count("RowsCompacted", max(done["rows"], 0))
     metrics.flush()
     return done

@@ -17,6 +17,7 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
         plan = asdict(digests.plan(clock.now().date()))
     finally:
         metrics.flush()
-    logger.info("digests planned", extra=plan)
+    if plan["queued"] or plan["given_up"] or plan["not_queued"]:  # a line for a plan that did
+        logger.info("digests planned", extra=plan)
     initialized()
     return plan

@@ -2,6 +2,9 @@
 reference page that renders it (`GET /api/v1/docs`, Redoc, served from the layer with its
 integrity hash, so the page needs no third-party host).
 
+The document served names one server, the base URL it was asked through (a stage, a
+custom domain, `make serve`'s port), so a client or a fuzzer reading it calls that API.
+
 `openapi/<api>.json` is generated from the repository's `openapi/<api>.yaml` by
 `make openapi` (`sitelens.local.openapi`; a test fails when it is stale).
 """
@@ -13,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from sitelens.core import errors
@@ -46,9 +49,19 @@ def _asset(body: str, content_type: str, cache_control: str) -> Asset:
 
 
 @cache
-def document(api: str) -> Asset:
-    """The OpenAPI document of `api` ("analytics" or "seo"), as JSON."""
-    text = resources.files("sitelens.edge").joinpath(f"openapi/{api}.json").read_text("utf-8")
+def _packaged(api: str) -> str:
+    return resources.files("sitelens.edge").joinpath(f"openapi/{api}.json").read_text("utf-8")
+
+
+@lru_cache(maxsize=16)  # one base URL a deployment, a few locally; bounded whatever is sent
+def document(api: str, base_url: str | None = None) -> Asset:
+    """The OpenAPI document of `api` ("analytics" or "seo"), as JSON; with `base_url`, its
+    `servers` is that URL alone (as packaged, the deployed and `make serve` patterns)."""
+    text = _packaged(api)
+    if base_url is not None:
+        described = json.loads(text)
+        described["servers"] = [{"url": base_url, "description": "Where this document is served."}]
+        text = json.dumps(described, separators=(",", ":"), ensure_ascii=False) + "\n"
     return _asset(text, JSON_TYPE, DOCUMENT_CACHE)
 
 
@@ -96,7 +109,7 @@ def respond(request: Request) -> Response:
     if api not in APIS:
         raise errors.NotFound()
     assets: dict[str, Callable[[], Asset]] = {
-        "/api/v1/openapi.json": lambda: document(api),
+        "/api/v1/openapi.json": lambda: document(api, request.base_url),
         "/api/v1/docs": lambda: page(api),
         "/api/v1/docs/redoc.js": redoc_script,
     }

@@ -81,6 +81,10 @@ def request_handler(
             except errors.ApiError as refused:
                 self._refuse(refused)
                 return
+            except ClientGone as gone:
+                self.close_connection = True  # nobody to answer: nothing is served
+                self.log_message('"%s" %s', self.requestline, gone)
+                return
             headers: dict[str, str] = {}
             for name, value in self.headers.items():
                 headers[name] = f"{headers[name]},{value}" if name in headers else value
@@ -120,7 +124,10 @@ def request_handler(
             length = int(declared)
             if length > MAX_REQUEST_BYTES:
                 raise errors.PayloadTooLarge()
-            return self.rfile.read(length) if length else b""
+            body = self.rfile.read(length) if length else b""
+            if len(body) < length:
+                raise ClientGone(f"disconnected after {len(body)} of {length} bytes of its body")
+            return body
 
         def _refuse(self, err: errors.ApiError) -> None:
             """Answer without reading the request's body, then close the connection."""
@@ -165,6 +172,10 @@ def request_handler(
     return Handler
 
 
+class ClientGone(Exception):
+    """The client closed its connection before its request was whole."""
+
+
 def read_chunked(stream: BufferedIOBase) -> bytes:
     """A chunked body (RFC 9112, 7.1): chunks of a hexadecimal size line each, up to a chunk
     of size 0, then trailer lines (ignored) up to an empty one. Raises BadRequest when it is
@@ -195,3 +206,13 @@ class LocalHTTPServer(ThreadingHTTPServer):
     # The stdlib's backlog of 5 refuses connections when many clients arrive at once; the
     # kernel caps this at net.core.somaxconn.
     request_queue_size = 1024
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away (a reset, a closed socket mid-answer) is one line, as
+        any request is; anything else keeps the stdlib's traceback."""
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError):
+            reason = error.strerror or type(error).__name__
+            sys.stderr.write(f"{client_address[0]}:{client_address[1]} disconnected: {reason}\n")
+            return
+        super().handle_error(request, client_address)
