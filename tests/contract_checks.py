@@ -19,7 +19,6 @@ WEBSITE_FIELDS = {
     "password": "privacy 2 without a password, sent or stored",
     "exclude_ips": "a line that is no IP address or CIDR range",
     "exclude_params": "more than 1,000 lines, or a line with a forbidden character",
-    "timezone": "a name the tz database does not have",
 }
 REPORT_FIELDS = {
     "url": "a page that cannot be fetched (unreachable, not HTML, too large) or no URL",
@@ -35,7 +34,9 @@ ANNOTATION_FIELDS = {
 # keys and webhooks (docs/keys-and-webhooks.md)
 SCOPE_FIELDS = {
     "websites": "an id of no website of the account",
-    "projects": "text that is no host name or address",
+    # the Host pattern is the server's rule for ASCII text (tests/unit/test_contract_rules.py)
+    "projects": "a name in another script that IDNA refuses, more than 50 as text, or 254 "
+    "characters without a trailing dot",
 }
 ENDPOINT_FIELDS = {
     "url": "refused by the fetch guard (a private address, no such host, a port not fetched)",
@@ -92,14 +93,14 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
             "order_by",
             "include",
             "pagination",
-            "timezone",
         )
     },
     "trackEvent": {
         "page": "a URL whose host is no host name or address",
         # custom properties, revenue, scroll depth, vitals (docs/properties-and-events.md)
         "props": "text that is no JSON object of the documented bounds",
-        "revenue": "an amount that is no decimal in range, or no ISO 4217 currency with it",
+        "revenue": "an amount that is no decimal in range, or without its currency (or the "
+        "currency without an amount)",
         "scroll_depth": "a number over 100",
         **{vital: "a number beyond its bound" for vital in ("lcp", "inp", "cls", "fcp", "ttfb")},
         # Plausible's format, JSON in a text/plain body (docs/api.md)
@@ -117,7 +118,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     # and their settings' rules no schema states (docs/audits.md, "Changing an audit")
     **{
         operation: {
-            "url": "a URL whose host is no host, or that is no public http(s) address",
+            "url": "a URL whose host is no host, or that is no public address",
             "password": "privacy 2 without a password, sent or stored",
             "include": "a line that is no path pattern (one starts with /, * or ?)",
             "exclude": "a line that is no path pattern (one starts with /, * or ?)",
@@ -164,7 +165,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         "funnel_id": "an id no saved funnel of the website has",
         **{
             name: "a rule across fields of the query"
-            for name in ("site_id", "date_range", "timezone", "filters")
+            for name in ("site_id", "date_range", "filters")
         },
     },
 }

@@ -24,7 +24,8 @@ from sitelens.local import openapi
 from tests.e2e.test_local_server import ROOT, Server, start_server
 from tests.fixtures.site import Site
 
-CONFIG = ROOT / "openapi" / "schemathesis.toml"
+# the configuration an outside `st run` in the repository reads too
+CONFIG = ROOT / "schemathesis.toml"
 CHECKS = ROOT / "tests" / "contract_checks.py"
 # Examples per operation of the fuzzing and stateful phases; the examples and coverage phases
 # send what the documents define. With 5, the two runs make about 7,300 cases (4,460 of the
@@ -76,7 +77,7 @@ def document_for_run(api: str, site: Site, tmp: Path) -> Path:
 
 
 def run_config(keys: list[str], tmp: Path) -> Path:
-    """openapi/schemathesis.toml with both accounts as a Web Fuzzing Commons auth file: every
+    """schemathesis.toml with both accounts as a Web Fuzzing Commons auth file: every
     request is sent as the first, and each read of its records is replayed as the second,
     which must not get them (object_level_authorization runs only between listed `peers`;
     pinning the first keeps linked steps, a create and its read, on one account)."""

@@ -25,6 +25,60 @@ MAX_LABEL_LENGTH = 63
 _PLAIN_NAME = re.compile(r"[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*")
 
 
+# `parse` as a JSON Schema pattern (ECMA-262 and Python alike), which `make openapi` writes
+# into the documents (`Host`, `HostList`): exact for ASCII text; beyond ASCII a superset, as
+# IDNA's rules for other scripts (and for `xn--` labels) are no regular expression.
+_H16 = "[0-9A-Fa-f]{1,4}"
+_OCTET = "(?:25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])"
+_IPV4 = rf"{_OCTET}(?:\.{_OCTET}){{3}}"
+_LS32 = f"(?:{_H16}:{_H16}|{_IPV4})"
+# RFC 3986's IPv6address: eight groups, or fewer around one `::` that stands for one or more
+_IPV6 = "(?:{})".format(
+    "|".join(
+        [
+            rf"(?:{_H16}:){{6}}{_LS32}",
+            rf"::(?:{_H16}:){{5}}{_LS32}",
+            rf"(?:{_H16})?::(?:{_H16}:){{4}}{_LS32}",
+            *(
+                rf"(?:(?:{_H16}:){{0,{before}}}{_H16})?::{after}"
+                for before, after in enumerate(
+                    [
+                        rf"(?:{_H16}:){{3}}{_LS32}",
+                        rf"(?:{_H16}:){{2}}{_LS32}",
+                        rf"{_H16}:{_LS32}",
+                        _LS32,
+                        _H16,
+                        "",
+                    ],
+                    start=1,
+                )
+            ),
+        ]
+    )
+)
+# A label's character: a letter, a digit, `_`, or any character past ASCII and Latin-1's
+# controls but white space (inside a label, `-` too). A negated class: a fuzzer builds a
+# generator of a wide positive range in about a second, one of this in a millisecond.
+_NAME_CHAR = r"[^\x00-\x2f:-@\[-^`{-\xa0\s]"
+_INNER_CHAR = r"[^\x00-\x2c./:-@\[-^`{-\xa0\s]"
+_LABEL = f"{_NAME_CHAR}(?:{_INNER_CHAR}{{0,61}}{_NAME_CHAR})?"
+
+
+def _host_pattern(scope: str) -> str:
+    """A name, an IPv6 address (with a zone, as `ipaddress` takes one) or either address
+    in brackets; `scope` is a character class of a zone's characters."""
+    name = rf"{_LABEL}(?:\.{_LABEL})*\.?"
+    zoned = rf"{_IPV6}(?:%{scope}+)?"
+    return rf"{name}|{zoned}|\[(?:{_IPV4}|{zoned})\]"
+
+
+PATTERN = f"^(?:{_host_pattern('[^%]')})$"
+# Hosts as comma-separated text (a key's or an endpoint's `projects`): parts trimmed, empty
+# ones dropped.
+LIST_PATTERN = rf"^[\s,]*(?:(?:{_host_pattern('[^%,]')})(?:\s*,[\s,]*|\s*$))*$"
+MAX_TEXT_LENGTH = MAX_NAME_LENGTH + 1  # a name of 253 and its trailing dot
+
+
 class InvalidHost(ValueError):
     """Not a host name or IP address."""
 
