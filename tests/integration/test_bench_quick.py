@@ -44,7 +44,7 @@ def test_report_renders(tmp_path: Path) -> None:
     assert report.table(rows, context)
     written = report.write(report.RESULTS, rows, context, tmp_path / "bench.json")
     docs = tmp_path / "performance.md"
-    section = report.markdown(rows, context, report.RESULTS)
+    section = report.markdown(rows, {**context, "notes": report.NOTES}, report.RESULTS)
     report.write_docs(section, docs)
     report.write_docs(section, docs)  # again: replaced, not appended
     text = docs.read_text()

@@ -375,7 +375,7 @@ def test_claims_and_finished_steps_at_once_all_count() -> None:
 
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(work, range(20)))
-    assert results == [2, True] * 10
+    assert results == [2, frontier.Claim.NEW] * 10
     state = audits.state(crawl)
     assert (state["pending"], state["fetched"], state["discovered"]) == (11, 20, 30)
 
