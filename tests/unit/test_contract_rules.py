@@ -1,7 +1,8 @@
 """The documents state the server's own rules for the fields whose rule is a list or a
-pattern: a time zone, a currency, a host. `make openapi` writes each from the rule the
-server checks by (`sitelens.local.openapi.GENERATED`); these tests fail when a document is
-stale, or when the server and the document would answer a value differently."""
+pattern: a time zone, a currency, a host (and an audit's http(s) start URL). `make openapi`
+writes each from the rule the server checks by (`sitelens.local.openapi.GENERATED`); these
+tests fail when a document is stale, when a field stops pointing at its rule, or when the
+server and the document would answer a value differently."""
 
 from __future__ import annotations
 
@@ -140,3 +141,53 @@ def test_a_host_in_another_script_matches_when_idna_allows_it():
     """Beyond ASCII the pattern is a superset: whatever the server takes, it matches."""
     for name in ("bücher.de", "ΕΛΛΑΔΑ.gr", "例え.テスト", "straße.de", "xn--bcher-kva.de"):
         assert _accepted(name) and re.search(hosts.PATTERN, name), name
+
+
+# (document, schema, field) -> the generated component its value must be
+FIELDS = {
+    **{("analytics", name, "timezone"): "TimeZone" for name in ("WebsiteCreate", "WebsiteUpdate")},
+    **{("analytics", name, "timezone"): "TimeZone" for name in ("Query", "FunnelQuery")},
+    ("analytics", "GoalCreate", "currency"): "Currency",
+    ("analytics", "EventForm", "revenue[currency]"): "Currency",
+    **{
+        (api, name, "projects"): "Host"
+        for api in openapi.APIS
+        for name in ("WebhookCreateForm", "WebhookUpdateForm", "KeyCreateForm")
+    },
+}
+
+
+def _refs(node: object) -> set[str]:
+    if isinstance(node, dict):
+        found = {node["$ref"].rsplit("/", 1)[1]} if "$ref" in node else set()
+        return found.union(*(_refs(value) for value in node.values()))
+    if isinstance(node, list):
+        return set().union(*(_refs(value) for value in node))
+    return set()
+
+
+@pytest.mark.parametrize(("api", "schema", "field"), FIELDS, ids="-".join)
+def test_each_field_with_such_a_rule_is_stated_by_its_generated_schema(api, schema, field):
+    stated = DOCUMENTS[api]["components"]["schemas"][schema]["properties"][field]
+    assert FIELDS[api, schema, field] in _refs(stated)
+    if FIELDS[api, schema, field] == "Host":  # and as comma-separated text, by HostList
+        assert "HostList" in _refs(stated)
+
+
+def test_an_audit_s_start_url_is_http_or_https_as_the_url_rule_says():
+    """The pattern states the scheme; a host that is no host stays a listed 422."""
+    from sitelens.reports import rules as url_rules
+
+    url = DOCUMENTS["seo"]["components"]["schemas"]["AuditCreate"]["properties"]["url"]
+    pattern = re.compile(url["pattern"])
+    for sent in ("https://example.com/", "HTTP://Example.com/a?b", "ftp://example.com/"):
+        try:
+            url_rules.check_url(sent)
+        except FieldError:
+            assert not pattern.search(sent), sent
+        else:
+            assert pattern.search(sent), sent
+    for refused in ("example.com", "https://", "javascript:alert(1)", "mailto:a@example.com"):
+        assert not pattern.search(refused)
+        with pytest.raises(FieldError):
+            url_rules.check_url(refused)
