@@ -14,7 +14,8 @@ import pytest
 
 from sitelens.audits import analysis, checks
 from sitelens.data import audits as stored_audits
-from sitelens.data.clients import client
+from sitelens.data import batches
+from sitelens.data.audits import PAGE
 from sitelens.data.items import to_item
 
 pytestmark = pytest.mark.usefixtures("aws_env")
@@ -90,10 +91,11 @@ def analysed(run: int, site: Site, **settings: Any) -> dict[str, Any]:
         **{k: json.dumps(v) for k, v in settings.items()},
     }
     stored_audits.start(crawl, state)
-    table = client("dynamodb")
-    for item in site.items():
-        key = stored_audits.PAGE + item["url"]
-        table.put_item(TableName=_table(), Item=to_item({"crawl": crawl, "key": key, **item}))
+    puts = [
+        {"PutRequest": {"Item": to_item({"crawl": crawl, "key": PAGE + item["url"], **item})}}
+        for item in site.items()
+    ]
+    batches.write(_table(), puts)  # as the crawler leaves them, 25 a request
     analysis.analyse(crawl)
     done = stored_audits.state(crawl)
     assert done is not None and done["status"] == "done", done
