@@ -160,6 +160,7 @@ class MemoryQueue:
             assert crawler.handle(records) == []
 
 
+@pytest.mark.slow  # 1,100 pages through the worker: 8-16 s (make test-slow, which CI runs)
 def test_every_internal_link_of_a_page_is_crawled(seo, account, crawlable, monkeypatch):
     """A hub of 1,100 links: all 1,100 pages are crawled, the hub stores its first
     `MAX_LINKS` and, as `links_found`, how many it has."""
