@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from collections import deque
 
+import pytest
+
 from sitelens.audits import crawler, facts
 from sitelens.data import audits as stored_audits
 from tests.integration.audits.small_site import HTML, SmallSite, page, sitemap
