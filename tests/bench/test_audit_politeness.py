@@ -15,7 +15,7 @@ import uuid
 
 from tests.bench import report, timing
 from tests.e2e.test_local_server import call, start_server
-from tests.integration.audits.site import Site, page
+from tests.integration.audits.site import Site, flat_pages
 
 PAGES = 40 if timing.QUICK else 100
 RATE = 20  # pages a second: SITELENS_AUDIT_RATE, the deployed default
@@ -25,13 +25,7 @@ DEADLINE_S = 300
 
 def test_audit_politeness() -> None:
     site = Site()
-    html = {"Content-Type": "text/html; charset=utf-8"}
-    others = [f"/p{n}" for n in range(PAGES - 1)]
-    site.pages = {
-        "/": (200, html, page("Home", others)),
-        **{path: (200, html, page(f"Page {path}", ["/"])) for path in others},
-        "/robots.txt": (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"),
-    }
+    site.pages = flat_pages(PAGES)
     server = start_server(
         SITELENS_DEV_API_KEY=KEY,
         SITELENS_ALLOW_PRIVATE_URLS="1",  # the site is on 127.0.0.1,

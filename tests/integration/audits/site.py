@@ -206,3 +206,15 @@ class Site:
                 pass
 
         return Handler
+
+
+def flat_pages(count: int) -> dict[str, tuple[int, dict[str, str], str]]:
+    """A site of `count` pages for `Site.pages`: the home page links every other page, each
+    links home; no external link, and a robots.txt that allows all (no crawl-delay)."""
+    html = {"Content-Type": "text/html; charset=utf-8"}
+    others = [f"/p{n}" for n in range(count - 1)]
+    return {
+        "/": (200, html, page("Home", others)),
+        **{path: (200, html, page(f"Page {path}", ["/"])) for path in others},
+        "/robots.txt": (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"),
+    }

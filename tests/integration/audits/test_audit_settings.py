@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -20,8 +19,10 @@ from sitelens.data import audits as stored_audits
 from sitelens.data.clients import client
 from sitelens.tokens import sealing
 from tests.conftest import Client
-from tests.integration.audits.site import Site
+from tests.integration.audits.test_audits import audit_site, crawlable
 from tests.integration.test_openapi import DOCS, problems, schema_of
+
+__all__ = ["audit_site", "crawlable"]  # fixtures this module uses
 
 URL = "https://example.com/"
 SECRETS = ("let-me-in-7f3a", "hunter22-basic", "sess=c00kie-9b1d")
@@ -36,22 +37,6 @@ SETTINGS = {
     "regression": {"score_drop": 5, "high_on_added_pages": True, "ignore": ["orphan_page"]},
     "muted": {"page_image_format": "muted", "deep_page": "low"},
 }
-
-
-@pytest.fixture(scope="module")
-def audit_site() -> Iterator[Site]:
-    served = Site()
-    yield served
-    served.close()
-
-
-@pytest.fixture
-def crawlable(monkeypatch):
-    monkeypatch.setenv("SITELENS_ALLOW_PRIVATE_URLS", "1")
-    monkeypatch.setenv("SITELENS_AUDIT_RATE", "1000")
-    config.reset()
-    yield
-    config.reset()
 
 
 def drain() -> None:

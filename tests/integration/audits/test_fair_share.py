@@ -13,7 +13,7 @@ from sitelens.audits import crawler
 from sitelens.core import config
 from sitelens.core.config import settings
 from sitelens.data.clients import client
-from tests.integration.audits.site import Site, page
+from tests.integration.audits.site import Site, flat_pages
 
 PAGES = 20  # each audit's: "/" and pages linking back
 SHARE = 20  # fetch steps a second an account may run here
@@ -36,13 +36,7 @@ def shared(monkeypatch):
 @pytest.fixture
 def flat_site() -> Iterator[Site]:
     served = Site()
-    html = {"Content-Type": "text/html; charset=utf-8"}
-    others = [f"/p{n}" for n in range(PAGES - 1)]
-    served.pages = {
-        "/": (200, html, page("Home", others)),
-        **{path: (200, html, page(f"Page {path}", ["/"])) for path in others},
-        "/robots.txt": (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"),
-    }
+    served.pages = flat_pages(PAGES)
     yield served
     served.close()
 

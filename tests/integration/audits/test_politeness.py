@@ -16,7 +16,7 @@ import pytest
 from sitelens.core import config
 from sitelens.data import slots
 from sitelens.local import STOP_POLL_SECONDS
-from tests.integration.audits.site import Site, page
+from tests.integration.audits.site import Site, flat_pages, page
 from tests.integration.audits.test_audits import drain
 
 RATE = 10  # pages a second: SITELENS_AUDIT_RATE here, one audit's rate
@@ -38,13 +38,7 @@ def polite(monkeypatch):
 def one_host() -> Iterator[Site]:
     """A site of `PAGES` pages with neither external links nor a crawl-delay."""
     served = Site()
-    html = {"Content-Type": "text/html; charset=utf-8"}
-    others = [f"/p{n}" for n in range(PAGES - 1)]
-    served.pages = {
-        "/": (200, html, page("Home", others)),
-        **{path: (200, html, page(f"Page {path}", ["/"])) for path in others},
-        "/robots.txt": (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"),
-    }
+    served.pages = flat_pages(PAGES)
     yield served
     served.close()
 
