@@ -212,6 +212,28 @@ def test_a_hit_held_by_a_batch_still_running_waits_for_it(dynamodb, site, store,
     assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
 
 
+def test_a_hit_skipped_beside_fresh_hits_is_counted_on_its_retry(
+    dynamodb, site, store, monkeypatch
+):
+    account, wid = site
+    held, fresh = hits_of(wid, 6), hits_of(wid, 6)
+    # Batch A recorded `held` and was cut off before its counters: it may still be running.
+    dynamodb.kill_after("transact_write_items", 0)
+    with pytest.raises(Crash):
+        run("HitsQueue", batch_of(held, account, "a"))
+    dynamodb.revive()
+    # A redelivery mixed with fresh hits: B leaves `held` to later (recorded as skipped)
+    # and commits the chunks of the fresh hits, the very chunks `held` adds to.
+    mixed = batch_of(held + fresh, account, "b")
+    assert failures(run("HitsQueue", mixed)) == {r["messageId"] for r in mixed[: len(held)]}
+    assert stored_counts(wid) == sum_counts(fresh)
+    # After the window, B's committed chunks do not hold `held`: its retry adds them.
+    later_each_time(monkeypatch)
+    assert run("HitsQueue", again(mixed[: len(held)])) == {"batchItemFailures": []}
+    assert stored_counts(wid) == sum_counts(held + fresh)
+    assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
+
+
 def test_two_batches_with_the_same_hits_at_once_count_them_once(dynamodb, site, store, monkeypatch):
     account, wid = site
     hits = hits_of(wid, 30)
