@@ -55,13 +55,16 @@ VISITS = [
 ]
 
 
-@pytest.fixture(params=["landing", "compacted", "sent again"])
+@pytest.fixture(params=["landing", "landing twice", "compacted", "compacted twice", "sent again"])
 def warehouse(tmp_path: Path, request: pytest.FixtureRequest) -> LocalWarehouse:
     """The same rows not compacted yet, compacted, or compacted and then sent again (a
-    redelivered message, a Firehose retry) twice: every query answers alike."""
+    redelivered message, a Firehose retry) twice; some rows twice in landing (a Firehose
+    retry), before compaction or after it: every query answers alike."""
     store = LocalWarehouse(tmp_path / "warehouse")
     store.write(VISITS)
-    if request.param != "landing":
+    if request.param.endswith("twice"):
+        store.write(VISITS[1:6])
+    if request.param not in ("landing", "landing twice"):
         store.compact()
     if request.param == "sent again":
         store.write(VISITS[:4])
