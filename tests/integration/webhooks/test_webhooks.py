@@ -10,7 +10,7 @@ from typing import Any
 
 import boto3
 import pytest
-from standardwebhooks import Webhook
+from standardwebhooks import Webhook, WebhookVerificationError
 
 from sitelens.core import config
 from sitelens.local import gateway
@@ -226,6 +226,32 @@ def test_a_rotated_secret_signs_beside_the_old_one_for_the_overlap(analytics, re
     assert len(got.headers["webhook-signature"].split(" ")) == 2
     for secret in (created["secret"], rotated["secret"]):
         Webhook(secret).verify(got.body, got.headers)
+
+
+def test_the_old_secret_signs_until_its_overlap_ends_then_never(
+    analytics, receiver, monkeypatch, later
+):
+    created = make(analytics, receiver.url())
+    # Rotated 600 s ago with a 600 s overlap: it ends about now (signatures stay fresh).
+    clock = [deliveries.time.time() - 600]
+    monkeypatch.setattr(deliveries.time, "time", lambda: clock[0])
+    rotated = analytics.post(f"/api/v1/webhooks/{created['id']}/rotate", {"overlap": "600"}).data
+    ends = int(clock[0]) + 600
+    for moment, old_verifies in ((ends - 1, True), (ends, False)):
+        clock[0] = moment
+        analytics.post(f"/api/v1/webhooks/{created['id']}/test")
+        [message] = next_of(later)
+        deliveries.attempt(message)
+        got = receiver.received[-1]
+        assert got.headers["webhook-id"] == message["delivery"]
+        Webhook(rotated["secret"]).verify(got.body, got.headers)
+        signatures = got.headers["webhook-signature"].split(" ")
+        assert len(signatures) == (2 if old_verifies else 1)
+        if old_verifies:
+            Webhook(created["secret"]).verify(got.body, got.headers)
+        else:
+            with pytest.raises(WebhookVerificationError):
+                Webhook(created["secret"]).verify(got.body, got.headers)
 
 
 def test_update_and_delete(analytics, receiver):
