@@ -116,10 +116,12 @@ def test_each_queue_has_a_dead_letter_queue_of_its_own_with_an_alarm():
     queues = of_type("AWS::SQS::Queue")
     redrives = [p["RedrivePolicy"] for p in queues.values() if "RedrivePolicy" in p]
     dead = [redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] for redrive in redrives]
-    # Every queue but the dead-letter ones has one, and no two share it.
-    assert len(redrives) == len(queues) - len(dead) == len(set(dead))
+    failed_runs = {arn["Fn::GetAtt"][0] for arn in schedule_failure_destinations()}
+    # Every queue but the dead-letter ones (and the scheduled runs' failures) has one, and no
+    # two share it.
+    assert len(redrives) == len(queues) - len(dead) - len(failed_runs) == len(set(dead))
     alarms = of_type("AWS::CloudWatch::Alarm").values()
-    for queue in dead:
+    for queue in [*dead, *failed_runs]:
         dimension = {"Name": "QueueName", "Value": {"Fn::GetAtt": [queue, "QueueName"]}}
         [alarm] = [
             a
@@ -410,3 +412,74 @@ def test_digests_are_planned_once_the_period_has_ended_in_every_time_zone():
         if monday.astimezone(zoneinfo.ZoneInfo(name)).date() < monday.date()
     ]
     assert behind == []
+
+
+def scheduled_functions() -> dict[str, dict[str, Any]]:
+    """Every function with a schedule event, by name, with its properties."""
+    return {
+        name: r["Properties"]
+        for name, r in SOURCE["Resources"].items()
+        if r["Type"] == "AWS::Serverless::Function"
+        and any(
+            e["Type"] in ("Schedule", "ScheduleV2")
+            for e in r["Properties"].get("Events", {}).values()
+        )
+    }
+
+
+def schedule_failure_destinations() -> list[dict[str, Any]]:
+    """The queues scheduled runs fail to: the schedules' dead letters, the functions' OnFailure."""
+    found = []
+    for function in scheduled_functions().values():
+        found.append(function["EventInvokeConfig"]["DestinationConfig"]["OnFailure"]["Destination"])
+        for event in function["Events"].values():
+            if event["Type"] in ("Schedule", "ScheduleV2"):
+                found.append(event["Properties"]["DeadLetterConfig"]["Arn"])
+    return found
+
+
+def test_every_scheduled_function_alarms_on_errors_and_keeps_its_failed_runs():
+    """A scheduled run has no caller to see it fail: each such function has an error alarm,
+    its schedules a retry policy and a dead letter (the scheduler could not invoke), and its
+    asynchronous invocations an OnFailure destination (the function failed its retries)."""
+    functions = scheduled_functions()
+    assert {"AuditScheduleFunction", "TrafficAlertsFunction", "GoalWebhooksFunction"} <= set(
+        functions
+    )
+    alarms = of_type("AWS::CloudWatch::Alarm").values()
+    queues = of_type("AWS::SQS::Queue")
+    for name, function in functions.items():
+        dimension = {"Name": "FunctionName", "Value": {"Ref": name}}
+        [alarm] = [
+            a
+            for a in alarms
+            if a.get("Namespace") == "AWS/Lambda"
+            and a.get("MetricName") == "Errors"
+            and dimension in a.get("Dimensions", [])
+        ]
+        assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0), (
+            name
+        )
+        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}], name
+        on_failure = function.get("EventInvokeConfig", {}).get("DestinationConfig", {})
+        assert on_failure.get("OnFailure", {}).get("Type") == "SQS", name
+        assert on_failure["OnFailure"]["Destination"]["Fn::GetAtt"][0] in queues, name
+        for event in function["Events"].values():
+            if event["Type"] in ("Schedule", "ScheduleV2"):
+                schedule = event["Properties"]
+                assert "RetryPolicy" in schedule, name
+                assert (
+                    schedule.get("DeadLetterConfig", {}).get("Arn", {})["Fn::GetAtt"][0] in queues
+                ), name
+
+
+def test_firehose_conversion_failures_alarm():
+    """Rows that cannot become Parquet go to landing-errors/, which compaction never reads."""
+    alarm = alarm_on("FailedConversion.Records")
+    assert alarm["Namespace"] == "AWS/Firehose"
+    assert alarm["Dimensions"] == [{"Name": "DeliveryStreamName", "Value": {"Ref": "EventsStream"}}]
+    assert (alarm["Statistic"], alarm["ComparisonOperator"], alarm["Threshold"]) == (
+        "Sum",
+        "GreaterThanThreshold",
+        0,
+    )
