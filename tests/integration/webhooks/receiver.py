@@ -1,10 +1,12 @@
 """A webhook receiver on a free local port: it keeps every request and answers each with
-the next of the statuses it is told (200 once they run out), or stalls when told to."""
+the next of the statuses it is told (200 once they run out), or stalls when told to, or
+first runs `during` (what a user does while the delivery is in flight)."""
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
@@ -22,6 +24,7 @@ class Received:
 class Receiver:
     statuses: list[int] = field(default_factory=list)
     stall_seconds: float = 0.0
+    during: Callable[[], None] | None = None
     received: list[Received] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -33,6 +36,8 @@ class Receiver:
                 body = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 owner.received.append(Received(self.path, headers, body))
+                if owner.during is not None:
+                    owner.during()
                 if owner.stall_seconds:
                     time.sleep(owner.stall_seconds)
                 status = owner.statuses.pop(0) if owner.statuses else 200

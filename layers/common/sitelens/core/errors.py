@@ -65,6 +65,15 @@ class Conflict(ApiError):
     message = "The resource was changed by another request at the same time. Try again."
 
 
+class DeliveryInProgress(Conflict):
+    """409: a webhook delivery still pending or retrying is not sent again beside itself."""
+
+    message = (
+        "The delivery is pending or retrying; it can be redelivered once it has succeeded "
+        "or failed."
+    )
+
+
 class PayloadTooLarge(ApiError):
     status = 413
     message = "Payload too large."

@@ -81,6 +81,66 @@ def put_endpoint(account: str, endpoint: Item) -> bool:
     return True
 
 
+def _update(key: dict[str, Any], update: str, condition: str, values: Item) -> Item | None:
+    """One conditional UpdateItem; the item as it is after, or None when the condition
+    failed (nothing was written)."""
+    request: dict[str, Any] = {
+        "TableName": _table(),
+        "Key": key,
+        "UpdateExpression": update,
+        "ConditionExpression": condition,
+        "ReturnValues": "ALL_NEW",
+    }
+    if "#state" in update + condition:  # a reserved word
+        request["ExpressionAttributeNames"] = {"#state": "state"}
+    if values:  # DynamoDB refuses an empty map
+        request["ExpressionAttributeValues"] = to_item(values)
+    try:
+        answer = client("dynamodb").update_item(**request)
+    except Exception as err:
+        if error_code(err) == "ConditionalCheckFailedException":
+            return None
+        raise
+    return _found(answer["Attributes"])
+
+
+# A delivery writes only these fields of its endpoint, each under its own condition, never
+# the whole item: what the user changed during an attempt (secret, URL, events, pause) stays.
+
+
+def mark_failing(account: str, endpoint_id: str, since: str) -> None:
+    """Record that deliveries fail since `since`, unless they already did."""
+    _update(
+        _endpoint_key(account, endpoint_id),
+        "SET failing_since = :since",
+        "attribute_exists(pk) AND attribute_not_exists(failing_since)",
+        {":since": since},
+    )
+
+
+def clear_failing(account: str, endpoint_id: str) -> None:
+    """A delivery reached the endpoint: it no longer fails."""
+    _update(
+        _endpoint_key(account, endpoint_id),
+        "REMOVE failing_since",
+        "attribute_exists(pk) AND attribute_exists(failing_since)",
+        {},
+    )
+
+
+def disable_failing(
+    account: str, endpoint_id: str, since: str, reason: str, now: str
+) -> Item | None:
+    """Disable an endpoint that is enabled and that nothing reached since `since` (checked
+    as it is written); the endpoint after, or None when that no longer holds."""
+    return _update(
+        _endpoint_key(account, endpoint_id),
+        "SET enabled = :false, disabled_reason = :reason, updated_at = :now",
+        "enabled = :true AND (attribute_not_exists(failing_since) OR failing_since <= :since)",
+        {":false": False, ":true": True, ":reason": reason, ":now": now, ":since": since},
+    )
+
+
 def get_endpoint(account: str, endpoint_id: str) -> Item | None:
     answer = client("dynamodb").get_item(
         TableName=_table(), Key=_endpoint_key(account, endpoint_id), ConsistentRead=True
@@ -121,6 +181,23 @@ def put_delivery(account: str, endpoint_id: str, delivery: Item) -> None:
     client("dynamodb").put_item(
         TableName=_table(),
         Item={**_delivery_key(account, endpoint_id, str(delivery["id"])), **_stored(fields)},
+    )
+
+
+def restart_delivery(account: str, endpoint_id: str, delivery_id: str, now: str) -> Item | None:
+    """Make a delivery that succeeded or failed pending again with no attempts; None when
+    it is pending or retrying (its chain of attempts goes on: no second one) or gone."""
+    return _update(
+        _delivery_key(account, endpoint_id, delivery_id),
+        "SET #state = :pending, attempts = :zero, updated_at = :now REMOVE next_attempt_at",
+        "attribute_exists(pk) AND #state IN (:succeeded, :failed)",
+        {
+            ":pending": "pending",
+            ":zero": 0,
+            ":now": now,
+            ":succeeded": "succeeded",
+            ":failed": "failed",
+        },
     )
 
 

@@ -117,14 +117,17 @@ def log(account_id: str, endpoint_id: int, query: PageQuery) -> listing.Page:
 
 
 def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, Any]:
-    """Send a delivery again, now, with a fresh schedule (the same `webhook-id`)."""
+    """Send a delivery again, now, with a fresh schedule (the same `webhook-id`); 409 for
+    one that is pending or retrying (its attempts go on)."""
     endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
-    delivery = stored.get_delivery(account_id, str(endpoint["id"]), delivery_id[:64])
-    if delivery is None:
+    if stored.get_delivery(account_id, str(endpoint["id"]), delivery_id[:64]) is None:
         raise errors.NotFound()
-    delivery.update(state="pending", attempts=0, next_attempt_at=None)
-    delivery["updated_at"] = clock.now_iso()
-    stored.put_delivery(account_id, str(endpoint["id"]), delivery)
+    # Conditional: a delivery still pending or retrying keeps its one chain of attempts.
+    delivery = stored.restart_delivery(
+        account_id, str(endpoint["id"]), delivery_id[:64], clock.now_iso()
+    )
+    if delivery is None:
+        raise errors.DeliveryInProgress()
     _send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
     return show(delivery)
 
@@ -166,34 +169,33 @@ def attempt(message: dict[str, Any]) -> None:
         delivery["state"] = "succeeded"
         stored.put_delivery(account_id, endpoint_id, delivery)
         if endpoint.get("failing_since"):
-            endpoint["failing_since"] = None
-            stored.put_endpoint(account_id, endpoint)
+            stored.clear_failing(account_id, endpoint_id)
         return
     if attempts < ATTEMPTS:
         due = now + retry_delay(attempts)
         delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due))
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):
-            endpoint["failing_since"] = delivery["created_at"]
-            stored.put_endpoint(account_id, endpoint)
+            stored.mark_failing(account_id, endpoint_id, delivery["created_at"])
         _send_later(account_id, endpoint_id, delivery["id"], due)
         return
     delivery["state"] = "failed"
     stored.put_delivery(account_id, endpoint_id, delivery)
     metrics.count("WebhookDeliveriesLost", reason="exhausted")
     failing_since = endpoint.get("failing_since") or delivery["created_at"]
-    if failing_since <= delivery["created_at"]:  # nothing reached it since: give up on it
-        disable(account_id, endpoint)
+    disable(account_id, endpoint_id, delivery["created_at"], failing_since)
 
 
-def disable(account_id: str, endpoint: dict[str, Any]) -> None:
-    """Disable an endpoint that kept failing, and tell the account by email."""
+def disable(account_id: str, endpoint_id: str, since: str, failing_since: str) -> None:
+    """Disable an endpoint that nothing reached since `since` (checked as it is written,
+    and only its state fields written), and tell the account by email."""
     reason = (
-        f"Every delivery since {endpoint.get('failing_since')} failed for over 24 hours; "
+        f"Every delivery since {failing_since} failed for over 24 hours; "
         "enable it again with PUT enabled=1."
     )
-    endpoint.update(enabled=False, disabled_reason=reason, updated_at=clock.now_iso())
-    stored.put_endpoint(account_id, endpoint)
+    endpoint = stored.disable_failing(account_id, endpoint_id, since, reason, clock.now_iso())
+    if endpoint is None:  # reached since, paused, enabled again or deleted meanwhile
+        return
     logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint["id"]})
     account = get_account(account_id)
     if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):
