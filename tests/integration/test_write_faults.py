@@ -8,12 +8,13 @@ from typing import Any
 
 import boto3
 import pytest
+from botocore.exceptions import ClientError
 
 from sitelens.core import config
-from sitelens.data import clients, projects, records
+from sitelens.data import clients, items, projects, records, stats
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
-from tests.fixtures.faults import INTERNAL, THROTTLED, FaultPlan, cancelled, injected
+from tests.fixtures.faults import INTERNAL, THROTTLED, FaultPlan, cancelled, error, injected
 
 
 @pytest.fixture
@@ -150,6 +151,57 @@ def test_an_oversized_item_is_refused_before_writing(aws_env):
         stored_reports.create_with_project(record)
     assert stored_reports.get("1", 1) is None
     assert projects.COLLECTION.table()
+
+
+# -- a failed condition told from a conflict (`items.is_condition_failure`) -----------------
+
+
+@pytest.mark.parametrize(
+    ("code", "reasons", "failed"),
+    [
+        ("ConditionalCheckFailedException", None, True),
+        ("TransactionCanceledException", ["None", "ConditionalCheckFailed"], True),
+        ("TransactionCanceledException", ["ConditionalCheckFailed", "TransactionConflict"], True),
+        ("TransactionCanceledException", ["None", "TransactionConflict"], False),
+        ("TransactionCanceledException", ["ThrottlingError"], False),
+        ("TransactionConflictException", None, False),
+        ("ThrottlingException", None, False),
+    ],
+)
+def test_only_a_condition_that_did_not_hold_is_a_condition_failure(code, reasons, failed):
+    response: dict[str, Any] = {"Error": {"Code": code, "Message": "injected"}}
+    if reasons is not None:
+        response["CancellationReasons"] = [{"Code": reason} for reason in reasons]
+    assert items.is_condition_failure(ClientError(response, "TransactWriteItems")) is failed
+
+
+def test_a_registry_full_is_refused_but_a_conflict_is_raised(aws_env):
+    group = (1, "page", "2026-11-21")
+    full = FaultPlan("UpdateItem", {0: cancelled("ConditionalCheckFailed")})
+    with injected(full):
+        assert stats.register(group, {b"d" * 16}, 2, 500, 32_000) is False
+    conflict = FaultPlan("UpdateItem", {0: cancelled("TransactionConflict")})
+    with injected(conflict), pytest.raises(ClientError) as raised:
+        stats.register(group, {b"d" * 16}, 2, 500, 32_000)  # the batch's hits come back
+    assert items.cancel_reasons(raised.value) == ["TransactionConflict"]
+    assert stats.registries([group])[group].digests == frozenset()  # nothing registered
+    assert stats.register(group, {b"d" * 16}, 2, 500, 32_000) is True
+
+
+def test_an_empty_project_row_held_by_a_transaction_is_dropped_on_a_retry(aws_env):
+    table = config.settings().projects_table
+    for name, reports in (("empty.example", 0), ("full.example", 1)):
+        boto3.client("dynamodb").put_item(
+            TableName=table,
+            Item={"account": {"S": "1"}, "project": {"S": name}, "reports": {"N": str(reports)}},
+        )
+    conflict = error(400, "TransactionConflictException", "Transaction is ongoing for the item")
+    plan = FaultPlan("DeleteItem", {0: conflict})
+    with injected(plan):
+        projects.drop_if_empty("1", "empty.example")
+    assert len(plan.requests) == 2 and project_row("1", "empty.example") is None
+    projects.drop_if_empty("1", "full.example")  # a row with reports stays
+    assert project_row("1", "full.example") is not None
 
 
 # -- a fault at each DynamoDB call: the answer says what was stored -------------------------

@@ -43,7 +43,14 @@ def error_code(err: Exception) -> str:
 
 
 def is_condition_failure(err: Exception) -> bool:
-    return error_code(err) in {"ConditionalCheckFailedException", "TransactionCanceledException"}
+    """Whether a write failed because a condition did not hold: a single write's, or an item's
+    of a cancelled transaction. A `TransactionConflict` (another transaction held an item)
+    or throttling is no failed condition: the write may go through when run again."""
+    code = error_code(err)
+    if code == "ConditionalCheckFailedException":
+        return True
+    reasons = cancel_reasons(err) if code == "TransactionCanceledException" else []
+    return "ConditionalCheckFailed" in reasons
 
 
 def cancel_reasons(err: Exception) -> list[str]:

@@ -3,9 +3,12 @@ kept in the same transaction as every report write (see `data.reports`)."""
 
 from __future__ import annotations
 
+import contextlib
+
 from sitelens.core.config import settings
+from sitelens.data import transactions
 from sitelens.data.clients import client
-from sitelens.data.items import Write, is_condition_failure
+from sitelens.data.items import Write
 from sitelens.data.records import Collection
 
 
@@ -87,13 +90,14 @@ def drop_if_empty(account: str, project: str) -> None:
     """Remove a project row left with no reports (nothing happens while it has reports);
     report writes take a row out with their last report (`leave`), so only a row without
     reports from before that needs this."""
-    try:
-        client("dynamodb").delete_item(
-            TableName=settings().projects_table,
-            Key={"account": {"S": account}, "project": {"S": project}},
-            ConditionExpression="reports <= :zero",
-            ExpressionAttributeValues={":zero": {"N": "0"}},
-        )
-    except Exception as err:
-        if not is_condition_failure(err):
-            raise
+    # a report transaction holding the row (a TransactionConflict) is retried by `write`
+    delete: Write = {
+        "Delete": {
+            "TableName": settings().projects_table,
+            "Key": {"account": {"S": account}, "project": {"S": project}},
+            "ConditionExpression": "reports <= :zero",
+            "ExpressionAttributeValues": {":zero": {"N": "0"}},
+        }
+    }
+    with contextlib.suppress(transactions.ConditionFailed):  # it has reports: kept
+        transactions.write([delete])
