@@ -4,33 +4,19 @@ why, and none errors; a test that asks for Chromium without the marker fails."""
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.fixtures import browsers
+from tests.integration.test_skips import run_pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 TESTS = ROOT / "tests"
-OPTIONS = ["-p", "no:cacheprovider", "-p", "no:randomly", "--override-ini", "addopts="]
 
 
 def run(*args: str, hide: bool = True) -> tuple[dict[str, int], str]:
-    """How the tests named end, by outcome, with CI's no-skip rule off."""
-    env = {k: v for k, v in os.environ.items() if k != "SITELENS_REQUIRE_ALL"}
-    env["SITELENS_HIDE_CHROMIUM"] = "1" if hide else "0"
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", *OPTIONS, *args],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    summary = done.stdout.strip().splitlines()[-1]
-    return {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", summary)}, done.stdout
+    """How the tests named end, by outcome, with Chromium hidden (or not)."""
+    return run_pytest("-p", "no:randomly", *args, SITELENS_HIDE_CHROMIUM="1" if hide else "0")
 
 
 def modules_naming_chromium() -> list[str]:
@@ -46,7 +32,7 @@ def modules_naming_chromium() -> list[str]:
 def test_without_chromium_every_browser_test_skips_and_none_errors() -> None:
     modules = modules_naming_chromium()
     assert len(modules) >= 9, modules
-    outcomes, output = run("-q", "-rs", *modules)
+    outcomes, output = run("-rs", *modules)
     assert "failed" not in outcomes and "errors" not in outcomes, output
     assert outcomes["skipped"] >= 20, output
     reasons = re.findall(r"^SKIPPED \[\d+\] [^:]+:\d+: (.*)$", output, re.M)
@@ -54,7 +40,7 @@ def test_without_chromium_every_browser_test_skips_and_none_errors() -> None:
 
 
 def test_a_test_that_uses_chromium_without_the_marker_fails() -> None:
-    outcomes, output = run("-q", "tests/fixtures/unmarked_browser.py", hide=False)
+    outcomes, output = run("tests/fixtures/unmarked_browser.py", hide=False)
     assert "without the `browser` marker" in output
     if browsers.CHROMIUM is None:
         assert outcomes == {"failed": 1, "skipped": 1}, output  # the marked one skipped

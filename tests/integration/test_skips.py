@@ -13,21 +13,26 @@ ROOT = Path(__file__).resolve().parents[2]
 OPTIONS = ["-q", "-p", "no:cacheprovider", "--override-ini", "addopts="]
 
 
-def outcomes(require_all: str | None) -> dict[str, int]:
-    """How the tests of tests/fixtures/skipping.py end, by outcome."""
-    env = {k: v for k, v in os.environ.items() if k != "SITELENS_REQUIRE_ALL"}
-    if require_all is not None:
-        env["SITELENS_REQUIRE_ALL"] = require_all
+def run_pytest(*args: str, **env: str) -> tuple[dict[str, int], str]:
+    """A pytest run in a process of its own, CI's no-skip rule off unless `env` sets it:
+    its outcomes by kind (from the summary line) and its output."""
+    environment = {k: v for k, v in os.environ.items() if k != "SITELENS_REQUIRE_ALL"}
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", "tests/fixtures/skipping.py", *OPTIONS],
+        [sys.executable, "-m", "pytest", *OPTIONS, *args],
         cwd=ROOT,
-        env=env,
+        env={**environment, **env},
         capture_output=True,
         text=True,
         timeout=120,
     )
     summary = done.stdout.strip().splitlines()[-1]
-    return {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", summary)}
+    return {kind: int(n) for n, kind in re.findall(r"(\d+) (\w+)", summary)}, done.stdout
+
+
+def outcomes(require_all: str | None) -> dict[str, int]:
+    """How the tests of tests/fixtures/skipping.py end, by outcome."""
+    env = {} if require_all is None else {"SITELENS_REQUIRE_ALL": require_all}
+    return run_pytest("tests/fixtures/skipping.py", **env)[0]
 
 
 def test_locally_a_test_without_its_tool_is_skipped() -> None:
