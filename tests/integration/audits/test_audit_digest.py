@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from sitelens import accounts
-from sitelens.audits.records import RUNS_KEPT
+from sitelens.audits.runs import RUNS_KEPT
 from sitelens.core import config
 from sitelens.data import audits as stored_audits
 from tests.integration.audits.test_audits import audit, audit_site, crawlable, drain, page

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from botocore.exceptions import ClientError
 
-from sitelens.audits import crawler, records
+from sitelens.audits import crawler, runs
 from sitelens.core import clock
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
@@ -161,12 +161,12 @@ def test_a_run_that_lost_a_step_fails_after_90_minutes(seo, account, crawlable, 
     assert (shown["status"], shown["failure"]) == ("crawling", None)
     monkeypatch.setattr(clock, "now", lambda: now + timedelta(minutes=91))
     shown = seo.get(path).data
-    assert (shown["status"], shown["failure"]) == ("failed", records.STALLED)
+    assert (shown["status"], shown["failure"]) == ("failed", runs.STALLED)
     [run] = seo.get(f"{path}/runs").data
-    assert (run["status"], run["failure"]) == ("failed", records.STALLED)
+    assert (run["status"], run["failure"]) == ("failed", runs.STALLED)
     assert seo.post(f"{path}/runs").status == 201  # the next run may start
     [_, before] = seo.get(f"{path}/runs").data
-    assert (before["status"], before["failure"]) == ("failed", records.STALLED)
+    assert (before["status"], before["failure"]) == ("failed", runs.STALLED)
     crawl = stored_audits.crawl_key(account.id, created["id"], 1)
     assert stored_audits.state(crawl)["status"] == "failed"
 

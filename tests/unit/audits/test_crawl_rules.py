@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from sitelens.audits import crawler, facts, fetching, records
+from sitelens.audits import crawler, facts, fetching, runs
 from sitelens.audits.fetching import BadCredentials, Fetched
 from sitelens.audits.urls import Scope
 from sitelens.seo import fetch
@@ -142,7 +142,7 @@ def test_the_stall_rule_follows_the_queue_s_redelivery():
     deliveries = queue["RedrivePolicy"]["maxReceiveCount"]
     visibility = timedelta(seconds=queue["VisibilityTimeout"])
     assert deliveries == crawler.DELIVERIES
-    assert deliveries * visibility == records.STALLED_AFTER == timedelta(minutes=90)
+    assert deliveries * visibility == runs.STALLED_AFTER == timedelta(minutes=90)
     last_ends = (deliveries - 1) * visibility + timedelta(seconds=worker["Timeout"])
-    assert last_ends < records.STALLED_AFTER
-    assert "90 minutes" in records.STALLED
+    assert last_ends < runs.STALLED_AFTER
+    assert "90 minutes" in runs.STALLED

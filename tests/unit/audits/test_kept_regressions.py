@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from sitelens.audits import records
+from sitelens.audits import runs
 
 pytestmark = pytest.mark.unit
 
@@ -40,7 +40,7 @@ def now(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_regression_is_kept_as_a_digest_shows_it() -> None:
-    kept = json.loads(records.kept_regressions({}, [summary(7, "2026-11-20T08:00:00Z")]))
+    kept = json.loads(runs.kept_regressions({}, [summary(7, "2026-11-20T08:00:00Z")]))
     assert kept == [
         {
             "run": 7,
@@ -58,13 +58,13 @@ def test_a_regression_is_kept_as_a_digest_shows_it() -> None:
 
 def test_runs_that_did_not_regress_or_finish_are_not_kept() -> None:
     ended = [summary(1, "2026-11-20T08:00:00Z", regression=False), {"run": 2, "status": "failed"}]
-    assert json.loads(records.kept_regressions({}, ended)) == []
+    assert json.loads(runs.kept_regressions({}, ended)) == []
 
 
 def test_two_months_are_kept_at_most_and_a_run_once() -> None:
     before = [summary(n, f"2026-09-{n:02d}T08:00:00Z") for n in range(20, 30)]
-    record = {"regressed": records.kept_regressions({}, before)}
-    kept = json.loads(records.kept_regressions(record, [summary(29, "2026-09-29T09:00:00Z")]))
+    record = {"regressed": runs.kept_regressions({}, before)}
+    kept = json.loads(runs.kept_regressions(record, [summary(29, "2026-09-29T09:00:00Z")]))
     # 62 days before 25 November at noon is 24 September at noon: run 24 ended at 08:00
     assert [r["run"] for r in kept] == [25, 26, 27, 28, 29]
     assert kept[-1]["finished_at"] == "2026-09-29T09:00:00Z"
@@ -72,6 +72,6 @@ def test_two_months_are_kept_at_most_and_a_run_once() -> None:
 
 def test_at_most_the_latest_hundred() -> None:
     many = [summary(n, f"2026-11-{1 + n // 10:02d}T08:00:{n % 60:02d}Z") for n in range(150)]
-    kept = json.loads(records.kept_regressions({}, many))
-    assert len(kept) == records.MAX_REGRESSIONS_KEPT
+    kept = json.loads(runs.kept_regressions({}, many))
+    assert len(kept) == runs.MAX_REGRESSIONS_KEPT
     assert [r["run"] for r in kept] == list(range(50, 150))

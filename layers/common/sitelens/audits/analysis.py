@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sitelens.audits import checks, history, traffic
-from sitelens.audits.records import RUNS_KEPT, SEVERITIES, kept_regressions
+from sitelens.audits.runs import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.data import audits as stored

@@ -36,7 +36,7 @@ UNSTARTED_GRACE = timedelta(minutes=5)
 RUNS_RETRY_AFTER = 60  # seconds: runs end at their own pace; ask again in a minute
 WRITE_SECONDS = 5.0  # an account's starts at once each win in milliseconds
 RETRY_CAP_SECONDS = 0.05
-# (a run's state, when it was admitted) -> whether it is still going (`records.status_of`)
+# (a run's state, when it was admitted) -> whether it is still going (`runs.status_of`)
 Going = Callable[[dict[str, Any], str], bool]
 Usage = dict[str, Any]
 

@@ -127,7 +127,7 @@ def _fail_exhausted(
 def _fail(crawl: str, failure: str) -> None:
     """End the run `failed`, with why (a sentence for the user), unless it has ended: its
     queued steps are dropped and its analysis never runs."""
-    from sitelens.audits.records import ACTIVE as UNFINISHED
+    from sitelens.audits.runs import ACTIVE as UNFINISHED
 
     if stored.set_state(crawl, UNFINISHED, status="failed", failure=failure):
         logger.warning("audit run failed", extra={"crawl": crawl, "failure": failure})

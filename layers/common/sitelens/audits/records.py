@@ -13,50 +13,24 @@ crawler; an answer shows only their names and whether each is set (`crawl_secret
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits import caps, history, rules, urls
+from sitelens.audits import caps, history, rules, setting_checks
+from sitelens.audits import runs as run_history
 from sitelens.core import clock, errors
-from sitelens.core.errors import echoed
 from sitelens.core.log import logger
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing, privacy
 from sitelens.sharing.links import audit_url, new_share_id
-from sitelens.tokens import sealing
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
-    from sitelens.audits.inputs import AuditCreate, AuditListQuery, AuditSettings, AuditUpdate
-
-SEVERITIES = ("high", "medium", "low")  # an issue's, most severe first
-RUNS_KEPT = 20  # runs summarised in an audit's record (the oldest are forgotten)
-# Regressed runs are also kept apart, in what a digest shows of them, for as long as a digest
-# may still list them: a month's digest of a daily audit covers more runs than RUNS_KEPT.
-REGRESSIONS_KEPT = timedelta(days=62)
-MAX_REGRESSIONS_KEPT = 100
+    from sitelens.audits.inputs import AuditCreate, AuditListQuery, AuditUpdate
 
 # A scheduled audit runs again this long after its last run started.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
 RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
-ACTIVE = ("queued", "crawling", "analysing")
-# A run none of whose steps has ended (or moved its status) for this long has failed. A
-# step that raises on its last delivery fails its run at once (`crawler.DELIVERIES`); this
-# is for a step whose worker was killed on every delivery (its 300 s timeout, its memory)
-# or that was never queued. Every step still pending was queued before the run's last
-# progress (a step queues its links before it ends), so with no backlog its first delivery
-# is then, its third 2 x 30 minutes later (AuditQueue's VisibilityTimeout, maxReceiveCount
-# 3), over within the worker's 5 minutes: 65 minutes after the last progress no step of
-# the run can end any more. 90 minutes (3 x 30, when such a step reaches the dead-letter
-# queue) leaves 25 for a backlog. (tests/unit/audits/test_crawl_rules.py holds it to the
-# template.)
-STALLED_AFTER = timedelta(minutes=90)
-STALLED = (
-    "The run stopped: none of its steps ended for 90 minutes (a step was lost, or its worker"
-    " was stopped on every try). Run the audit again."
-)
-NOT_QUEUED = "The run could not be queued (the service's queue refused it). Run the audit again."
 # What decides which pages a run crawls: a change of any is noted on the next run.
 SCOPE_FIELDS = (
     "url",
@@ -76,8 +50,6 @@ PLAIN_SETTINGS: dict[str, Any] = {
     "user_agent": rules.DEFAULT_USER_AGENT,
     "max_rate": 0,
 }
-SECRET_FIELDS = ("headers", "basic_auth", "cookie")  # sealed together, never shown
-NO_SECRET = {"headers": [], "basic_auth": False, "cookie": False}  # as shown
 
 
 def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
@@ -85,92 +57,12 @@ def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
     return stored_audits.crawl_key(record["account"], record["id"], run or record["run"])
 
 
-def finished_runs(record: dict[str, Any], state: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The summaries of the audit's finished runs (done, or failed), oldest first. A run's
-    state gets its summary in the same write that makes it done, and the audit's record
-    gets it after: a done run not yet in the record is read from its state, so no answer
-    shows a run done without its score."""
-    finished = json.loads(record.get("runs") or "[]")
-    if state and state.get("summary") and int(state["run"]) not in {r["run"] for r in finished}:
-        finished.append(json.loads(state["summary"]))
-    return finished[-RUNS_KEPT:]
-
-
-def kept_regressions(record: dict[str, Any], ended: list[dict[str, Any]]) -> str:
-    """The record's `regressed` runs (JSON) with those of `ended` (run summaries) that
-    regressed: each as a digest shows it (its score, change and high-severity issues), of
-    the last `REGRESSIONS_KEPT`, at most `MAX_REGRESSIONS_KEPT`, oldest first."""
-    kept = {r["run"]: r for r in json.loads(record.get("regressed") or "[]")}
-    for summary in ended:
-        if summary.get("regression") and summary.get("finished_at"):
-            kept[summary["run"]] = _as_regression(summary)
-    since = clock.iso(clock.now() - REGRESSIONS_KEPT)
-    recent = [r for _, r in sorted(kept.items()) if r["finished_at"] >= since]
-    return json.dumps(recent[-MAX_REGRESSIONS_KEPT:])
-
-
-def _as_regression(summary: dict[str, Any]) -> dict[str, Any]:
-    change = summary.get("diff") or {}
-    high = [i for i in change.get("new", []) if i["severity"] == "high"]
-    spread = [i for i in change.get("persisting", []) if i["severity"] == "high" and i["new_pages"]]
-    return {
-        "run": summary["run"],
-        "finished_at": summary["finished_at"],
-        "score": summary.get("score"),
-        "regression": True,
-        "diff": {"score_delta": change.get("score_delta"), "new": high, "persisting": spread},
-    }
-
-
-def last_done(finished: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The last of the runs that is done (a failed run has no score or issues)."""
-    # summaries recorded before failed runs were kept are all of done runs
-    return next((run for run in reversed(finished) if run.get("status", "done") == "done"), None)
-
-
-def _unfinished(run: int, status: str, state: dict[str, Any]) -> dict[str, Any]:
-    """The history entry of a run without a summary (going on, or failed): what it has
-    fetched, no score."""
-    return {
-        "run": run,
-        "status": status,
-        "failure": failure_of(status, state),
-        "started_at": state.get("started_at"),
-        "finished_at": None,
-        "pages": int(state.get("fetched", 0)),
-        "score": None,
-        "issues": None,
-        "diff": None,
-        "regression": False,
-    }
-
-
-def status_of(record: dict[str, Any], state: dict[str, Any] | None) -> str:
-    """The current run's status as shown: `failed` once an active run has stalled (timed
-    from its last step, its start, or, without a state, the record's last change)."""
-    state = state or {}
-    status = state.get("status", "queued")
-    if status not in ACTIVE:
-        return status
-    progressed = state.get("progressed_at") or state.get("started_at") or record["updated_at"]
-    return "failed" if progressed < clock.iso(clock.now() - STALLED_AFTER) else status
-
-
-def failure_of(status: str, state: dict[str, Any] | None) -> str | None:
-    """Why a run shown `status` failed (a sentence for the user), None when it has not: the
-    reason its crawl stored, or `STALLED` for a run failed by `status_of`."""
-    if status != "failed":
-        return None
-    state = state or {}
-    return state.get("failure") or (STALLED if state.get("status", "queued") in ACTIVE else None)
-
-
 def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
     """The audit as the API returns it: its settings, its current run's status and
     progress, the score and issue counts of its last finished run, and its share page on
     the SEO API at `base_url` (None for an audit from before share ids)."""
-    last = last_done(finished_runs(record, state))
-    status = status_of(record, state)
+    last = run_history.last_done(run_history.finished_runs(record, state))
+    status = run_history.status_of(record, state)
     state = state or {}
     share_id = record.get("share_id")
     return {
@@ -186,7 +78,9 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
         "schedule": record["schedule"],
         "user_agent": record.get("user_agent", rules.DEFAULT_USER_AGENT),
         # names and flags only: the values are sealed and never shown
-        "crawl_secret": json.loads(record.get("crawl_secret_shown") or json.dumps(NO_SECRET)),
+        "crawl_secret": json.loads(
+            record.get("crawl_secret_shown") or json.dumps(setting_checks.NO_SECRET)
+        ),
         "max_rate": record.get("max_rate") or None,
         "regression": _regression(record),
         "muted": json.loads(record.get("muted") or "{}"),
@@ -197,7 +91,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
         "share_url": audit_url(base_url, share_id) if share_id else None,
         "run": record["run"],
         "status": status,
-        "failure": failure_of(status, state),
+        "failure": run_history.failure_of(status, state),
         "progress": {
             "discovered": int(state.get("discovered", 0)),
             "fetched": int(state.get("fetched", 0)),
@@ -215,9 +109,11 @@ def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any
     """Store the audit and queue its first run, within the account's caps (nothing is
     stored beyond one)."""
     password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
-    check_start(fields.url)
-    _check_list(fields.url, fields.list_urls or "", fields.max_pages)
-    secret = _sealed({name: getattr(fields, name) for name in SECRET_FIELDS}, fields)
+    setting_checks.check_start(fields.url)
+    setting_checks.check_list(fields.url, fields.list_urls or "", fields.max_pages)
+    secret = setting_checks.sealed_fields(
+        {name: getattr(fields, name) for name in setting_checks.SECRET_FIELDS}, fields
+    )
     now = clock.now_iso()
     record = {
         "account": account_id,
@@ -263,7 +159,7 @@ def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any
 
 def _going(state: dict[str, Any], since: str) -> bool:
     """Whether a run counted on the account's caps since `since` is still going."""
-    return status_of({"updated_at": since}, state) in ACTIVE
+    return run_history.status_of({"updated_at": since}, state) in run_history.ACTIVE
 
 
 def _start_admitted(
@@ -275,73 +171,6 @@ def _start_admitted(
     except Exception:
         caps.release(record["account"], ticket=ticket)
         raise
-
-
-def check_start(url: str) -> None:
-    """A start URL the report fetcher's guard (`seo.fetch`) lets through, as a report's or
-    a webhook's: http or https, no user name or password, an allowed port and, once its
-    host resolves, only public addresses (unless the service allows private ones). A host
-    that does not resolve now is left to the run, which fails saying so. 422 on `url`."""
-    # Imported here: the fetcher brings urllib3 (about 70 ms of a cold start), which only
-    # a new start URL needs.
-    from sitelens.seo import fetch
-    from sitelens.seo.connections import Session
-
-    try:
-        target = fetch.target_of(url)
-    except fetch.FetchError as err:
-        raise errors.Invalid.field("url", str(err)) from None
-    session = Session()
-    try:
-        fetch.checked_addresses(session, target, time.monotonic() + fetch.DEADLINE)
-    except fetch.FetchError as err:
-        if str(err) != fetch.UNREACHABLE:
-            raise errors.Invalid.field("url", str(err)) from None
-    finally:
-        session.close()
-
-
-def _check_list(url: str, list_urls: str, max_pages: int) -> None:
-    """List mode's URLs: at most `max_pages` of them, each on the start URL's host."""
-    listed = [line for line in list_urls.split("\n") if line]
-    if len(listed) > max_pages:
-        raise errors.Invalid.field(
-            "list_urls",
-            f"The list urls field must not have more URLs than max pages ({max_pages}).",
-        )
-    host = urls.origin(urls.normalise(url) or url)
-    for line in listed:
-        if urls.origin(urls.normalise(line) or line) != host:
-            raise errors.Invalid.field(
-                "list_urls",
-                f"Each URL of the list must be on the audit's host, {host}: {echoed(line)}",
-            )
-
-
-def _sealed(secret: dict[str, Any], sent: AuditSettings) -> dict[str, Any]:
-    """The record's fields of a crawl secret (`headers`, `basic_auth`, `cookie`): sealed
-    together, and what an answer shows of it; none when all are empty. 422 on the first of
-    them sent when they are larger together than one seal takes."""
-    headers, basic_auth, cookie = (secret.get(name) for name in SECRET_FIELDS)
-    if not (headers or basic_auth or cookie):
-        return {}
-    plain = json.dumps(
-        {"headers": headers or {}, "basic_auth": basic_auth or None, "cookie": cookie or None},
-        separators=(",", ":"),
-    )
-    if len(plain.encode()) > sealing.MAX_PLAINTEXT_BYTES:
-        field = next(name for name in SECRET_FIELDS if getattr(sent, name) is not None)
-        raise errors.Invalid.field(
-            field,
-            f"The headers, basic auth and cookie must not be longer than "
-            f"{sealing.MAX_PLAINTEXT_BYTES} bytes together.",
-        )
-    shown = {
-        "headers": sorted(headers or {}),
-        "basic_auth": bool(basic_auth),
-        "cookie": bool(cookie),
-    }
-    return {"crawl_secret": sealing.seal(plain), "crawl_secret_shown": json.dumps(shown)}
 
 
 def _regression(record: dict[str, Any]) -> dict[str, Any]:
@@ -385,7 +214,7 @@ def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> 
     except Exception:
         # never queued: failed now, so that the next run may start without waiting for it
         # to stall
-        stored_audits.set_state(crawl, ("queued",), status="failed", failure=NOT_QUEUED)
+        stored_audits.set_state(crawl, ("queued",), status="failed", failure=run_history.NOT_QUEUED)
         raise
     return state
 
@@ -418,12 +247,14 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
     has not finished."""
     record = stored(account_id, audit_id)
     current = stored_audits.state(crawl_of(record)) or {}
-    status = status_of(record, current)
-    if status in ACTIVE:
+    status = run_history.status_of(record, current)
+    if status in run_history.ACTIVE:
         raise RunActive()
-    if current.get("status", "queued") in ACTIVE:
+    if current.get("status", "queued") in run_history.ACTIVE:
         # stalled: failed for good, so that a redrive of its lost step finds it so and stops
-        stored_audits.set_state(crawl_of(record), ACTIVE, status="failed", failure=STALLED)
+        stored_audits.set_state(
+            crawl_of(record), run_history.ACTIVE, status="failed", failure=run_history.STALLED
+        )
         logger.warning("audit run stalled: failed", extra={"audit": audit_id, "run": record["run"]})
     run = record["run"] + 1
     ticket = caps.admit(
@@ -439,13 +270,13 @@ def start_next_run(account_id: str, audit_id: int) -> tuple[dict[str, Any], dict
         # a run done whose summary its record lacks (its worker was killed between the two
         # writes) is kept in the record's history before the record moves on, as is a run
         # that failed
-        ended = finished_runs(found, current)
+        ended = run_history.finished_runs(found, current)
         if status == "failed":
-            ended.append(_unfinished(record["run"], "failed", current))
+            ended.append(run_history.unfinished(record["run"], "failed", current))
         return {
             **found,
-            "runs": json.dumps(ended[-RUNS_KEPT:]),
-            "regressed": kept_regressions(found, ended),
+            "runs": json.dumps(ended[-run_history.RUNS_KEPT :]),
+            "regressed": run_history.kept_regressions(found, ended),
             "run": run,
             "scope_changed": 0,  # noted on the run that starts now
             "updated_at": clock.after(found["updated_at"]),
@@ -472,11 +303,11 @@ def update(account_id: str, audit_id: int, fields: AuditUpdate, base_url: str) -
     rule.changes(current)  # a refused password is refused before anything is written
     url = fields.url if fields.url is not None else current["url"]
     if fields.url is not None:
-        check_start(fields.url)
+        setting_checks.check_start(fields.url)
     if (fields.url, fields.list_urls, fields.max_pages) != (None, None, None):
         listed = fields.list_urls if fields.list_urls is not None else current.get("list_urls", "")
-        _check_list(url, listed, fields.max_pages or current["max_pages"])
-    sealed = _secret_change(fields)
+        setting_checks.check_list(url, listed, fields.max_pages or current["max_pages"])
+    sealed = setting_checks.secret_change(fields)
     sealed(current)  # a secret too large is refused before anything is written
     adds_schedule = fields.schedule not in (None, "none") and current["schedule"] == "none"
     if adds_schedule:
@@ -527,38 +358,6 @@ def update(account_id: str, audit_id: int, fields: AuditUpdate, base_url: str) -
     return show(updated, current_state(updated), base_url)
 
 
-def _secret_change(sent: AuditSettings) -> Any:
-    """The crawl secret's new record fields given the stored record (None when the request
-    sends none of its parts; an empty dict when it clears them all). A part not sent is
-    kept from the stored secret, unsealed (once for each stored secret met)."""
-    parts = {name: getattr(sent, name) for name in SECRET_FIELDS}
-    made: dict[str, dict[str, Any]] = {}
-
-    def sealed(found: dict[str, Any]) -> dict[str, Any] | None:
-        if all(value is None for value in parts.values()):
-            return None
-        stored_token = found.get("crawl_secret") or ""
-        if stored_token not in made:
-            kept: dict[str, Any] = {}
-            if stored_token and any(value is None for value in parts.values()):
-                try:
-                    kept = json.loads(sealing.unseal(stored_token))
-                except sealing.BadSeal:  # sealed under a key this stack no longer has
-                    field = next(name for name, value in parts.items() if value is not None)
-                    raise errors.Invalid.field(
-                        field,
-                        "The stored headers, basic auth and cookie cannot be read; send "
-                        "all three again.",
-                    ) from None
-            merged = {
-                name: kept.get(name) if value is None else value for name, value in parts.items()
-            }
-            made[stored_token] = _sealed(merged, sent)
-        return made[stored_token]
-
-    return sealed
-
-
 def _released(account_id: str, audit_id: int) -> None:
     """Give an audit's place on the cap of scheduled audits back. The change it follows is
     made: should this fail, the place is found free when the cap is next reached."""
@@ -590,7 +389,7 @@ def delete(account_id: str, audit_id: int) -> None:
     """Cancel the audit's run (its queued steps are dropped) and delete the audit; its
     runs' pages and issues expire with their TTL."""
     record = stored(account_id, audit_id)
-    stored_audits.set_state(crawl_of(record), ACTIVE, status="cancelled")
+    stored_audits.set_state(crawl_of(record), run_history.ACTIVE, status="cancelled")
     deleted = stored_audits.delete(account_id, audit_id)
     if deleted is None:
         raise errors.NotFound()
@@ -623,7 +422,9 @@ def runs(account_id: str, audit_id: int) -> list[dict[str, Any]]:
     its status."""
     record = stored(account_id, audit_id)
     state = current_state(record) or {}
-    history = finished_runs(record, state)
+    history = run_history.finished_runs(record, state)
     if record["run"] not in {run["run"] for run in history}:
-        history.append(_unfinished(record["run"], status_of(record, state), state))
+        history.append(
+            run_history.unfinished(record["run"], run_history.status_of(record, state), state)
+        )
     return sorted(history, key=lambda run: run["run"], reverse=True)

@@ -7,7 +7,8 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits.records import SEVERITIES, crawl_of, stored
+from sitelens.audits.records import crawl_of, stored
+from sitelens.audits.runs import SEVERITIES
 from sitelens.core import errors
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.audits import records, results
-from sitelens.audits.records import SEVERITIES
+from sitelens.audits import records, results, runs
+from sitelens.audits.runs import SEVERITIES
 
 ISSUE_FIELDS = ("code", "title", "fix", "learn_more", "count")  # no pages: counts only
 # What a visitor without a key sees of the audit: not its crawl settings (header names,
@@ -34,7 +34,7 @@ PUBLIC_FIELDS = (
 def view(record: dict[str, Any], base_url: str) -> dict[str, Any]:
     """The share view of a stored audit; `last_run` is None until a run has finished."""
     state = records.current_state(record)
-    last = records.last_done(records.finished_runs(record, state))
+    last = runs.last_done(runs.finished_runs(record, state))
     return {
         "audit": {
             name: value
