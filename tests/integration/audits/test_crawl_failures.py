@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 
 from botocore.exceptions import ClientError
 
-from sitelens.audits import crawler, runs
+from sitelens.audits import crawler, failures, runs
 from sitelens.core import clock
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
@@ -95,8 +95,8 @@ def test_a_start_url_robots_txt_disallows_fails_the_run_unless_robots_are_ignore
         ignored, _ = audit_of(seo, site.url("/"), respect_robots="0")
     finally:
         site.close()
-    assert_failed(seo, *failed, crawler.ROBOTS_FAILURE)
-    assert crawler.ROBOTS_FAILURE == (
+    assert_failed(seo, *failed, failures.ROBOTS_FAILURE)
+    assert failures.ROBOTS_FAILURE == (
         "robots.txt disallows the start URL for SitelensAudit; set respect_robots to 0 to audit"
         " it anyway."
     )
@@ -114,7 +114,7 @@ def test_the_host_a_start_url_moved_to_must_allow_it(seo, crawlable):
         failed = audit_of(seo, site.external + "/")
     finally:
         site.close()
-    assert_failed(seo, *failed, crawler.ROBOTS_FAILURE)
+    assert_failed(seo, *failed, failures.ROBOTS_FAILURE)
     assert "/" not in site.paths()
 
 
@@ -136,10 +136,10 @@ def test_a_step_that_fails_its_last_delivery_fails_the_run_at_once(
     assert_failed(
         seo,
         *failed,
-        f"A crawl step failed {crawler.DELIVERIES} times: ThrottlingException. Run the audit"
+        f"A crawl step failed {failures.DELIVERIES} times: ThrottlingException. Run the audit"
         " again.",
     )
-    assert site.paths().count("/") == crawler.DELIVERIES
+    assert site.paths().count("/") == failures.DELIVERIES
 
 
 def test_a_run_that_lost_a_step_fails_after_90_minutes(seo, account, crawlable, monkeypatch):

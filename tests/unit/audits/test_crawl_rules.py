@@ -9,7 +9,7 @@ from datetime import timedelta
 
 import pytest
 
-from sitelens.audits import crawler, facts, fetching, runs
+from sitelens.audits import facts, failures, fetching, runs
 from sitelens.audits.fetching import BadCredentials, Fetched
 from sitelens.audits.urls import Scope
 from sitelens.seo import fetch
@@ -115,21 +115,21 @@ def answer(status: int) -> Fetched:
 
 
 def test_why_a_start_url_fails_its_run():
-    assert crawler._start_failure(answer(200)) is None
-    assert crawler._start_failure(answer(301)) is None  # a redirect: its target is crawled
+    assert failures.start_failure(answer(200)) is None
+    assert failures.start_failure(answer(301)) is None  # a redirect: its target is crawled
     unreachable = Fetched("https://e.com/", None, fetch.UNREACHABLE)
-    assert crawler._start_failure(unreachable) == (
+    assert failures.start_failure(unreachable) == (
         f"The start URL could not be reached. {fetch.UNREACHABLE}"
     )
-    assert crawler._start_failure(answer(403)).startswith(
+    assert failures.start_failure(answer(403)).startswith(
         "The start URL answered 403 Forbidden: the site refused the crawler."
     )
-    assert "max_rate" in crawler._start_failure(answer(429))
-    assert crawler._start_failure(answer(503)) == (
+    assert "max_rate" in failures.start_failure(answer(429))
+    assert failures.start_failure(answer(503)) == (
         "The start URL answered 503 Service Unavailable: the site's server failed. Run the"
         " audit again later."
     )
-    assert crawler._start_failure(answer(599)).startswith("The start URL answered 599:")
+    assert failures.start_failure(answer(599)).startswith("The start URL answered 599:")
 
 
 def test_the_stall_rule_follows_the_queue_s_redelivery():
@@ -141,7 +141,7 @@ def test_the_stall_rule_follows_the_queue_s_redelivery():
     worker = resources["AuditFunction"]["Properties"]
     deliveries = queue["RedrivePolicy"]["maxReceiveCount"]
     visibility = timedelta(seconds=queue["VisibilityTimeout"])
-    assert deliveries == crawler.DELIVERIES
+    assert deliveries == failures.DELIVERIES
     assert deliveries * visibility == runs.STALLED_AFTER == timedelta(minutes=90)
     last_ends = (deliveries - 1) * visibility + timedelta(seconds=worker["Timeout"])
     assert last_ends < runs.STALLED_AFTER

@@ -28,7 +28,7 @@ each with a default so that a state written before them crawls as before: `user_
 A run that cannot be audited ends `failed` with a `failure` the user can act on, and is
 never analysed: an unreachable start URL or one answering an error, a start URL robots.txt
 disallows, crawl credentials that cannot be sent, and a step that failed its last delivery
-(`DELIVERIES`, AuditQueue's maxReceiveCount: it goes to the dead-letter queue, so the run
+(`failures.DELIVERIES`, AuditQueue's maxReceiveCount: it goes to the dead-letter queue, so the run
 could never finish).
 """
 
@@ -40,12 +40,20 @@ import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from http import HTTPStatus
 from typing import Any
 
 from protego import Protego
 
-from sitelens.audits import externals, facts, fairshare, fetching, politeness, sitemaps, urls
+from sitelens.audits import (
+    externals,
+    facts,
+    failures,
+    fairshare,
+    fetching,
+    politeness,
+    sitemaps,
+    urls,
+)
 from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness, get
 from sitelens.audits.politeness import MAX_CRAWL_DELAY
 from sitelens.audits.urls import Scope
@@ -58,12 +66,6 @@ from sitelens.seo.page import Site
 
 MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
 ACTIVE = ("queued", "crawling")
-# A step's deliveries before it moves to the dead-letter queue: AuditQueue's
-# maxReceiveCount (template.yaml; a test holds the two together).
-DELIVERIES = 3
-ROBOTS_FAILURE = (
-    f"robots.txt disallows the start URL for {AGENT}; set respect_robots to 0 to audit it anyway."
-)
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
 
 
@@ -77,7 +79,7 @@ def handle(records: list[dict[str, Any]]) -> list[str]:
         try:
             step = json.loads(record["body"])
             if step["kind"] == "fetch":
-                if _deliveries(record) > 1:
+                if failures.deliveries(record) > 1:
                     step["again"] = True  # an earlier delivery may have claimed its links
                 fetches.append((record["messageId"], step))
             elif step["kind"] == "start":
@@ -89,48 +91,11 @@ def handle(records: list[dict[str, Any]]) -> list[str]:
         except Exception as err:
             logger.exception("audit step failed", extra={"message_id": record.get("messageId")})
             failed.append(record["messageId"])
-            errors[record["messageId"]] = _error_name(err)
+            errors[record["messageId"]] = failures.error_name(err)
     if fetches:
         failed += fetch_all(fetches, errors)
-    _fail_exhausted(records, failed, errors)
+    failures.fail_exhausted(records, failed, errors)
     return failed
-
-
-def _deliveries(record: dict[str, Any]) -> int:
-    return int(record.get("attributes", {}).get("ApproximateReceiveCount", 1))
-
-
-def _error_name(err: Exception) -> str:
-    """What failed, for the run's `failure`: an AWS error's code, else the exception's class
-    (never its message, which may quote what was sent)."""
-    response = getattr(err, "response", None)
-    code = response.get("Error", {}).get("Code") if isinstance(response, dict) else None
-    return str(code) if code else type(err).__name__
-
-
-def _fail_exhausted(
-    records: list[dict[str, Any]], failed: list[str], errors: dict[str, str]
-) -> None:
-    """Fail the runs of the steps that failed their last delivery: each goes to the
-    dead-letter queue, and its run would otherwise wait to be called stalled."""
-    for record in records:
-        if record["messageId"] not in failed or _deliveries(record) < DELIVERIES:
-            continue
-        error = errors.get(record["messageId"], "an error")
-        try:
-            crawl = json.loads(record["body"])["crawl"]
-            _fail(crawl, f"A crawl step failed {DELIVERIES} times: {error}. Run the audit again.")
-        except Exception:
-            logger.exception("audit run could not be failed", extra={"crawl": record["body"]})
-
-
-def _fail(crawl: str, failure: str) -> None:
-    """End the run `failed`, with why (a sentence for the user), unless it has ended: its
-    queued steps are dropped and its analysis never runs."""
-    from sitelens.audits.runs import ACTIVE as UNFINISHED
-
-    if stored.set_state(crawl, UNFINISHED, status="failed", failure=failure):
-        logger.warning("audit run failed", extra={"crawl": crawl, "failure": failure})
 
 
 def _scope(state: dict[str, Any]) -> Scope:
@@ -198,13 +163,13 @@ def start(crawl: str) -> None:
     try:
         identity = _identity(state)
     except fetching.BadCredentials as err:
-        _fail(crawl, f"The audit's crawl credentials cannot be sent: {err} Set them again.")
+        failures.fail(crawl, f"The audit's crawl credentials cannot be sent: {err} Set them again.")
         return
     kept, delay, declared, unreachable = _read_robots(start_url, identity)
     listed = scope.listed(state.get("list_urls") or "")
     failure = _unstartable({**state, "robots": kept}, start_url, unreachable, listed)
     if failure is not None:
-        _fail(crawl, failure)
+        failures.fail(crawl, failure)
         return
     if not again:
         crawling: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
@@ -239,33 +204,11 @@ def _unstartable(
             return "None of the listed URLs is on the start URL's host and in the audit's scope."
         return None
     rules = _robots(state)
-    return ROBOTS_FAILURE if rules is not None and not rules.can_fetch(start_url, AGENT) else None
-
-
-def _start_failure(result: Fetched) -> str | None:
-    """Why the fetch of the run's start URL ends the run (its `failure`), or None: it could
-    not be fetched, or it answered an error (a redirect is followed as a page of its own)."""
-    response = result.response
-    if response is None:
-        return f"The start URL could not be reached. {result.error}"
-    if response.status < 400:
-        return None
-    try:
-        answered = f"{response.status} {HTTPStatus(response.status).phrase}"
-    except ValueError:
-        answered = str(response.status)
-    if response.status in (401, 403):
-        advice = (
-            "the site refused the crawler. For a staging site, give its basic auth, cookie or"
-            " headers in the audit's crawl settings."
-        )
-    elif response.status == 429:
-        advice = "the site asks for fewer requests. Lower the audit's max_rate, or run it later."
-    elif response.status >= 500:
-        advice = "the site's server failed. Run the audit again later."
-    else:
-        advice = "audit a URL of the site that answers 200."
-    return f"The start URL answered {answered}: {advice}"
+    return (
+        failures.ROBOTS_FAILURE
+        if rules is not None and not rules.can_fetch(start_url, AGENT)
+        else None
+    )
 
 
 def _read_robots(url: str, identity: Identity) -> tuple[str, float, list[str], str | None]:
@@ -471,14 +414,14 @@ def fetch_all(
             rules = None if step.get("external") else _robots(state)  # else its own host's
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
                 if _is_start(state, step):  # the host a start URL moved to disallows it
-                    _fail(crawl, ROBOTS_FAILURE)
+                    failures.fail(crawl, failures.ROBOTS_FAILURE)
                 tally.add(step["url"], {"state": "fetched", "blocked": True}, 1, [])
                 continue
             wanted.setdefault(crawl, []).append((message_id, step))
         except Exception as err:
             logger.exception("audit fetch failed", extra={"crawl": crawl})
             failed.append(message_id)
-            errors[message_id] = _error_name(err)
+            errors[message_id] = failures.error_name(err)
     polite: dict[str, Politeness] = {}
     for crawl in wanted:
         delay = float((states[crawl] or {}).get("crawl_delay") or 0.0)
@@ -505,7 +448,7 @@ def fetch_all(
             _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
         except Exception as err:
             logger.exception("audit page could not be read", extra={"crawl": step["crawl"]})
-            broken[step["crawl"]] = _error_name(err)
+            broken[step["crawl"]] = failures.error_name(err)
 
     if plan.planned:
         # Each page is fetched, analysed and its links claimed in a thread of its own (a
@@ -516,7 +459,7 @@ def fetch_all(
             list(pool.map(crawl_one, plan.planned))
     for message_id, refused in politeness.put_off([*later, *plan.later]):  # after the fetches:
         failed.append(message_id)  # their slots were booked from now
-        errors[message_id] = _error_name(refused)
+        errors[message_id] = failures.error_name(refused)
     for crawl, tally in tallies.items():
         try:
             if crawl in broken:
@@ -527,7 +470,9 @@ def fetch_all(
         except Exception as err:
             logger.exception("audit steps could not be finished", extra={"crawl": crawl})
             failed += tally.messages
-            errors.update(dict.fromkeys(tally.messages, broken.get(crawl) or _error_name(err)))
+            errors.update(
+                dict.fromkeys(tally.messages, broken.get(crawl) or failures.error_name(err))
+            )
     return list(dict.fromkeys(failed))  # each once: a step may fail alone, then with its crawl
 
 
@@ -574,8 +519,8 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
             )
             found.update(parsed.facts)
             queued += _claim_links(state, scope, parsed, depth, again)
-    if _is_start(state, step) and (failure := _start_failure(result)) is not None:
-        _fail(state["crawl"], failure)
+    if _is_start(state, step) and (failure := failures.start_failure(result)) is not None:
+        failures.fail(state["crawl"], failure)
     tally.add(url, found, 1, queued)
 
 
