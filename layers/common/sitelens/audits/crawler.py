@@ -26,10 +26,7 @@ each with a default so that a state written before them crawls as before: `user_
 ("": discover) and `max_rate` (0: the service's rate).
 
 A run that cannot be audited ends `failed` with a `failure` the user can act on, and is
-never analysed: an unreachable start URL or one answering an error, a start URL robots.txt
-disallows, crawl credentials that cannot be sent, and a step that failed its last delivery
-(`failures.DELIVERIES`, AuditQueue's maxReceiveCount: it goes to the dead-letter queue, so the run
-could never finish).
+never analysed (`failures`).
 """
 
 from __future__ import annotations
@@ -42,9 +39,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from protego import Protego
-
 from sitelens.audits import (
+    claims,
     externals,
     facts,
     failures,
@@ -52,19 +48,17 @@ from sitelens.audits import (
     fetching,
     politeness,
     sitemaps,
-    urls,
+    visiting,
 )
-from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness, get
-from sitelens.audits.politeness import MAX_CRAWL_DELAY
+from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
 from sitelens.data import frontier
-from sitelens.seo import analysis, fetch, robots
+from sitelens.seo import analysis, fetch
 from sitelens.seo.page import Site
 
-MAX_ROBOTS_KEPT = 100 * 1024  # bytes of robots.txt kept in the run's state (a 400 KB item)
 ACTIVE = ("queued", "crawling")
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
 
@@ -102,11 +96,6 @@ def _scope(state: dict[str, Any]) -> Scope:
     return Scope(state["url"], state.get("include", ""), state.get("exclude", ""))
 
 
-def _robots(state: dict[str, Any]) -> Protego | None:
-    text = state.get("robots")
-    return Protego.parse(text) if text and state.get("respect_robots", 1) else None
-
-
 def _start_name(state: dict[str, Any]) -> str:
     """The run's start URL as the frontier names it (the target, once the run moved)."""
     return _scope(state).name(state["url"]) or state["url"]
@@ -114,38 +103,6 @@ def _start_name(state: dict[str, Any]) -> str:
 
 def _is_start(state: dict[str, Any], step: dict[str, Any]) -> bool:
     return step.get("depth") == 0 and not step.get("external") and step["url"] == _start_name(state)
-
-
-def _identity(state: dict[str, Any]) -> Identity:
-    """How the run's requests present themselves (`fetching.identity`): its user agent,
-    and its crawl secret's headers for the audited site's host, that of the URL the user
-    gave (not the host a start URL redirected to). BadCredentials when the secret cannot
-    be sent."""
-    given = state.get("moved_from") or state["url"]
-    start_url = urls.normalise(given) or given
-    sealed = state.get("crawl_secret") or ""
-    return fetching.identity(
-        state.get("user_agent") or "sitelens",
-        start_url,
-        urls.origin(start_url),
-        _unsealed(sealed) if sealed else None,
-    )
-
-
-@functools.lru_cache(maxsize=32)
-def _unsealed(sealed: str) -> dict[str, Any]:
-    """A run's crawl secret (one unseal a container, not one a page); BadCredentials when
-    it cannot be read (an error of the key service, a throttle, is raised as it is: the
-    step comes again)."""
-    from sitelens.tokens import sealing
-
-    try:
-        secret = json.loads(sealing.unseal(sealed))
-    except (sealing.BadSeal, ValueError):
-        raise fetching.BadCredentials("they cannot be read.") from None
-    if not isinstance(secret, dict):
-        raise fetching.BadCredentials("they cannot be read.")
-    return secret
 
 
 def start(crawl: str) -> None:
@@ -161,13 +118,13 @@ def start(crawl: str) -> None:
     scope = _scope(state)
     start_url = scope.name(state["url"]) or state["url"]
     try:
-        identity = _identity(state)
+        identity = visiting.identity(state)
     except fetching.BadCredentials as err:
         failures.fail(crawl, f"The audit's crawl credentials cannot be sent: {err} Set them again.")
         return
-    kept, delay, declared, unreachable = _read_robots(start_url, identity)
+    kept, delay, declared, unreachable = visiting.read_robots(start_url, identity)
     listed = scope.listed(state.get("list_urls") or "")
-    failure = _unstartable({**state, "robots": kept}, start_url, unreachable, listed)
+    failure = failures.unstartable({**state, "robots": kept}, start_url, unreachable, listed)
     if failure is not None:
         failures.fail(crawl, failure)
         return
@@ -176,58 +133,18 @@ def start(crawl: str) -> None:
         if not stored.set_state(crawl, ("queued",), seeding=1, **crawling):
             return
         state.update(crawling, seeding=1)
-    _known.pop(crawl, None)  # a run's name is new; a test's may not be
-    _full.difference_update({(crawl, "discovered"), (crawl, "externals")})
+    claims.forget(crawl)
     queued: dict[str, dict[str, Any]] = {}
     if state.get("list_urls"):  # list mode: the list's URLs, no depth, nothing discovered
         for url in listed:
-            if _queues(_claim(state, _page(url, None), again=again), again):
+            if claims.to_fetch(state, _page(url, None), again):
                 queued[url] = _fetch_step(state, url, None, again)
     else:
-        if _queues(_claim(state, _page(start_url, 0), again=again), again):
+        if claims.to_fetch(state, _page(start_url, 0), again):
             queued[start_url] = _fetch_step(state, start_url, 0, again)
         queued |= _seed_sitemaps(state, scope, start_url, declared, identity, again)
     stored.send(list(queued.values()))
     _analyse_if_done(crawl, stored.count(crawl, ending="seeding", pending=-1))
-
-
-def _unstartable(
-    state: dict[str, Any], start_url: str, unreachable: str | None, listed: list[str]
-) -> str | None:
-    """Why the run cannot start (its `failure`), or None: robots.txt disallows its start
-    URL; in list mode, the site does not answer (its robots.txt could not be fetched), or
-    no listed URL is in scope. (An unreachable start URL is told by its fetch.)"""
-    if state.get("list_urls"):
-        if unreachable is not None:
-            return f"The site could not be reached. {unreachable}"
-        if not listed:
-            return "None of the listed URLs is on the start URL's host and in the audit's scope."
-        return None
-    rules = _robots(state)
-    return (
-        failures.ROBOTS_FAILURE
-        if rules is not None and not rules.can_fetch(start_url, AGENT)
-        else None
-    )
-
-
-def _read_robots(url: str, identity: Identity) -> tuple[str, float, list[str], str | None]:
-    """The robots.txt of the URL's origin as the run keeps it (bounded), its crawl-delay
-    for the crawler's agent (bounded) and the sitemaps it declares, none without one; and
-    why it could not be fetched (None: it was, or it answered an HTTP error)."""
-    robots_url = "/".join(url.split("/", 3)[:3]) + "/robots.txt"
-    robots_text, delay, declared, unreachable = "", 0.0, [], None
-    try:
-        response = get(robots_url, cap=robots.MAX_ROBOTS_BYTES, identity=identity)
-        if 200 <= response.status < 300:
-            robots_text = robots.text(response)
-            rules = Protego.parse(robots_text)
-            delay = min(float(rules.crawl_delay(AGENT) or 0.0), MAX_CRAWL_DELAY)
-            declared = list(rules.sitemaps)
-    except fetch.FetchError as err:
-        unreachable = str(err)  # no robots.txt to obey: the pages say the rest
-    kept = robots_text.encode()[:MAX_ROBOTS_KEPT].decode("utf-8", "ignore")
-    return kept, delay, declared, unreachable
 
 
 def _seed_sitemaps(
@@ -244,15 +161,15 @@ def _seed_sitemaps(
     queued: dict[str, dict[str, Any]] = {}
     roots = [*declared, "/".join(start_url.split("/", 3)[:3]) + "/sitemap.xml"]
     in_sitemaps = 0
-    body = functools.partial(_sitemap_body, identity=identity)
+    body = functools.partial(visiting.sitemap_body, identity=identity)
     for found in sitemaps.urls(roots, body, state["max_pages"]):
         url = scope.name(found)
         if url is None or not (scope.crawls(url) or url == start_url):
             continue
         in_sitemaps += 1
         page = {**_page(url, None), "in_sitemap": True}
-        claimed = _claim(state, page, again=again)
-        if _queues(claimed, again):
+        claimed = claims.claim(state, page, again=again)
+        if claims.queues(claimed, again):
             queued.setdefault(url, _fetch_step(state, url, None, again))
         if claimed is not frontier.Claim.NEW and url == start_url:
             frontier.save_page(state["crawl"], url, {"in_sitemap": True})
@@ -266,8 +183,8 @@ def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[
     and its sitemaps seeded. The steps to queue (none when the run moved already, unless
     this is the step that moved it, come `again`)."""
     crawl = state["crawl"]
-    identity = _identity(state)
-    kept, delay, declared, _ = _read_robots(target, identity)
+    identity = visiting.identity(state)
+    kept, delay, declared, _ = visiting.read_robots(target, identity)
     if again and "moved_from" in state and state["url"] == target:
         moved = state  # moved by this step's earlier delivery, which may not have queued
     else:
@@ -276,18 +193,10 @@ def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[
             return []
         moved = {**state, **fields}
     queued = {}
-    if _queues(_claim(moved, _page(target, 0), again=again), again):
+    if claims.to_fetch(moved, _page(target, 0), again):
         queued[target] = _fetch_step(moved, target, 0, again)
     seeds = _seed_sitemaps(moved, _scope(moved), target, declared, identity, again)
     return list((queued | seeds).values())
-
-
-def _sitemap_body(url: str, identity: Identity) -> bytes | None:
-    try:
-        response = get(url, identity=identity)
-    except fetch.FetchError:
-        return None
-    return response.body if response.status == 200 else None
 
 
 def _page(url: str, depth: int | None) -> dict[str, Any]:
@@ -306,62 +215,6 @@ def _analyse_if_done(crawl: str, counters: dict[str, Any] | None) -> None:
     """Queue the analysis when a step's count left no step pending (None: not counted)."""
     if counters is not None and counters["pending"] <= 0 and counters["status"] == "crawling":
         stored.send([{"kind": "analyse", "crawl": crawl}])
-
-
-# URLs this container has claimed or found claimed, by crawl: a link seen again is not
-# claimed again (most links of a site are to pages already known). Bounded: forgotten
-# all at once past MAX_KNOWN, after which the frontier's conditional put still dedupes.
-MAX_KNOWN = 200_000
-_known: dict[str, set[str]] = {}
-# (crawl, counter) of the runs this container found full: a full run never has room again,
-# so a page's other links cost no write (links are all claimed, however many a page has).
-_full: set[tuple[str, str]] = set()
-# A page's claims at once: two writes each, about 5 ms apart deployed, so a page of 20,000
-# new links (past that, the run's `max_pages` or this container's memory of claimed URLs
-# answers with no write) is claimed in about 25 s of a step's 300.
-CLAIMERS = 8
-
-
-def _claim(
-    state: dict[str, Any], page: dict[str, Any], counter: str = "discovered", again: bool = False
-) -> frontier.Claim:
-    """Claim a URL for the run once (see `data.frontier.claim_page`), skipping URLs this
-    container knows are claimed already (KNOWN) and, once it found the run full, those it
-    does not know (FULL), unless the step came `again`: an earlier delivery, in another
-    container, may have claimed them, and they must be queued."""
-    crawl = state["crawl"]
-    known = _known.setdefault(crawl, set())
-    if page["url"] in known:
-        return frontier.Claim.KNOWN
-    if (crawl, counter) in _full and not again:
-        return frontier.Claim.FULL
-    if sum(map(len, list(_known.values()))) >= MAX_KNOWN:  # a copy: other threads add
-        _known.clear()
-        _full.clear()
-        known = _known.setdefault(crawl, set())
-    claimed = frontier.claim_page(crawl, page, state["max_pages"], state["expires_at"], counter)
-    if claimed is frontier.Claim.FULL:
-        _full.add((crawl, counter))
-    else:
-        known.add(page["url"])
-    return claimed
-
-
-def _claim_all(
-    state: dict[str, Any], pages: list[dict[str, Any]], again: bool
-) -> list[frontier.Claim]:
-    """Claim a page's URLs (`_claim`), `CLAIMERS` at a time once there are more: their
-    round trips overlap, so a page of many new links is claimed within a step's time."""
-    if len(pages) <= CLAIMERS:
-        return [_claim(state, page, again=again) for page in pages]
-    with ThreadPoolExecutor(max_workers=CLAIMERS) as pool:
-        return list(pool.map(lambda page: _claim(state, page, again=again), pages))
-
-
-def _queues(claimed: frontier.Claim, again: bool) -> bool:
-    """Whether a claimed URL's fetch is queued: it is new, or its step came `again` and it
-    was claimed before (perhaps by the delivery that failed, without queueing it)."""
-    return claimed is frontier.Claim.NEW or (again and claimed is frontier.Claim.KNOWN)
 
 
 @dataclass
@@ -406,12 +259,12 @@ def fetch_all(
             if state is None or state["status"] not in ACTIVE:
                 continue  # cancelled or over: the step is dropped
             if crawl not in identities:
-                identities[crawl] = _identity(state)
+                identities[crawl] = visiting.identity(state)
             tally = tallies.setdefault(crawl, _Tally())
             tally.messages.append(message_id)
             if step.get("again") and frontier.is_fetched(crawl, step["url"]):
                 continue  # done by an earlier delivery, or by another copy
-            rules = None if step.get("external") else _robots(state)  # else its own host's
+            rules = None if step.get("external") else visiting.robots(state)  # else its own host's
             if rules is not None and not rules.can_fetch(step["url"], AGENT):
                 if _is_start(state, step):  # the host a start URL moved to disallows it
                     failures.fail(crawl, failures.ROBOTS_FAILURE)
@@ -507,7 +360,7 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
             if discovers and depth == 0 and (moving or (again and state["url"] == target)):
                 queued += _move(state, target, again)  # the site lives on another host
             followed = discovers and scope.crawls(target)
-            if followed and _queues(_claim(state, _page(target, depth), again=again), again):
+            if followed and claims.to_fetch(state, _page(target, depth), again):
                 queued.append(_fetch_step(state, target, depth, again))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.status == 200 and media in _HTML_TYPES:
@@ -535,12 +388,12 @@ def _claim_links(
     child = None if depth is None else depth + 1
     if not state.get("list_urls") and (child is None or child <= state["max_depth"]):
         links = [link for link in parsed.targets if scope.crawls(link)]
-        claims = _claim_all(state, [_page(link, child) for link in links], again)
-        for link, claimed in zip(links, claims, strict=True):
-            if _queues(claimed, again):
+        claimed_links = claims.claim_all(state, [_page(link, child) for link in links], again)
+        for link, claimed in zip(links, claimed_links, strict=True):
+            if claims.queues(claimed, again):
                 queued.append(_fetch_step(state, link, child, again))
     for link in parsed.facts["external_links"]:
         external = {**_page(link, None), "external": True}
-        if _queues(_claim(state, external, counter="externals", again=again), again):
+        if claims.to_fetch(state, external, again, counter="externals"):
             queued.append({**_fetch_step(state, link, None, again), "external": True})
     return queued

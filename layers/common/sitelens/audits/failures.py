@@ -8,6 +8,7 @@ import json
 from http import HTTPStatus
 from typing import Any
 
+from sitelens.audits import visiting
 from sitelens.audits.fetching import AGENT, Fetched
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
@@ -18,6 +19,22 @@ DELIVERIES = 3
 ROBOTS_FAILURE = (
     f"robots.txt disallows the start URL for {AGENT}; set respect_robots to 0 to audit it anyway."
 )
+
+
+def unstartable(
+    state: dict[str, Any], start_url: str, unreachable: str | None, listed: list[str]
+) -> str | None:
+    """Why the run cannot start (its `failure`), or None: robots.txt disallows its start
+    URL; in list mode, the site does not answer (its robots.txt could not be fetched), or
+    no listed URL is in scope. (An unreachable start URL is told by its fetch.)"""
+    if state.get("list_urls"):
+        if unreachable is not None:
+            return f"The site could not be reached. {unreachable}"
+        if not listed:
+            return "None of the listed URLs is on the start URL's host and in the audit's scope."
+        return None
+    rules = visiting.robots(state)
+    return ROBOTS_FAILURE if rules is not None and not rules.can_fetch(start_url, AGENT) else None
 
 
 def deliveries(record: dict[str, Any]) -> int:
