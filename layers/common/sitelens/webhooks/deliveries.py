@@ -5,7 +5,14 @@ all that time. Each delivery keeps its last attempt for the log, and can be sent
 
 The delivery is the unit of identity: its id is the `webhook-id` of every attempt, so a
 receiver dedupes on it, and a message for a delivery that already succeeded sends
-nothing (a queue's duplicate or a redrive changes nothing)."""
+nothing (a queue's duplicate or a redrive changes nothing).
+
+One endpoint's deliveries go out one at a time, in the order of their ids (the order they
+were made in): only the oldest delivery not yet succeeded or failed (its line's head) is
+attempted, under the endpoint's lease, so a delivery that is retrying holds back the later
+ones until it succeeds or fails. A delivery behind the head waits: the head, when it
+finishes, queues the next one at once (and a waiting message looks again every
+`WAIT_SECONDS`, should that one be lost)."""
 
 from __future__ import annotations
 
@@ -37,11 +44,21 @@ ATTEMPTS = len(RETRY_DELAYS) + 1
 RETRY_SCALE_VARIABLE = "SITELENS_WEBHOOK_RETRY_SCALE"
 KEEP_SECONDS = 30 * 86_400  # a delivery stays in the log 30 days (TTL)
 MAX_LOGGED = 100  # deliveries the log shows: the latest
+# An attempt's hold on its endpoint: the function's 60 s timeout, so a worker that died
+# mid-attempt blocks the line no longer than that.
+LEASE_SECONDS = 60
+BUSY_SECONDS = 2  # a head whose endpoint is held by another attempt looks again after this
+WAIT_SECONDS = 900  # behind the head: looks again after this, if the head's hand-on is lost
+
+_last_ms = 0  # the last id's milliseconds in this process: ids made here never tie
 
 
 def new_id() -> str:
-    """`msg_` + milliseconds + randomness: unique, and sorting by time."""
-    return f"msg_{int(time.time() * 1000):013d}{secrets.token_hex(6)}"
+    """`msg_` + milliseconds + randomness: unique, and sorting by time; each made in this
+    process sorts after the one before (the same millisecond is taken as the next)."""
+    global _last_ms
+    _last_ms = max(int(time.time() * 1000), _last_ms + 1)
+    return f"msg_{_last_ms:013d}{secrets.token_hex(6)}"
 
 
 def retry_delay(attempts: int) -> float:
@@ -74,7 +91,7 @@ def queue(account_id: str, endpoint_id: str, event_type: str, body: str) -> dict
         "updated_at": now,
         "expires_at": int(time.time()) + KEEP_SECONDS,
     }
-    stored.put_delivery(account_id, endpoint_id, delivery)
+    stored.add_delivery(account_id, endpoint_id, delivery)
     _send_later(account_id, endpoint_id, delivery_id, due=0)
     return show(delivery)
 
@@ -124,7 +141,11 @@ def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, 
         raise errors.NotFound()
     # Conditional: a delivery still pending or retrying keeps its one chain of attempts.
     delivery = stored.restart_delivery(
-        account_id, str(endpoint["id"]), delivery_id[:64], clock.now_iso()
+        account_id,
+        str(endpoint["id"]),
+        delivery_id[:64],
+        clock.now_iso(),
+        int(time.time()) + KEEP_SECONDS,
     )
     if delivery is None:
         raise errors.DeliveryInProgress()
@@ -134,20 +155,62 @@ def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, 
 
 def attempt(message: dict[str, Any]) -> None:
     """Carry out one queued message: wait on (in hops of SQS's longest delay) when it is
-    not due, else make the delivery's next attempt and schedule the one after."""
+    not due; else, when its delivery heads its endpoint's line and the endpoint is free,
+    make the delivery's next attempt and schedule the one after."""
     account_id, endpoint_id = str(message["account"]), str(message["endpoint"])
+    delivery_id = str(message["delivery"])
     now = time.time()
     if float(message.get("due", 0)) > now + 1:
         stored.enqueue(message, delay_seconds=int(float(message["due"]) - now))
         return
-    delivery = stored.get_delivery(account_id, endpoint_id, str(message["delivery"]))
-    endpoint = stored.get_endpoint(account_id, endpoint_id)
+    if not _is_due(stored.get_delivery(account_id, endpoint_id, delivery_id), now):
+        return  # sent, given up, or retrying later: a duplicate message changes nothing
+    if _head(account_id, endpoint_id) != delivery_id:
+        _send_later(account_id, endpoint_id, delivery_id, due=now + WAIT_SECONDS)
+        return  # behind an older one: that one hands on to the next when it finishes
+    holder = secrets.token_hex(8)
+    if not stored.take_lane(account_id, endpoint_id, holder, now + LEASE_SECONDS, now):
+        _send_later(account_id, endpoint_id, delivery_id, due=now + BUSY_SECONDS)
+        return
+    try:
+        # Read again under the lease: another attempt may have made this one meanwhile.
+        delivery = stored.get_delivery(account_id, endpoint_id, delivery_id)
+        finished = _is_due(delivery, now) and _attempt(account_id, endpoint_id, delivery, now)
+    finally:
+        stored.free_lane(account_id, endpoint_id, holder)
+    if finished:  # the next in line goes now, not when its own message looks again
+        following = _head(account_id, endpoint_id)
+        if following is not None:
+            _send_later(account_id, endpoint_id, following, due=0)
+
+
+def _is_due(delivery: dict[str, Any] | None, now: float) -> bool:
     if delivery is None or delivery["state"] in ("succeeded", "failed"):
-        return  # sent or given up already: a duplicate message changes nothing
+        return False
+    return float(delivery.get("due_at") or 0) <= now + 1
+
+
+def _head(account_id: str, endpoint_id: str) -> str | None:
+    """The endpoint's oldest delivery not yet finished; places left by a delivery that
+    expired or finished without taking its place out are taken out on the way."""
+    while True:
+        head = stored.first_open(account_id, endpoint_id)
+        if head is None:
+            return None
+        delivery = stored.get_delivery(account_id, endpoint_id, head)
+        if delivery is not None and delivery["state"] not in ("succeeded", "failed"):
+            return head
+        stored.close_stale(account_id, endpoint_id, head)
+
+
+def _attempt(account_id: str, endpoint_id: str, delivery: Any, now: float) -> bool:
+    """Make the delivery's next attempt (its endpoint held); whether it is finished
+    (succeeded or failed) after it."""
+    endpoint = stored.get_endpoint(account_id, endpoint_id)
     if endpoint is None or not endpoint.get("enabled"):
         delivery.update(state="failed", last_error="The endpoint is deleted or disabled.")
-        stored.put_delivery(account_id, endpoint_id, delivery)
-        return
+        stored.finish_delivery(account_id, endpoint_id, delivery)
+        return True
     # Imported here: the HTTP fetch and its guards (16 ms) are the delivery worker's alone,
     # not of every function that emits events.
     from sitelens.webhooks import sending
@@ -164,26 +227,28 @@ def attempt(message: dict[str, Any]) -> None:
         last_attempt_at=clock.now_iso(),
         updated_at=clock.now_iso(),
         next_attempt_at=None,
+        due_at=None,
     )
     if result.succeeded:
         delivery["state"] = "succeeded"
-        stored.put_delivery(account_id, endpoint_id, delivery)
+        stored.finish_delivery(account_id, endpoint_id, delivery)
         if endpoint.get("failing_since"):
             stored.clear_failing(account_id, endpoint_id)
-        return
+        return True
     if attempts < ATTEMPTS:
         due = now + retry_delay(attempts)
-        delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due))
+        delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due), due_at=due)
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):
             stored.mark_failing(account_id, endpoint_id, delivery["created_at"])
         _send_later(account_id, endpoint_id, delivery["id"], due)
-        return
+        return False
     delivery["state"] = "failed"
-    stored.put_delivery(account_id, endpoint_id, delivery)
+    stored.finish_delivery(account_id, endpoint_id, delivery)
     metrics.count("WebhookDeliveriesLost", reason="exhausted")
     failing_since = endpoint.get("failing_since") or delivery["created_at"]
     disable(account_id, endpoint_id, delivery["created_at"], failing_since)
+    return True
 
 
 def disable(account_id: str, endpoint_id: str, since: str, failing_since: str) -> None:
