@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from sitelens.data import webhooks as stored
-from sitelens.webhooks import deliveries
+from sitelens.webhooks import deliveries, outbox
 from tests.integration.webhooks.receiver import Receiver
 
 ACCOUNT = "7"
@@ -89,9 +89,9 @@ def test_deliveries_to_one_endpoint_never_overlap_and_arrive_in_order_across_ret
     monkeypatch.setattr(stored, "enqueue", queue.enqueue)
     endpoint.statuses = [500, 200, 200, 503]  # the 1st fails once, the 3rd too
     made = [
-        deliveries.queue(
-            ACCOUNT, "1", "website.created", deliveries.body_of("website.created", {"n": n})
-        )["id"]
+        outbox.queue(ACCOUNT, "1", "website.created", outbox.body_of("website.created", {"n": n}))[
+            "id"
+        ]
         for n in range(6)
     ]
     assert made == sorted(made)  # made in this order, and their ids sort so
@@ -118,13 +118,13 @@ def test_deliveries_to_one_endpoint_never_overlap_and_arrive_in_order_across_ret
 def test_a_place_left_by_an_expired_delivery_does_not_hold_the_line(endpoint, monkeypatch):
     kept: list[dict[str, Any]] = []
     monkeypatch.setattr(stored, "enqueue", lambda message, delay_seconds=0: kept.append(message))
-    gone = deliveries.queue(ACCOUNT, "1", "website.created", "{}")["id"]
+    gone = outbox.queue(ACCOUNT, "1", "website.created", "{}")["id"]
     stored.client("dynamodb").delete_item(  # the table's TTL removed it, not its place
         TableName=stored.settings().webhooks_table,
         Key={"pk": {"S": f"DELIVERY#{ACCOUNT}#1"}, "sk": {"S": gone}},
     )
-    body = deliveries.body_of("website.created", {"n": 1})
-    later = deliveries.queue(ACCOUNT, "1", "website.created", body)["id"]
+    body = outbox.body_of("website.created", {"n": 1})
+    later = outbox.queue(ACCOUNT, "1", "website.created", body)["id"]
     kept.clear()
     deliveries.attempt({"account": ACCOUNT, "endpoint": "1", "delivery": later, "due": 0})
     assert [got.headers["webhook-id"] for got in endpoint.received] == [later]
@@ -135,8 +135,8 @@ def test_a_later_delivery_waits_behind_one_that_is_retrying(endpoint, monkeypatc
     kept: list[dict[str, Any]] = []
     monkeypatch.setattr(stored, "enqueue", lambda message, delay_seconds=0: kept.append(message))
     endpoint.statuses = [500]
-    first = deliveries.queue(ACCOUNT, "1", "website.created", "{}")["id"]
-    second = deliveries.queue(ACCOUNT, "1", "website.created", "{}")["id"]
+    first = outbox.queue(ACCOUNT, "1", "website.created", "{}")["id"]
+    second = outbox.queue(ACCOUNT, "1", "website.created", "{}")["id"]
     first_message, second_message = kept
     kept.clear()
     deliveries.attempt(first_message)  # fails: retrying

@@ -20,17 +20,14 @@ import json
 import os
 import secrets
 import time
-from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from sitelens.accounts.keys import get_account
 from sitelens.core import clock, errors, metrics
-from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import mail
 from sitelens.data import webhooks as stored
 from sitelens.records import listing
-from sitelens.webhooks import endpoints, signing
+from sitelens.webhooks import endpoints, registry, signing
+from sitelens.webhooks.outbox import KEEP_SECONDS, body_of, queue, send_later, show
 
 if TYPE_CHECKING:
     from sitelens.records.inputs import PageQuery
@@ -42,23 +39,12 @@ ATTEMPTS = len(RETRY_DELAYS) + 1
 # SITELENS_WEBHOOK_RETRY_SCALE (above 0, at most 1; default 1) multiplies the delays: a test
 # and development knob for `make serve` (0.01: 0.05 s, 3 s, 18 s, ...); never set deployed.
 RETRY_SCALE_VARIABLE = "SITELENS_WEBHOOK_RETRY_SCALE"
-KEEP_SECONDS = 30 * 86_400  # a delivery stays in the log 30 days (TTL)
 MAX_LOGGED = 100  # deliveries the log shows: the latest
 # An attempt's hold on its endpoint: the function's 60 s timeout, so a worker that died
 # mid-attempt blocks the line no longer than that.
 LEASE_SECONDS = 60
 BUSY_SECONDS = 2  # a head whose endpoint is held by another attempt looks again after this
 WAIT_SECONDS = 900  # behind the head: looks again after this, if the head's hand-on is lost
-
-_last_ms = 0  # the last id's milliseconds in this process: ids made here never tie
-
-
-def new_id() -> str:
-    """`msg_` + milliseconds + randomness: unique, and sorting by time; each made in this
-    process sorts after the one before (the same millisecond is taken as the next)."""
-    global _last_ms
-    _last_ms = max(int(time.time() * 1000), _last_ms + 1)
-    return f"msg_{_last_ms:013d}{secrets.token_hex(6)}"
 
 
 def retry_delay(attempts: int) -> float:
@@ -71,58 +57,11 @@ def retry_delay(attempts: int) -> float:
     return RETRY_DELAYS[attempts - 1] * (scale if 0 < scale <= 1 else 1.0)
 
 
-def body_of(event_type: str, data: dict[str, Any]) -> str:
-    """The JSON body the Standard Webhooks scheme suggests: type, timestamp, data."""
-    payload = {"type": event_type, "timestamp": clock.now_iso(), "data": data}
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-
-
-def queue(account_id: str, endpoint_id: str, event_type: str, body: str) -> dict[str, Any]:
-    """Store a new delivery and queue its first attempt now."""
-    now = clock.now_iso()
-    delivery_id = new_id()
-    delivery: dict[str, Any] = {
-        "id": delivery_id,
-        "event": event_type,
-        "body": body,
-        "state": "pending",
-        "attempts": 0,
-        "created_at": now,
-        "updated_at": now,
-        "expires_at": int(time.time()) + KEEP_SECONDS,
-    }
-    stored.add_delivery(account_id, endpoint_id, delivery)
-    _send_later(account_id, endpoint_id, delivery_id, due=0)
-    return show(delivery)
-
-
-def _send_later(account_id: str, endpoint_id: str, delivery_id: str, due: float) -> None:
-    message = {"account": account_id, "endpoint": endpoint_id, "delivery": delivery_id}
-    stored.enqueue({**message, "due": round(due, 3)}, delay_seconds=int(due - time.time()))
-
-
-def show(delivery: dict[str, Any]) -> dict[str, Any]:
-    """A delivery as the log shows it."""
-    return {
-        "id": delivery["id"],
-        "event": delivery["event"],
-        "state": delivery["state"],
-        "attempts": int(delivery.get("attempts", 0)),
-        "last_status": delivery.get("last_status"),
-        "last_error": delivery.get("last_error"),
-        "last_answer": delivery.get("last_answer"),
-        "last_attempt_at": delivery.get("last_attempt_at"),
-        "next_attempt_at": delivery.get("next_attempt_at"),
-        "created_at": delivery["created_at"],
-        "payload": json.loads(delivery["body"]),
-    }
-
-
 def ping(account_id: str, endpoint_id: int) -> dict[str, Any]:
     """Queue a `webhook.test` delivery to the endpoint, whatever it subscribes to."""
     endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
-    body = body_of("webhook.test", {"endpoint": int(endpoint["id"])})
-    return queue(account_id, str(endpoint["id"]), "webhook.test", body)
+    body = body_of(registry.WEBHOOK_TEST.name, {"endpoint": int(endpoint["id"])})
+    return queue(account_id, str(endpoint["id"]), registry.WEBHOOK_TEST.name, body)
 
 
 def log(account_id: str, endpoint_id: int, query: PageQuery) -> listing.Page:
@@ -149,7 +88,7 @@ def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, 
     )
     if delivery is None:
         raise errors.DeliveryInProgress()
-    _send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
+    send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
     return show(delivery)
 
 
@@ -166,11 +105,11 @@ def attempt(message: dict[str, Any]) -> None:
     if not _is_due(stored.get_delivery(account_id, endpoint_id, delivery_id), now):
         return  # sent, given up, or retrying later: a duplicate message changes nothing
     if _head(account_id, endpoint_id) != delivery_id:
-        _send_later(account_id, endpoint_id, delivery_id, due=now + WAIT_SECONDS)
+        send_later(account_id, endpoint_id, delivery_id, due=now + WAIT_SECONDS)
         return  # behind an older one: that one hands on to the next when it finishes
     holder = secrets.token_hex(8)
     if not stored.take_lane(account_id, endpoint_id, holder, now + LEASE_SECONDS, now):
-        _send_later(account_id, endpoint_id, delivery_id, due=now + BUSY_SECONDS)
+        send_later(account_id, endpoint_id, delivery_id, due=now + BUSY_SECONDS)
         return
     try:
         # Read again under the lease: another attempt may have made this one meanwhile.
@@ -181,7 +120,7 @@ def attempt(message: dict[str, Any]) -> None:
     if finished:  # the next in line goes now, not when its own message looks again
         following = _head(account_id, endpoint_id)
         if following is not None:
-            _send_later(account_id, endpoint_id, following, due=0)
+            send_later(account_id, endpoint_id, following, due=0)
 
 
 def _is_due(delivery: dict[str, Any] | None, now: float) -> bool:
@@ -241,42 +180,18 @@ def _attempt(account_id: str, endpoint_id: str, delivery: Any, now: float) -> bo
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):
             stored.mark_failing(account_id, endpoint_id, delivery["created_at"])
-        _send_later(account_id, endpoint_id, delivery["id"], due)
+        send_later(account_id, endpoint_id, delivery["id"], due)
         return False
     delivery["state"] = "failed"
     stored.finish_delivery(account_id, endpoint_id, delivery)
-    metrics.count("WebhookDeliveriesLost", reason="exhausted")
+    # The customer's loss, not a fault of ours: a metric by account, and no alarm.
+    metrics.count("WebhookDeliveriesFailed", account=account_id)
+    # Imported here: disabling sends an event, and the sender imports this module.
+    from sitelens.webhooks import disabling
+
     failing_since = endpoint.get("failing_since") or delivery["created_at"]
-    disable(account_id, endpoint_id, delivery["created_at"], failing_since)
+    disabling.disable(account_id, endpoint_id, delivery["created_at"], failing_since)
     return True
-
-
-def disable(account_id: str, endpoint_id: str, since: str, failing_since: str) -> None:
-    """Disable an endpoint that nothing reached since `since` (checked as it is written,
-    and only its state fields written), and tell the account by email."""
-    reason = (
-        f"Every delivery since {failing_since} failed for over 24 hours; "
-        "enable it again with PUT enabled=1."
-    )
-    endpoint = stored.disable_failing(account_id, endpoint_id, since, reason, clock.now_iso())
-    if endpoint is None:  # reached since, paused, enabled again or deleted meanwhile
-        return
-    logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint["id"]})
-    account = get_account(account_id)
-    if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):
-        return
-    message = EmailMessage()
-    message["From"] = settings().mail_from or "sitelens@localhost"
-    message["To"] = account.email
-    message["Subject"] = f"Sitelens: webhook endpoint {endpoint['id']} was disabled"
-    message.set_content(
-        f"Deliveries to {endpoint['url']} kept failing, so the endpoint is disabled and\n"
-        f"gets no more events. {reason}\n"
-    )
-    try:
-        mail.send(message)
-    except Exception:
-        logger.exception("disabled-endpoint email not sent", extra={"endpoint": endpoint["id"]})
 
 
 def attempt_batch(records: list[dict[str, Any]]) -> list[str]:
