@@ -4,6 +4,7 @@ from sitelens.accounts import keyring
 from sitelens.accounts.inputs import KeyCreate
 from sitelens.edge.http import Request, Response, api_handler, ok
 from sitelens.webhooks import events
+from sitelens.webhooks.registry import KEY_CREATED
 
 
 @api_handler
@@ -11,5 +12,5 @@ def handler(request: Request) -> Response:
     fields = KeyCreate.parse(request.form())
     created = keyring.create(request.account.id, fields)
     shown = {k: v for k, v in created.items() if k != "key"}  # never the secret
-    events.emit(request.account.id, "key.created", shown)
+    events.emit(request.account.id, KEY_CREATED, shown)
     return ok(created, status=201)

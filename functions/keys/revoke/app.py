@@ -4,6 +4,7 @@ from sitelens.accounts import keyring
 from sitelens.edge import auth
 from sitelens.edge.http import Request, Response, api_handler, deleted
 from sitelens.webhooks import events
+from sitelens.webhooks.registry import KEY_REVOKED
 
 
 @api_handler
@@ -11,5 +12,5 @@ def handler(request: Request) -> Response:
     key_id = request.record_id()
     keyring.revoke(request.account.id, key_id)
     auth.forget()  # this container stops trusting it now, others within the cache time
-    events.emit(request.account.id, "key.revoked", {"id": key_id})
+    events.emit(request.account.id, KEY_REVOKED, {"id": key_id})
     return deleted(key_id, "key")

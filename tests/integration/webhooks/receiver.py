@@ -1,6 +1,7 @@
 """A webhook receiver on a free local port: it keeps every request and answers each with
 the next of the statuses it is told (200 once they run out), or stalls when told to, or
-first runs `during` (what a user does while the delivery is in flight)."""
+first runs `during` (what a user does while the delivery is in flight). It counts how many
+requests it held at once (`most_at_once`)."""
 
 from __future__ import annotations
 
@@ -26,6 +27,9 @@ class Receiver:
     stall_seconds: float = 0.0
     during: Callable[[], None] | None = None
     received: list[Received] = field(default_factory=list)
+    most_at_once: int = 0
+    _held: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         owner = self
@@ -35,12 +39,17 @@ class Receiver:
                 length = int(self.headers.get("content-length") or 0)
                 body = self.rfile.read(length)
                 headers = {k.lower(): v for k, v in self.headers.items()}
-                owner.received.append(Received(self.path, headers, body))
+                with owner._lock:
+                    owner.received.append(Received(self.path, headers, body))
+                    owner._held += 1
+                    owner.most_at_once = max(owner.most_at_once, owner._held)
+                    status = owner.statuses.pop(0) if owner.statuses else 200
                 if owner.during is not None:
                     owner.during()
                 if owner.stall_seconds:
                     time.sleep(owner.stall_seconds)
-                status = owner.statuses.pop(0) if owner.statuses else 200
+                with owner._lock:
+                    owner._held -= 1
                 self.send_response(status)
                 self.send_header("Content-Length", "2")
                 self.end_headers()

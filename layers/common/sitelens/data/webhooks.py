@@ -8,6 +8,12 @@ one endpoint and its last attempt; the table's TTL removes it `expires_at`), and
 `COUNTER`/`endpoints`, and `ADDS#ENDPOINT#<account>`/`ADDS`, the guard that makes an
 account's creates one after the other (`caps`), so that two at once cannot both take the
 last place. A queue message names a delivery and when it is due.
+
+Each endpoint's deliveries go out one at a time, in order (`webhooks.deliveries`), by two
+more items: `OPEN#<account>#<endpoint id>`/`<delivery id>`, one for each delivery not yet
+succeeded or failed, written and deleted in the same transaction as the delivery's state
+(the oldest is the one to send next), and `LANE#<account>`/`<endpoint id>`, the lease an
+attempt holds while it sends (`holder`, until `lease_until`).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from typing import Any
 from sitelens.core.config import settings
 from sitelens.data import caps, transactions
 from sitelens.data.clients import client, every_item
-from sitelens.data.items import Item, Write, error_code, from_item, to_item
+from sitelens.data.items import Item, Write, error_code, from_item, to_attr, to_item
 
 MAX_DELAY_SECONDS = 900  # SQS's longest delay: a later attempt waits in hops of it
 
@@ -33,6 +39,14 @@ def _endpoint_key(account: str, endpoint_id: str) -> dict[str, Any]:
 
 def _delivery_key(account: str, endpoint_id: str, delivery_id: str) -> dict[str, Any]:
     return {"pk": {"S": f"DELIVERY#{account}#{endpoint_id}"}, "sk": {"S": delivery_id}}
+
+
+def _open_key(account: str, endpoint_id: str, delivery_id: str) -> dict[str, Any]:
+    return {"pk": {"S": f"OPEN#{account}#{endpoint_id}"}, "sk": {"S": delivery_id}}
+
+
+def _lane_key(account: str, endpoint_id: str) -> dict[str, Any]:
+    return {"pk": {"S": f"LANE#{account}"}, "sk": {"S": endpoint_id}}
 
 
 def next_endpoint_id() -> int:
@@ -175,30 +189,133 @@ def delete_endpoint(account: str, endpoint_id: str) -> bool:
     return True
 
 
-def put_delivery(account: str, endpoint_id: str, delivery: Item) -> None:
-    """Write a delivery whole (`id` among its fields)."""
+def _delivery_put(account: str, endpoint_id: str, delivery: Item) -> Write:
     fields = {k: v for k, v in delivery.items() if k != "id"}
-    client("dynamodb").put_item(
+    item = {**_delivery_key(account, endpoint_id, str(delivery["id"])), **_stored(fields)}
+    return {"Put": {"TableName": _table(), "Item": item}}
+
+
+def _opened(account: str, endpoint_id: str, delivery_id: str, expires_at: int) -> Write:
+    """The delivery's place in its endpoint's line, as a new delivery's Put."""
+    item = {**_open_key(account, endpoint_id, delivery_id), "expires_at": to_attr(expires_at)}
+    return {"Put": {"TableName": _table(), "Item": item}}
+
+
+def _reopened(account: str, endpoint_id: str, delivery_id: str, expires_at: int) -> Write:
+    """The same place for a delivery sent again, as an Update (it makes the item too): the
+    redeliver function updates deliveries and never puts one."""
+    return {
+        "Update": {
+            "TableName": _table(),
+            "Key": _open_key(account, endpoint_id, delivery_id),
+            "UpdateExpression": "SET expires_at = :expires",
+            "ExpressionAttributeValues": {":expires": to_attr(expires_at)},
+        }
+    }
+
+
+def _closed(account: str, endpoint_id: str, delivery_id: str) -> Write:
+    return {"Delete": {"TableName": _table(), "Key": _open_key(account, endpoint_id, delivery_id)}}
+
+
+def add_delivery(account: str, endpoint_id: str, delivery: Item) -> None:
+    """Write a new delivery (`id` among its fields) and its place in the endpoint's line,
+    both or neither."""
+    transactions.write(
+        [
+            _delivery_put(account, endpoint_id, delivery),
+            _opened(account, endpoint_id, str(delivery["id"]), int(delivery["expires_at"])),
+        ]
+    )
+
+
+def put_delivery(account: str, endpoint_id: str, delivery: Item) -> None:
+    """Write a delivery whole (`id` among its fields) that stays in its line."""
+    transactions.write([_delivery_put(account, endpoint_id, delivery)])
+
+
+def finish_delivery(account: str, endpoint_id: str, delivery: Item) -> None:
+    """Write a delivery that succeeded or failed whole, and take it out of its line."""
+    transactions.write(
+        [
+            _delivery_put(account, endpoint_id, delivery),
+            _closed(account, endpoint_id, str(delivery["id"])),
+        ]
+    )
+
+
+def close_stale(account: str, endpoint_id: str, delivery_id: str) -> None:
+    """Take out of the line a delivery that is gone (expired) or already finished."""
+    transactions.write([_closed(account, endpoint_id, delivery_id)])
+
+
+def first_open(account: str, endpoint_id: str) -> str | None:
+    """The id of the endpoint's oldest delivery not yet finished (ids sort by time)."""
+    answer = client("dynamodb").query(
         TableName=_table(),
-        Item={**_delivery_key(account, endpoint_id, str(delivery["id"])), **_stored(fields)},
+        KeyConditionExpression="pk = :pk",
+        ExpressionAttributeValues={":pk": {"S": f"OPEN#{account}#{endpoint_id}"}},
+        ConsistentRead=True,
+        Limit=1,
+    )
+    items = answer.get("Items") or []
+    return str(items[0]["sk"]["S"]) if items else None
+
+
+def take_lane(account: str, endpoint_id: str, holder: str, until: float, now: float) -> bool:
+    """Hold the endpoint's lease until `until` (Unix seconds) unless another holder's lasts
+    beyond `now`; whether it is held."""
+    taken = _update(
+        _lane_key(account, endpoint_id),
+        "SET holder = :holder, lease_until = :until, expires_at = :expires",
+        "attribute_not_exists(holder) OR lease_until < :now OR holder = :holder",
+        {":holder": holder, ":until": until, ":now": now, ":expires": int(until) + 86_400},
+    )
+    return taken is not None
+
+
+def free_lane(account: str, endpoint_id: str, holder: str) -> None:
+    """Give the lease up, if `holder` still holds it."""
+    _update(
+        _lane_key(account, endpoint_id),
+        "REMOVE holder, lease_until",
+        "holder = :holder",
+        {":holder": holder},
     )
 
 
-def restart_delivery(account: str, endpoint_id: str, delivery_id: str, now: str) -> Item | None:
-    """Make a delivery that succeeded or failed pending again with no attempts; None when
-    it is pending or retrying (its chain of attempts goes on: no second one) or gone."""
-    return _update(
-        _delivery_key(account, endpoint_id, delivery_id),
-        "SET #state = :pending, attempts = :zero, updated_at = :now REMOVE next_attempt_at",
-        "attribute_exists(pk) AND #state IN (:succeeded, :failed)",
-        {
-            ":pending": "pending",
-            ":zero": 0,
-            ":now": now,
-            ":succeeded": "succeeded",
-            ":failed": "failed",
-        },
-    )
+def restart_delivery(
+    account: str, endpoint_id: str, delivery_id: str, now: str, expires_at: int
+) -> Item | None:
+    """Make a delivery that succeeded or failed pending again with no attempts, back in its
+    endpoint's line; None when it is pending or retrying (its chain of attempts goes on: no
+    second one) or gone."""
+    restart: Write = {
+        "Update": {
+            "TableName": _table(),
+            "Key": _delivery_key(account, endpoint_id, delivery_id),
+            "UpdateExpression": (
+                "SET #state = :pending, attempts = :zero, updated_at = :now "
+                "REMOVE next_attempt_at, due_at"
+            ),
+            "ConditionExpression": "attribute_exists(pk) AND #state IN (:succeeded, :failed)",
+            "ExpressionAttributeNames": {"#state": "state"},
+            "ExpressionAttributeValues": to_item(
+                {
+                    ":pending": "pending",
+                    ":zero": 0,
+                    ":now": now,
+                    ":succeeded": "succeeded",
+                    ":failed": "failed",
+                }
+            ),
+        }
+    }
+    try:
+        transactions.write([restart, _reopened(account, endpoint_id, delivery_id, expires_at)])
+    except transactions.ConditionFailed:
+        return None
+    return get_delivery(account, endpoint_id, delivery_id)
 
 
 def get_delivery(account: str, endpoint_id: str, delivery_id: str) -> Item | None:

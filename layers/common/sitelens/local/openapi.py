@@ -21,6 +21,7 @@ from typing import Any
 
 from sitelens.core import currencies, hosts, timezones
 from sitelens.local.template import DEFAULT_PATH
+from sitelens.webhooks import contract, registry
 
 SOURCES = DEFAULT_PATH.parent / "openapi"
 PACKAGED = Path(__file__).resolve().parents[1] / "edge" / "openapi"
@@ -28,13 +29,35 @@ APIS = ("analytics", "seo")
 WIDTH = 100  # the documents' line length
 
 # name -> (key, value): an enum's values or a pattern, from the rule the server applies
-GENERATED: dict[str, tuple[str, Callable[[], list[str] | str]]] = {
+GENERATED: dict[str, tuple[str, Callable[[], list[str] | str | dict[str, Any]]]] = {
     # "" is the default: UTC for a website, the website's for a query
     "time zones": ("pattern", lambda: f"^(?:{one_of(timezones.names())})?$"),
     "currencies": ("enum", lambda: sorted(currencies.codes())),
     "host": ("pattern", lambda: hosts.PATTERN),
     "hosts": ("pattern", lambda: hosts.LIST_PATTERN),
+    # the webhook events an endpoint may subscribe to, and the documents' `webhooks`
+    "webhook events": ("enum", lambda: list(registry.SUBSCRIBABLE)),
+    "webhook events text": ("pattern", lambda: _comma_separated(registry.SUBSCRIBABLE)),
+    "webhooks": ("webhooks", contract.openapi_webhooks),
 }
+DOCS_WITH_EVENTS = DEFAULT_PATH.parent / "docs" / "keys-and-webhooks.md"
+_DOCS_TABLE = re.compile(
+    r"(<!-- make openapi writes this: webhook events -->\n).*?"
+    r"(<!-- end of what make openapi writes -->)",
+    re.DOTALL,
+)
+
+
+def _comma_separated(names: Iterable[str]) -> str:
+    one = "|".join(re.escape(name) for name in names)
+    return f"^({one})(,({one}))*$"
+
+
+def refreshed_docs(text: str) -> str:
+    """The docs' text with the table of webhook events written from the registry."""
+    return _DOCS_TABLE.sub(lambda found: found[1] + contract.docs_table() + found[2], text)
+
+
 _MARKED = re.compile(
     r"^(?P<indent> *)# make openapi writes this: (?P<name>[^\n]+)\n"
     r"(?P=indent)[\w-]+:[^\n]*\n(?:(?P=indent) +[^\n]*\n)*",
@@ -70,7 +93,14 @@ def one_of(words: Iterable[str]) -> str:
     return expression(trie)
 
 
-def _render(indent: str, key: str, value: list[str] | str) -> str:
+def _render(indent: str, key: str, value: list[str] | str | dict[str, Any]) -> str:
+    if isinstance(value, dict):
+        import yaml
+
+        block = yaml.safe_dump(
+            {key: value}, sort_keys=False, width=WIDTH - len(indent), allow_unicode=True
+        )
+        return "".join(f"{indent}{line}\n" for line in block.splitlines())
     if isinstance(value, str):
         return f"{indent}{key}: {json.dumps(value)}\n"
     items = ", ".join(json.dumps(item) for item in value)
@@ -114,3 +144,6 @@ if __name__ == "__main__":
         if refreshed(text) != text:
             source.write_text(refreshed(text))
         (PACKAGED / f"{api}.json").write_text(as_json(api))
+    docs = DOCS_WITH_EVENTS.read_text()
+    if refreshed_docs(docs) != docs:
+        DOCS_WITH_EVENTS.write_text(refreshed_docs(docs))

@@ -5,7 +5,14 @@ all that time. Each delivery keeps its last attempt for the log, and can be sent
 
 The delivery is the unit of identity: its id is the `webhook-id` of every attempt, so a
 receiver dedupes on it, and a message for a delivery that already succeeded sends
-nothing (a queue's duplicate or a redrive changes nothing)."""
+nothing (a queue's duplicate or a redrive changes nothing).
+
+One endpoint's deliveries go out one at a time, in the order of their ids (the order they
+were made in): only the oldest delivery not yet succeeded or failed (its line's head) is
+attempted, under the endpoint's lease, so a delivery that is retrying holds back the later
+ones until it succeeds or fails. A delivery behind the head waits: the head, when it
+finishes, queues the next one at once (and a waiting message looks again every
+`WAIT_SECONDS`, should that one be lost)."""
 
 from __future__ import annotations
 
@@ -13,17 +20,14 @@ import json
 import os
 import secrets
 import time
-from email.message import EmailMessage
 from typing import TYPE_CHECKING, Any
 
-from sitelens.accounts.keys import get_account
 from sitelens.core import clock, errors, metrics
-from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import mail
 from sitelens.data import webhooks as stored
 from sitelens.records import listing
-from sitelens.webhooks import endpoints, signing
+from sitelens.webhooks import endpoints, registry, signing
+from sitelens.webhooks.outbox import KEEP_SECONDS, body_of, queue, send_later, show
 
 if TYPE_CHECKING:
     from sitelens.records.inputs import PageQuery
@@ -35,13 +39,12 @@ ATTEMPTS = len(RETRY_DELAYS) + 1
 # SITELENS_WEBHOOK_RETRY_SCALE (above 0, at most 1; default 1) multiplies the delays: a test
 # and development knob for `make serve` (0.01: 0.05 s, 3 s, 18 s, ...); never set deployed.
 RETRY_SCALE_VARIABLE = "SITELENS_WEBHOOK_RETRY_SCALE"
-KEEP_SECONDS = 30 * 86_400  # a delivery stays in the log 30 days (TTL)
 MAX_LOGGED = 100  # deliveries the log shows: the latest
-
-
-def new_id() -> str:
-    """`msg_` + milliseconds + randomness: unique, and sorting by time."""
-    return f"msg_{int(time.time() * 1000):013d}{secrets.token_hex(6)}"
+# An attempt's hold on its endpoint: the function's 60 s timeout, so a worker that died
+# mid-attempt blocks the line no longer than that.
+LEASE_SECONDS = 60
+BUSY_SECONDS = 2  # a head whose endpoint is held by another attempt looks again after this
+WAIT_SECONDS = 900  # behind the head: looks again after this, if the head's hand-on is lost
 
 
 def retry_delay(attempts: int) -> float:
@@ -54,58 +57,11 @@ def retry_delay(attempts: int) -> float:
     return RETRY_DELAYS[attempts - 1] * (scale if 0 < scale <= 1 else 1.0)
 
 
-def body_of(event_type: str, data: dict[str, Any]) -> str:
-    """The JSON body the Standard Webhooks scheme suggests: type, timestamp, data."""
-    payload = {"type": event_type, "timestamp": clock.now_iso(), "data": data}
-    return json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
-
-
-def queue(account_id: str, endpoint_id: str, event_type: str, body: str) -> dict[str, Any]:
-    """Store a new delivery and queue its first attempt now."""
-    now = clock.now_iso()
-    delivery_id = new_id()
-    delivery: dict[str, Any] = {
-        "id": delivery_id,
-        "event": event_type,
-        "body": body,
-        "state": "pending",
-        "attempts": 0,
-        "created_at": now,
-        "updated_at": now,
-        "expires_at": int(time.time()) + KEEP_SECONDS,
-    }
-    stored.put_delivery(account_id, endpoint_id, delivery)
-    _send_later(account_id, endpoint_id, delivery_id, due=0)
-    return show(delivery)
-
-
-def _send_later(account_id: str, endpoint_id: str, delivery_id: str, due: float) -> None:
-    message = {"account": account_id, "endpoint": endpoint_id, "delivery": delivery_id}
-    stored.enqueue({**message, "due": round(due, 3)}, delay_seconds=int(due - time.time()))
-
-
-def show(delivery: dict[str, Any]) -> dict[str, Any]:
-    """A delivery as the log shows it."""
-    return {
-        "id": delivery["id"],
-        "event": delivery["event"],
-        "state": delivery["state"],
-        "attempts": int(delivery.get("attempts", 0)),
-        "last_status": delivery.get("last_status"),
-        "last_error": delivery.get("last_error"),
-        "last_answer": delivery.get("last_answer"),
-        "last_attempt_at": delivery.get("last_attempt_at"),
-        "next_attempt_at": delivery.get("next_attempt_at"),
-        "created_at": delivery["created_at"],
-        "payload": json.loads(delivery["body"]),
-    }
-
-
 def ping(account_id: str, endpoint_id: int) -> dict[str, Any]:
     """Queue a `webhook.test` delivery to the endpoint, whatever it subscribes to."""
     endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
-    body = body_of("webhook.test", {"endpoint": int(endpoint["id"])})
-    return queue(account_id, str(endpoint["id"]), "webhook.test", body)
+    body = body_of(registry.WEBHOOK_TEST.name, {"endpoint": int(endpoint["id"])})
+    return queue(account_id, str(endpoint["id"]), registry.WEBHOOK_TEST.name, body)
 
 
 def log(account_id: str, endpoint_id: int, query: PageQuery) -> listing.Page:
@@ -124,30 +80,76 @@ def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, 
         raise errors.NotFound()
     # Conditional: a delivery still pending or retrying keeps its one chain of attempts.
     delivery = stored.restart_delivery(
-        account_id, str(endpoint["id"]), delivery_id[:64], clock.now_iso()
+        account_id,
+        str(endpoint["id"]),
+        delivery_id[:64],
+        clock.now_iso(),
+        int(time.time()) + KEEP_SECONDS,
     )
     if delivery is None:
         raise errors.DeliveryInProgress()
-    _send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
+    send_later(account_id, str(endpoint["id"]), delivery["id"], due=0)
     return show(delivery)
 
 
 def attempt(message: dict[str, Any]) -> None:
     """Carry out one queued message: wait on (in hops of SQS's longest delay) when it is
-    not due, else make the delivery's next attempt and schedule the one after."""
+    not due; else, when its delivery heads its endpoint's line and the endpoint is free,
+    make the delivery's next attempt and schedule the one after."""
     account_id, endpoint_id = str(message["account"]), str(message["endpoint"])
+    delivery_id = str(message["delivery"])
     now = time.time()
     if float(message.get("due", 0)) > now + 1:
         stored.enqueue(message, delay_seconds=int(float(message["due"]) - now))
         return
-    delivery = stored.get_delivery(account_id, endpoint_id, str(message["delivery"]))
-    endpoint = stored.get_endpoint(account_id, endpoint_id)
+    if not _is_due(stored.get_delivery(account_id, endpoint_id, delivery_id), now):
+        return  # sent, given up, or retrying later: a duplicate message changes nothing
+    if _head(account_id, endpoint_id) != delivery_id:
+        send_later(account_id, endpoint_id, delivery_id, due=now + WAIT_SECONDS)
+        return  # behind an older one: that one hands on to the next when it finishes
+    holder = secrets.token_hex(8)
+    if not stored.take_lane(account_id, endpoint_id, holder, now + LEASE_SECONDS, now):
+        send_later(account_id, endpoint_id, delivery_id, due=now + BUSY_SECONDS)
+        return
+    try:
+        # Read again under the lease: another attempt may have made this one meanwhile.
+        delivery = stored.get_delivery(account_id, endpoint_id, delivery_id)
+        finished = _is_due(delivery, now) and _attempt(account_id, endpoint_id, delivery, now)
+    finally:
+        stored.free_lane(account_id, endpoint_id, holder)
+    if finished:  # the next in line goes now, not when its own message looks again
+        following = _head(account_id, endpoint_id)
+        if following is not None:
+            send_later(account_id, endpoint_id, following, due=0)
+
+
+def _is_due(delivery: dict[str, Any] | None, now: float) -> bool:
     if delivery is None or delivery["state"] in ("succeeded", "failed"):
-        return  # sent or given up already: a duplicate message changes nothing
+        return False
+    return float(delivery.get("due_at") or 0) <= now + 1
+
+
+def _head(account_id: str, endpoint_id: str) -> str | None:
+    """The endpoint's oldest delivery not yet finished; places left by a delivery that
+    expired or finished without taking its place out are taken out on the way."""
+    while True:
+        head = stored.first_open(account_id, endpoint_id)
+        if head is None:
+            return None
+        delivery = stored.get_delivery(account_id, endpoint_id, head)
+        if delivery is not None and delivery["state"] not in ("succeeded", "failed"):
+            return head
+        stored.close_stale(account_id, endpoint_id, head)
+
+
+def _attempt(account_id: str, endpoint_id: str, delivery: Any, now: float) -> bool:
+    """Make the delivery's next attempt (its endpoint held); whether it is finished
+    (succeeded or failed) after it."""
+    endpoint = stored.get_endpoint(account_id, endpoint_id)
     if endpoint is None or not endpoint.get("enabled"):
         delivery.update(state="failed", last_error="The endpoint is deleted or disabled.")
-        stored.put_delivery(account_id, endpoint_id, delivery)
-        return
+        stored.finish_delivery(account_id, endpoint_id, delivery)
+        return True
     # Imported here: the HTTP fetch and its guards (16 ms) are the delivery worker's alone,
     # not of every function that emits events.
     from sitelens.webhooks import sending
@@ -164,54 +166,32 @@ def attempt(message: dict[str, Any]) -> None:
         last_attempt_at=clock.now_iso(),
         updated_at=clock.now_iso(),
         next_attempt_at=None,
+        due_at=None,
     )
     if result.succeeded:
         delivery["state"] = "succeeded"
-        stored.put_delivery(account_id, endpoint_id, delivery)
+        stored.finish_delivery(account_id, endpoint_id, delivery)
         if endpoint.get("failing_since"):
             stored.clear_failing(account_id, endpoint_id)
-        return
+        return True
     if attempts < ATTEMPTS:
         due = now + retry_delay(attempts)
-        delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due))
+        delivery.update(state="retrying", next_attempt_at=endpoints.iso_of(due), due_at=due)
         stored.put_delivery(account_id, endpoint_id, delivery)
         if not endpoint.get("failing_since"):
             stored.mark_failing(account_id, endpoint_id, delivery["created_at"])
-        _send_later(account_id, endpoint_id, delivery["id"], due)
-        return
+        send_later(account_id, endpoint_id, delivery["id"], due)
+        return False
     delivery["state"] = "failed"
-    stored.put_delivery(account_id, endpoint_id, delivery)
-    metrics.count("WebhookDeliveriesLost", reason="exhausted")
+    stored.finish_delivery(account_id, endpoint_id, delivery)
+    # The customer's loss, not a fault of ours: a metric by account, and no alarm.
+    metrics.count("WebhookDeliveriesFailed", account=account_id)
+    # Imported here: disabling sends an event, and the sender imports this module.
+    from sitelens.webhooks import disabling
+
     failing_since = endpoint.get("failing_since") or delivery["created_at"]
-    disable(account_id, endpoint_id, delivery["created_at"], failing_since)
-
-
-def disable(account_id: str, endpoint_id: str, since: str, failing_since: str) -> None:
-    """Disable an endpoint that nothing reached since `since` (checked as it is written,
-    and only its state fields written), and tell the account by email."""
-    reason = (
-        f"Every delivery since {failing_since} failed for over 24 hours; "
-        "enable it again with PUT enabled=1."
-    )
-    endpoint = stored.disable_failing(account_id, endpoint_id, since, reason, clock.now_iso())
-    if endpoint is None:  # reached since, paused, enabled again or deleted meanwhile
-        return
-    logger.warning("webhook endpoint disabled", extra={"endpoint": endpoint["id"]})
-    account = get_account(account_id)
-    if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):
-        return
-    message = EmailMessage()
-    message["From"] = settings().mail_from or "sitelens@localhost"
-    message["To"] = account.email
-    message["Subject"] = f"Sitelens: webhook endpoint {endpoint['id']} was disabled"
-    message.set_content(
-        f"Deliveries to {endpoint['url']} kept failing, so the endpoint is disabled and\n"
-        f"gets no more events. {reason}\n"
-    )
-    try:
-        mail.send(message)
-    except Exception:
-        logger.exception("disabled-endpoint email not sent", extra={"endpoint": endpoint["id"]})
+    disabling.disable(account_id, endpoint_id, delivery["created_at"], failing_since)
+    return True
 
 
 def attempt_batch(records: list[dict[str, Any]]) -> list[str]:

@@ -9,19 +9,31 @@ from typing import Any
 from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import webhooks as stored
-from sitelens.webhooks import deliveries, endpoints
+from sitelens.webhooks import endpoints, outbox, registry
+from sitelens.webhooks.registry import EventType, Reach
 
 
 def emit(
     account_id: str,
-    event_type: str,
+    event: EventType,
     data: dict[str, Any],
     website: int | None = None,
     project: str | None = None,
 ) -> int:
-    """Queue a delivery of the event to each endpoint that wants it; how many. Never fails
-    the request that caused the event: a failure is logged, and the event is lost."""
+    """Queue a delivery of a registered event to each endpoint that wants it; how many.
+    Its reach says what it is about: a website's event takes `website`, a project's
+    `project` (None: the account's endpoints over all projects), an account's neither.
+    Never fails the request that caused the event: a failure (a payload not its model's
+    among them) is logged and counted, and the event is lost."""
+    if registry.EVENTS.get(event.name) is not event or event.reach is Reach.ENDPOINT:
+        raise ValueError(f"{event.name} is not an event emit sends")
+    if (website is not None) != (event.reach is Reach.WEBSITE) or (
+        project is not None and event.reach is not Reach.PROJECT
+    ):
+        raise ValueError(f"{event.name} reaches {event.reach}: website={website} project={project}")
+    event_type = event.name
     try:
+        event.check(data)
         queued = 0
         body = None
         for endpoint in stored.endpoints(account_id):
@@ -35,13 +47,13 @@ def emit(
             else:
                 wanted = not reach.limited
             if wanted:
-                body = body or deliveries.body_of(event_type, data)
-                deliveries.queue(account_id, str(endpoint["id"]), event_type, body)
+                body = body or outbox.body_of(event_type, data)
+                outbox.queue(account_id, str(endpoint["id"]), event_type, body)
                 queued += 1
         return queued
     except Exception:
         logger.exception("webhook event not queued", extra={"event": event_type})
-        metrics.count("WebhookDeliveriesLost", reason="not_queued")
+        metrics.count("WebhookEventsNotQueued")
         return 0
 
 
@@ -51,7 +63,7 @@ REPORT_FIELDS = ("id", "url", "project", "result", "score", "generated_at")  # n
 def report_completed(account_id: str, report: dict[str, Any]) -> int:
     """`report.completed` for a report generated (created, or generated again)."""
     data = {name: report.get(name) for name in REPORT_FIELDS}
-    return emit(account_id, "report.completed", data, project=report.get("project"))
+    return emit(account_id, registry.REPORT_COMPLETED, data, project=report.get("project"))
 
 
 def audit_finished(account_id: str, audit: dict[str, Any], summary: dict[str, Any]) -> int:
@@ -65,9 +77,9 @@ def audit_finished(account_id: str, audit: dict[str, Any], summary: dict[str, An
         **{name: summary.get(name) for name in AUDIT_RUN_FIELDS},
     }
     project = scopes.project_of(url)
-    queued = emit(account_id, "audit.completed", data, project=project)
+    queued = emit(account_id, registry.AUDIT_COMPLETED, data, project=project)
     if summary.get("regression"):
-        queued += emit(account_id, "audit.regressed", data, project=project)
+        queued += emit(account_id, registry.AUDIT_REGRESSED, data, project=project)
     return queued
 
 

@@ -24,9 +24,9 @@ from sitelens.core import clock
 from sitelens.core.log import logger
 from sitelens.data import conversions
 from sitelens.data import websites as stored_websites
-from sitelens.webhooks import events
+from sitelens.webhooks import events, registry
 
-EVENT = "goal.converted"
+EVENT = registry.GOAL_CONVERTED
 GRACE_SECONDS = 60  # a minute's hits are counted by then (the aggregator's batching window)
 LOOKBACK_MINUTES = 10  # minutes each pass looks at: a run missed is caught up by the next
 MINUTE_FORMAT = "%Y-%m-%dT%H:%M"  # as `analytics.converted` stores them

@@ -15,21 +15,11 @@ from sitelens.accounts.inputs import (
 )
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Flag, Input, text
+from sitelens.webhooks import registry
 
 MAX_URL_LENGTH = 2048
-# What an endpoint may subscribe to; `webhook.test` is the test ping, sent on request only.
-EVENTS = (
-    "website.created",
-    "website.deleted",
-    "key.created",
-    "key.revoked",
-    "report.completed",
-    "traffic.spike",
-    "traffic.drop",
-    "audit.completed",
-    "audit.regressed",
-    "goal.converted",
-)
+# What an endpoint may subscribe to (`webhook.test` is sent on request only).
+EVENTS = registry.SUBSCRIBABLE
 
 
 def _events(value: Any, info: ValidationInfo) -> list[str]:

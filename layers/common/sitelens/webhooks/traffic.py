@@ -20,7 +20,7 @@ from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import mail, traffic
 from sitelens.data import websites as stored_websites
-from sitelens.webhooks import anomalies, events
+from sitelens.webhooks import anomalies, events, registry
 
 MAX_WEBSITES = 5_000  # judged per pass (about 4 reads and a write each); more are logged
 PAGE = 500
@@ -118,7 +118,8 @@ def judge_website(account_id: str, website_id: int, hour: datetime) -> str | Non
         "baseline": round(verdict.baseline, 1),
         "threshold": threshold,
     }
-    events.emit(account_id, f"traffic.{alert}", data, website=website_id)
+    event = registry.TRAFFIC_SPIKE if alert == "spike" else registry.TRAFFIC_DROP
+    events.emit(account_id, event, data, website=website_id)
     _mail(account_id, alert, data)
     return alert
 
