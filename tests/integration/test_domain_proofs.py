@@ -110,9 +110,7 @@ def test_the_token_and_its_instructions_stay_the_same_for_the_account(
     assert token_of(other_analytics) != token
 
 
-@pytest.mark.parametrize(
-    ("form", "field"), [({}, "domain"), ({"domain": "not a host"}, "domain")]
-)
+@pytest.mark.parametrize(("form", "field"), [({}, "domain"), ({"domain": "not a host"}, "domain")])
 def test_the_token_needs_a_domain(analytics, form, field) -> None:
     reply = analytics.post(VERIFY, form)
     assert reply.status == 422 and field in reply.body["message"]
