@@ -315,6 +315,18 @@ def test_a_redirect_to_another_site_proves_nothing(analytics, local_site) -> Non
     assert "redirects to another site" in reply.body["message"]["domain"][1]
 
 
+def test_a_key_limited_to_websites_proves_only_their_domains(analytics, local_site) -> None:
+    from tests.conftest import Client
+
+    website = analytics.post("/api/v1/websites", {"domain": DOMAIN}).data
+    limits = {"name": "limited", "access": "write", "websites": str(website["id"])}
+    reply = analytics.post("/api/v1/keys", limits)
+    limited = Client("AnalyticsApi", reply.data["key"])
+    assert limited.post(VERIFY, {"domain": "other.example"}).status == 403
+    publish_meta(local_site, token_of(limited))
+    assert check(limited, local_site).status == 200
+
+
 def test_moves_at_compares_as_text_in_utc() -> None:
     claim = {"owner": "b", "record_id": 2, "previous_owner": "a", "previous_record_id": 1}
     claim["moves_at"] = clock.iso(datetime(2026, 1, 8, tzinfo=UTC))

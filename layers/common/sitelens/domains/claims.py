@@ -48,6 +48,12 @@ class MovePending(errors.Conflict):
 def instructions(account_id: str, domain: str) -> dict[str, Any]:
     """The account's token for the domain (the same each time) and the ways to prove it."""
     site = hosts.site(domain)
+    if scopes.current().limited:  # its own websites' domains only: nothing else is in reach
+        claim = stored_websites.get_claim(site)
+        if claim is None or claim["owner"] != account_id:
+            raise errors.Forbidden()
+        if not scopes.current().sees_website(claim["record_id"]):
+            raise errors.Forbidden()
     stored = stored_websites.proof_token(
         account_id, site, secrets.token_hex(TOKEN_BYTES), clock.now_iso()
     )
