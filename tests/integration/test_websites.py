@@ -27,6 +27,10 @@ RECORD_FIELDS = {
     "traffic_alerts",
     "favorite",
     "favorited_at",
+    "verified",
+    "verified_at",
+    "tracking_from",
+    "released_at",
     "created_at",
     "updated_at",
 }

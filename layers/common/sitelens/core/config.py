@@ -211,6 +211,12 @@ class Settings:
     def athena_workgroup(self) -> str:
         return _value("ATHENA_WORKGROUP")
 
+    # The name server domain proofs ask for TXT records (`host` or `host:port`; "" for the
+    # system's): a stub server in tests, any resolver under make serve (sitelens.domains).
+    @property
+    def dns_nameserver(self) -> str:
+        return _optional("DNS_NAMESERVER")
+
     allow_private_urls: bool = False  # report fetches may reach private addresses (dev only)
     geoip_db: str = ""  # path of a MaxMind/DB-IP .mmdb; "" for the country data of iptocc
     # path of a file of data-centre and cloud ranges (one CIDR a line); "" for no such rule

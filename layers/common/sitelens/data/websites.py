@@ -2,7 +2,10 @@
 look-ups for the tracking path.
 
 A website's domain is unique across accounts: a claim item keyed by the domain's site key
-(`hosts.site`) is written in the same transaction as the website and deleted with it.
+(`hosts.site`) is written in the same transaction as the website and deleted with it. A
+proof of ownership re-points the claim (`move_claim`): during the grace period it keeps
+the website that held it as `previous_*`, which tracking still counts for until
+`moves_at` (`holder`); docs/websites-domains.md.
 Tracking looks websites up by host and the aggregator checks that they still exist,
 through caches in the warm container; every write here clears what it changes from them.
 """
@@ -10,12 +13,14 @@ through caches in the warm container; every write here clears what it changes fr
 from __future__ import annotations
 
 import time
+import uuid
 from typing import Any
 
+from sitelens.core import clock
 from sitelens.core.config import settings
-from sitelens.data import records
-from sitelens.data.clients import every_item
-from sitelens.data.items import Item, from_item
+from sitelens.data import records, transactions
+from sitelens.data.clients import client, every_item
+from sitelens.data.items import Item, Write, from_item, to_attr, to_item
 from sitelens.data.records import Collection
 
 COLLECTION = Collection(
@@ -36,8 +41,16 @@ _by_host: dict[str, tuple[float, Item | None]] = {}
 _exists: dict[tuple[str, int], tuple[float, bool]] = {}
 
 
+# The items holding an account's proof token for a site: `#proof:<account>:<site>`, id 0.
+PROOF_PARTITION_PREFIX = "#proof:"
+
+
 class DomainTaken(Exception):
     """Another website holds the domain's claim."""
+
+
+class ClaimChanged(Exception):
+    """The claim or a website of a move changed since it was read; nothing was written."""
 
 
 def allocate_id() -> int:
@@ -52,7 +65,9 @@ def by_domain(site: str) -> Item | None:
     """The website whose domain has this site key, read now (not cached: a share view must
     see a privacy change at once)."""
     claim = records.get_claim(COLLECTION, site)
-    return get(claim["owner"], int(claim["record_id"])) if claim else None
+    if claim is None:
+        return None
+    return get(*holder(claim, _now_iso()))
 
 
 def of_account(account: str) -> list[Item]:
@@ -91,10 +106,139 @@ def update(account: str, website_id: int, change: records.Change, site: str) -> 
 
 
 def delete_with_claim(account: str, website_id: int, site: str) -> Item | None:
-    """Delete a website and its domain claim together; the website deleted, or None."""
-    deleted = records.delete(COLLECTION, account, website_id, claim=lambda _: site)
+    """Delete a website and its domain claim together; the website deleted, or None. A
+    website whose domain moved to another account (`released_at`) is deleted alone."""
+    for _ in range(3):  # a move landing between the read and the delete: read again
+        current = get(account, website_id)
+        keeps_claim = current is not None and not current.get("released_at")
+        try:
+            deleted = records.delete(
+                COLLECTION, account, website_id, claim=(lambda _: site) if keeps_claim else None
+            )
+            break
+        except transactions.ConditionFailed:
+            continue
+    else:
+        raise records.Busy()
     forget({"account": account, "id": website_id}, site)
     return deleted
+
+
+# -- proofs of ownership and moves of a claim (sitelens.domains) -------------------------
+
+
+def get_claim(site: str) -> Item | None:
+    """The domain's claim as stored now: `owner`, `record_id`, and during a move's grace
+    period `previous_owner`, `previous_record_id` and `moves_at`."""
+    return records.get_claim(COLLECTION, site, consistent=True)
+
+
+def holder(claim: Item, now_iso: str) -> tuple[str, int]:
+    """(account, website id) whose website counts the domain's hits at `now_iso`: the
+    previous holder until a move's `moves_at`, then the claim's owner."""
+    if claim.get("moves_at") and now_iso < claim["moves_at"]:
+        return claim["previous_owner"], int(claim["previous_record_id"])
+    return claim["owner"], int(claim["record_id"])
+
+
+def proof_token(account: str, site: str, new_token: str, now_iso: str) -> Item:
+    """The account's token for proving it owns the site: the stored one, or `new_token`
+    stored now (one write; asking again gives the same token)."""
+    answer = client("dynamodb").update_item(
+        TableName=settings().websites_table,
+        Key=_proof_key(account, site),
+        UpdateExpression="SET #token = if_not_exists(#token, :token), "
+        "created_at = if_not_exists(created_at, :now)",
+        ExpressionAttributeNames={"#token": "token"},
+        ExpressionAttributeValues={":token": {"S": new_token}, ":now": {"S": now_iso}},
+        ReturnValues="ALL_NEW",
+    )
+    return from_item(answer["Attributes"])
+
+
+def stored_proof_token(account: str, site: str) -> str | None:
+    answer = client("dynamodb").get_item(
+        TableName=settings().websites_table, Key=_proof_key(account, site), ConsistentRead=True
+    )
+    return str(answer["Item"]["token"]["S"]) if "Item" in answer else None
+
+
+def move_claim(
+    site: str,
+    claim_read: Item | None,
+    new_claim: Item,
+    created: Item | None,
+    changed: tuple[tuple[Item, Item], ...],
+) -> None:
+    """Re-point the site's claim to `new_claim` (`owner`, `record_id`, and `previous_*`,
+    `moves_at` during a grace period), creating the website `created` and writing each
+    (current, new) website of `changed`, all or none, on the condition that the claim and
+    each website are still as read; ClaimChanged when one is not."""
+    writes: list[Write] = [_claim_put(site, claim_read, new_claim)]
+    if created is not None:
+        writes.append(_put(created, None))
+    writes += [_put(new, current) for current, new in changed]
+    try:
+        transactions.write(writes)
+    except transactions.ConditionFailed:
+        raise ClaimChanged(site) from None
+    except transactions.Contended:
+        raise records.Busy() from None
+    _by_host.pop(site, None)
+    for website in (*(() if created is None else (created,)), *(new for _, new in changed)):
+        _exists.pop((website["account"], int(website["id"])), None)
+
+
+def versioned(current: Item | None, new: Item) -> Item:
+    """`new` as the next version of `current` (the first when None)."""
+    version = int(current.get("version", 0)) + 1 if current else 1
+    return {**new, "version": version, "write_id": uuid.uuid4().hex}
+
+
+def _put(record: Item, current: Item | None) -> Write:
+    """A Put of the website `record`: new (nothing stored yet), or over `current` as read."""
+    if current is None:
+        condition, values = "attribute_not_exists(id)", {}
+    elif "version" in current:
+        condition, values = "version = :version", {":version": to_attr(current["version"])}
+    else:  # a record from before versions
+        condition, values = "attribute_exists(id) AND attribute_not_exists(version)", {}
+    request: dict[str, Any] = {
+        "TableName": settings().websites_table,
+        "Item": to_item(COLLECTION.with_index_keys(record)),
+        "ConditionExpression": condition,
+    }
+    if values:
+        request["ExpressionAttributeValues"] = values
+    return {"Put": request}
+
+
+def _claim_put(site: str, claim_read: Item | None, new_claim: Item) -> Write:
+    """The claim item written over the one read (or where there was none)."""
+    request: dict[str, Any] = {
+        "TableName": settings().websites_table,
+        "Item": {**records.claim_key(site), **to_item(new_claim)},
+    }
+    if claim_read is None:
+        request["ConditionExpression"] = "attribute_not_exists(id)"
+    else:
+        request["ConditionExpression"] = "#owner = :owner AND record_id = :id AND " + (
+            "moves_at = :moves_at" if "moves_at" in claim_read else "attribute_not_exists(moves_at)"
+        )
+        request["ExpressionAttributeNames"] = {"#owner": "owner"}
+        values = {":owner": claim_read["owner"], ":id": int(claim_read["record_id"])}
+        if "moves_at" in claim_read:
+            values[":moves_at"] = claim_read["moves_at"]
+        request["ExpressionAttributeValues"] = to_item(values)
+    return {"Put": request}
+
+
+def _proof_key(account: str, site: str) -> dict[str, Any]:
+    return {"account": {"S": f"{PROOF_PARTITION_PREFIX}{account}:{site}"}, "id": {"N": "0"}}
+
+
+def _now_iso() -> str:
+    return clock.now_iso()
 
 
 # -- cached look-ups for tracking -------------------------------------------------------
@@ -109,7 +253,7 @@ def by_host(site: str) -> Item | None:
     website = None
     claim = records.get_claim(COLLECTION, site)
     if claim is not None:
-        website = get(claim["owner"], int(claim["record_id"]))
+        website = get(*holder(claim, _now_iso()))
     seconds = CACHE_SECONDS if website else UNKNOWN_CACHE_SECONDS
     _remember(_by_host, site, (now + seconds, website))
     return website

@@ -30,6 +30,11 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
         "traffic_alerts": int(record.get("traffic_alerts", DEFAULT_TRAFFIC_ALERTS)),
         "favorite": bool(record["favorite"]),
         "favorited_at": record.get("favorited_at"),
+        # proof of owning the domain (sitelens.domains, docs/websites-domains.md)
+        "verified": bool(record.get("verified_at")),
+        "verified_at": record.get("verified_at"),
+        "tracking_from": record.get("tracking_from"),
+        "released_at": record.get("released_at"),
         "created_at": record["created_at"],
         "updated_at": record["updated_at"],
     }
@@ -41,14 +46,25 @@ def site_of(record: dict[str, Any]) -> str:
 
 
 def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
-    """A new website of the account; 422 when its domain is taken by anyone."""
-    password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
+    """A new website of the account; 422 when its domain is taken by anyone (the same
+    sentence whoever holds it: proving ownership is `sitelens.domains`)."""
     site = hosts.site(fields.domain)
     # The transaction refuses a taken claim too; asking first spares an id for nothing.
     if stored_websites.is_claimed(site):
         raise errors.Invalid.field("domain", DOMAIN_TAKEN)
+    record = new_record(account_id, fields)
+    try:
+        stored_websites.create_with_claim(record, site)
+    except stored_websites.DomainTaken:
+        raise errors.Invalid.field("domain", DOMAIN_TAKEN) from None
+    return show(record)
+
+
+def new_record(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
+    """A new website's record, with a new id and the defaults of the fields not sent."""
+    password, _ = privacy.PasswordRule(fields.privacy, fields.password).changes(None)
     now = clock.now_iso()
-    record = {
+    return {
         "account": account_id,
         "id": stored_websites.allocate_id(),
         "domain": fields.domain,
@@ -68,11 +84,6 @@ def create(account_id: str, fields: WebsiteCreate) -> dict[str, Any]:
         "updated_at": now,
         **password,
     }
-    try:
-        stored_websites.create_with_claim(record, site)
-    except stored_websites.DomainTaken:
-        raise errors.Invalid.field("domain", DOMAIN_TAKEN) from None
-    return show(record)
 
 
 def stored(account_id: str, website_id: int) -> dict[str, Any]:
