@@ -53,7 +53,7 @@ from moto.sqs import models as moto_sqs  # noqa: E402
 from sitelens import accounts, initialized  # noqa: E402
 from sitelens.analytics import converted, fairshare, tracking  # noqa: E402
 from sitelens.audits import externals  # noqa: E402
-from sitelens.core import config  # noqa: E402
+from sitelens.core import config, scopes  # noqa: E402
 from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
@@ -158,6 +158,16 @@ def cheap_scrypt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
     A test marked `full_scrypt` hashes at full strength."""
     if "full_scrypt" not in request.keywords:
         monkeypatch.setattr(privacy, "_N", 2**10)
+
+
+@pytest.fixture(autouse=True)
+def system_scope() -> Iterator[None]:
+    """Tests call workers' and the domain's functions directly, as a keyless entry point
+    does: their own thread reads `within(scopes.SYSTEM)`. Handlers still declare their own
+    (tests/unit/test_entry_scopes.py checks each), and threads still start with none, so a
+    pool that does not carry its scope fails here as it would deployed."""
+    with scopes.within(scopes.SYSTEM):
+        yield
 
 
 @pytest.fixture

@@ -709,9 +709,11 @@ def test_websites_are_looked_up_once_per_batch_and_cached(dynamodb, analytics, a
     one = analytics.post("/api/v1/websites", {"domain": "one.example"}).data
     two = analytics.post("/api/v1/websites", {"domain": "two.example"}).data
     gets: list[Any] = []
-    real_get = stored_websites.get
+    real_read = stored_websites.records.stored  # the cache holds what is stored
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(stored_websites, "get", lambda *args: gets.append(args) or real_get(*args))
+        patch.setattr(
+            stored_websites.records, "stored", lambda *args: gets.append(args) or real_read(*args)
+        )
         hits = [pageview(one["id"]), pageview(two["id"]), pageview(one["id"], "/x")]
         run("HitsQueue", records(hits, account.id))
         run("HitsQueue", records(hits, account.id, first=10))

@@ -4,7 +4,7 @@ with recent traffic, and alert on spikes and drops (email, traffic.* webhook eve
 from dataclasses import asdict
 from typing import Any
 
-from sitelens.core import config, metrics
+from sitelens.core import config, metrics, scopes
 from sitelens.core.log import logger
 from sitelens.webhooks import traffic
 
@@ -12,6 +12,7 @@ config.require_all()  # at cold start: a missing setting fails the init, by name
 
 
 @logger.inject_lambda_context(clear_state=True)
+@scopes.system  # keyless: what it reads comes from its event or schedule
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
         outcome = traffic.run()

@@ -5,11 +5,12 @@ Invoked with `{"backfill": true}`: summaries for site-days compacted before they
 from typing import Any
 
 from sitelens.analytics.warehouse import compaction
-from sitelens.core import metrics
+from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
 
 
 @logger.inject_lambda_context(clear_state=True)
+@scopes.system  # keyless: what it reads comes from its event or schedule
 def handler(event: dict[str, Any], context: Any) -> dict[str, int]:
     if isinstance(event, dict) and event.get("backfill") is True:
         summarised = compaction.backfill_bucket()

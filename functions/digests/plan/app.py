@@ -5,13 +5,14 @@ from dataclasses import asdict
 from typing import Any
 
 from sitelens import digests, initialized
-from sitelens.core import clock, config, metrics
+from sitelens.core import clock, config, metrics, scopes
 from sitelens.core.log import logger
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 
 
 @logger.inject_lambda_context(clear_state=True)
+@scopes.system  # keyless: what it reads comes from its event or schedule
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     try:
         plan = asdict(digests.plan(clock.now().date()))

@@ -100,10 +100,12 @@ def main(argv: list[str] | None = None) -> int:
 
     from botocore.exceptions import EndpointConnectionError
 
+    from sitelens.core import scopes
     from sitelens.core.config import ConfigError
 
     try:
-        return _run(args)
+        with scopes.within(scopes.SYSTEM):  # an operator's command: no key, no limit
+            return _run(args)
     except EndpointConnectionError:
         print("Cannot reach DynamoDB; is `make serve` running?", file=sys.stderr)
         return 1

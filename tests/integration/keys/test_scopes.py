@@ -164,3 +164,19 @@ def test_a_read_key_writes_nothing(analytics, seo, world):
         else:
             assert reply.body == {"message": "Forbidden.", "status": 403}, where
     assert snapshot(analytics, seo) == before
+
+
+def test_a_limited_key_reads_its_own_records_on_every_route_without_a_fault(analytics, seo, world):
+    """Scopes are closed by default: a route whose reads ran outside the key's scope (a
+    thread that did not carry it) would answer 500 here, for every route the template has."""
+    key = key_of(
+        analytics,
+        access="read",
+        websites=str(world["mine"]["id"]),
+        projects=world["mine_report"]["project"],
+    )
+    reads = [r for r in ROUTES if r.method == "GET"]
+    for route in reads:
+        reply = Client(route.api, key).request(route.method, path_for(route, world, own=True))
+        assert reply.status < 500, f"{route.method} {route.path}: {reply.status} {reply.body}"
+    assert len(reads) >= 20

@@ -40,12 +40,11 @@ import secrets
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from sitelens.analytics.hit import MONTH_SUFFIX, Hit, counters
-from sitelens.core import metrics
+from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import ledger, stats
 
@@ -207,7 +206,7 @@ def parallel(call: Callable[[_T], _R], items: list[_T]) -> list[_R]:
     """`call` on each item, up to WORKERS at once (boto3 clients are thread-safe)."""
     if len(items) <= 1:
         return [call(item) for item in items]
-    with ThreadPoolExecutor(max_workers=min(WORKERS, len(items))) as pool:
+    with scopes.ThreadPool(max_workers=min(WORKERS, len(items))) as pool:
         return list(pool.map(call, items))
 
 

@@ -20,7 +20,6 @@ read for each view.
 from __future__ import annotations
 
 import time
-from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
@@ -29,7 +28,7 @@ from sitelens.analytics.vitals import METRICS as VITAL_METRICS
 from sitelens.analytics.vitals import NAMES as VITALS
 from sitelens.analytics.vitals import SHARES as VITAL_SHARES
 from sitelens.analytics.warehouse.schema import PAGEVIEW
-from sitelens.core import clock, errors
+from sitelens.core import clock, errors, scopes
 from sitelens.data import dashboards
 from sitelens.data import funnels as stored_funnels
 from sitelens.data import goals as stored_goals
@@ -223,7 +222,7 @@ def compute(account_id: str, website: dict[str, Any], first: date, last: date) -
 
     asked = questions(website, first, last)
     saved = funnel_questions(website, first, last)
-    with ThreadPoolExecutor(max_workers=PARALLEL) as pool:
+    with scopes.ThreadPool(max_workers=PARALLEL) as pool:
         running = {name: pool.submit(queries.run, account_id, body) for name, body in asked.items()}
         funneling = [pool.submit(funnel_answer, account_id, body) for _, body in saved]
         answers = {name: future.result() for name, future in running.items()}

@@ -4,9 +4,9 @@ again costs no write."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from sitelens.core import scopes
 from sitelens.data import frontier
 
 # URLs this container has claimed or found claimed, by crawl: a link seen again is not
@@ -55,7 +55,7 @@ def claim_all(
     round trips overlap, so a page of many new links is claimed within a step's time."""
     if len(pages) <= CLAIMERS:
         return [claim(state, page, again=again) for page in pages]
-    with ThreadPoolExecutor(max_workers=CLAIMERS) as pool:
+    with scopes.ThreadPool(max_workers=CLAIMERS) as pool:
         return list(pool.map(lambda page: claim(state, page, again=again), pages))
 
 

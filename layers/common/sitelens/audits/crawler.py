@@ -35,7 +35,6 @@ import functools
 import json
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -52,7 +51,7 @@ from sitelens.audits import (
 )
 from sitelens.audits.fetching import AGENT, Fetched, Identity, Politeness
 from sitelens.audits.urls import Scope
-from sitelens.core import clock
+from sitelens.core import clock, scopes
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
 from sitelens.data import frontier
@@ -308,7 +307,7 @@ def fetch_all(
         # batch holds at most 10), waiting for its host's slot and place (`politeness.Gate`):
         # the claims' round trips overlap as the fetches' do (boto3's clients are
         # thread-safe; each tally adds under its lock).
-        with ThreadPoolExecutor(max_workers=len(plan.planned)) as pool:
+        with scopes.ThreadPool(max_workers=len(plan.planned)) as pool:
             list(pool.map(crawl_one, plan.planned))
     for message_id, refused in politeness.put_off([*later, *plan.later]):  # after the fetches:
         failed.append(message_id)  # their slots were booked from now

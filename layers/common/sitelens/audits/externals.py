@@ -24,12 +24,12 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from protego import Protego
 
 from sitelens.audits.fetching import AGENT, USER_AGENT, Fetched, get
+from sitelens.core import scopes
 from sitelens.seo import fetch, robots
 from sitelens.seo.connections import Session
 from sitelens.seo.page import Response
@@ -83,7 +83,7 @@ def read(urls: list[str]) -> None:
             if found and (found not in _hosts or now - _hosts[found].read_at > ROBOTS_TTL)
         }
     if wanted:
-        with ThreadPoolExecutor(max_workers=len(wanted)) as pool:
+        with scopes.ThreadPool(max_workers=len(wanted)) as pool:
             for found, host in zip(wanted, pool.map(_read, wanted), strict=True):
                 _keep(found, host)
 

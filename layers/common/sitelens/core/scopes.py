@@ -1,19 +1,36 @@
 """What the request's key may do: read or write, over every record of its account or only
-over listed websites and projects; and the one rule saying which records a limited key
-sees.
+over listed websites and projects; the one rule saying which records a limited key sees;
+and the scope every read of records runs under.
 
-The edge's auth sets the scope of each keyed request (`use`); the shared record reads
-(`data.records.get`, `data.pages.page`) and creates (`data.records.create`) apply it, so
-every route that reads records through them, today's and tomorrow's, is scoped without a
-line of its own. Outside a keyed request (queue workers, share views, tracking) there is
-no scope and nothing is hidden.
+Scopes are closed by default. A read of records answers only within the scope in force,
+and outside any declared scope it answers nothing: it raises `Undeclared`, a programming
+error, rather than return an empty list that a worker would take for "no records" (a hit
+dropped as of a deleted website, a digest never sent). Who declares what, each in one
+place:
+
+- a keyed request: `edge.http.api_handler` runs the operation `within` its key's scope;
+- a keyless entry point (queue workers, schedules, share views, tracking, the command
+  line): `system`, or `api_handler` with `public`, runs it `within(SYSTEM)`, since what it
+  addresses comes from the event, not from a key;
+- threads: `ThreadPool` runs every task in a copy of the submitter's context, so a task
+  reads under its submitter's scope (a plain thread starts with none, and its reads raise).
+
+The shared record reads (`data.records.get`, `data.pages.page`) and creates
+(`data.records.create`) and every other read of records in `sitelens.data` apply it, so
+every route, today's and tomorrow's, is scoped without a line of its own
+(tests/integration/test_data_scopes.py walks them all).
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ParamSpec, TypeVar
 
 from sitelens.core import hosts
 
@@ -94,14 +111,65 @@ def project_of(url: str) -> str | None:
         return None
 
 
+class Undeclared(RuntimeError):
+    """Records were read where no scope was declared: a programming error (a keyless entry
+    point without `system`, a thread started outside `ThreadPool`)."""
+
+
 EVERYTHING = Scope()
-_current: ContextVar[Scope] = ContextVar("sitelens_scope", default=EVERYTHING)
+# What a keyless entry point reads under: every record, of whichever account its event names.
+SYSTEM = EVERYTHING
+_current: ContextVar[Scope | None] = ContextVar("sitelens_scope", default=None)
 
-
-def use(scope: Scope | None) -> None:
-    """Make `scope` the current request's (None: no limit, between requests)."""
-    _current.set(scope or EVERYTHING)
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def current() -> Scope:
-    return _current.get()
+    """The scope in force; `Undeclared` outside every declared one."""
+    scope = _current.get()
+    if scope is None:
+        raise Undeclared("Records read outside any scope: declare one (core.scopes).")
+    return scope
+
+
+def admits(collection: str, record: dict[str, Any]) -> bool:
+    """Whether the scope in force reaches `record` of `collection` (`Scope.admits`)."""
+    return current().admits(collection, record)
+
+
+def visible(collection: str, records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The records of `collection` within the scope in force, in their order."""
+    scope = current()
+    return [record for record in records if scope.admits(collection, record)]
+
+
+@contextmanager
+def within(scope: Scope) -> Iterator[Scope]:
+    """Run the block under `scope`, and restore the one before it (none) afterwards."""
+    token = _current.set(scope)
+    try:
+        yield scope
+    finally:
+        _current.reset(token)
+
+
+def system(entry: Callable[P, R]) -> Callable[P, R]:
+    """Declare a keyless entry point (a queue worker, a schedule, a command): it runs
+    `within(SYSTEM)`. Marks it `scope = "system"`, as `api_handler` marks its handlers."""
+
+    @functools.wraps(entry)
+    def run(*args: P.args, **kwargs: P.kwargs) -> R:
+        with within(SYSTEM):
+            return entry(*args, **kwargs)
+
+    run.scope = "system"  # type: ignore[attr-defined]
+    return run
+
+
+class ThreadPool(ThreadPoolExecutor):
+    """A ThreadPoolExecutor whose tasks run in a copy of the submitter's context, so each
+    reads records under the scope of the code that submitted it (`map` submits too)."""
+
+    def submit(self, fn: Callable[..., R], /, *args: Any, **kwargs: Any) -> Future[R]:
+        return super().submit(contextvars.copy_context().run, fn, *args, **kwargs)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sitelens.core import scopes
 from sitelens.core.config import settings
 from sitelens.data import records
 from sitelens.data.clients import client, every_item
@@ -45,7 +46,7 @@ def of_website(account: str, website_id: int) -> list[Item]:
         "KeyConditionExpression": "account = :partition",
         "ExpressionAttributeValues": {":partition": {"S": partition(account, website_id)}},
     }
-    return [from_item(item) for item in every_item(query)]
+    return scopes.visible(COLLECTION.name, (from_item(item) for item in every_item(query)))
 
 
 def get(account: str, website_id: int, annotation_id: int) -> Item | None:

@@ -30,7 +30,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from sitelens.core import clock
+from sitelens.core import clock, scopes
 from sitelens.core.config import settings
 from sitelens.data import batches, records
 from sitelens.data.clients import client
@@ -96,7 +96,7 @@ def of_account(account: str, limit: int) -> list[Item]:
     found: list[Item] = []
     while len(found) < limit:
         answer = client("dynamodb").query(**query, Limit=min(limit - len(found), 100))
-        found.extend(from_item(item) for item in answer["Items"])
+        found.extend(scopes.visible(COLLECTION.name, (from_item(i) for i in answer["Items"])))
         if "LastEvaluatedKey" not in answer:
             break
         query["ExclusiveStartKey"] = answer["LastEvaluatedKey"]
@@ -111,7 +111,7 @@ DUE_INDEX = "due_by_next_run"
 
 def due(schedule: str, now: str, limit: int) -> list[tuple[str, int]]:
     """(account, audit id) of up to `limit` audits of the schedule due at `now`, oldest
-    due first."""
+    due first: ids for the scheduler, which reads each audit with `get` (scoped)."""
     answer = client("dynamodb").query(
         TableName=settings().audits_table,
         IndexName=DUE_INDEX,

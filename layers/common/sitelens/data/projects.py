@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
+from sitelens.core import scopes
 from sitelens.core.config import settings
 from sitelens.data import transactions
 from sitelens.data.clients import client
@@ -78,6 +79,9 @@ def leave(account: str, project: str, reports: int, score: int, now: str) -> Wri
 
 
 def exists(account: str, project: str) -> bool:
+    """Whether the account has the project (with reports), within the scope."""
+    if not scopes.admits("projects", {"project": project}):
+        return False
     answer = client("dynamodb").get_item(
         TableName=settings().projects_table,
         Key={"account": {"S": account}, "project": {"S": project}},

@@ -113,13 +113,19 @@ def allocate_id(collection: Collection, count: int = 1) -> int:
 def get(collection: Collection, account: str, record_id: int) -> Item | None:
     """The account's record, or None; None too when the request's key may not see it
     (`core.scopes`), so reads, updates and deletes answer 404 as for another account's."""
+    scope = scopes.current()  # outside any scope: Undeclared, before anything is read
+    record = stored(collection, account, record_id)
+    return record if record is not None and scope.admits(collection.name, record) else None
+
+
+def stored(collection: Collection, account: str, record_id: int) -> Item | None:
+    """The account's record as stored, whatever the scope: only for a cache of this
+    container, which holds what is stored and applies the scope to what it hands out
+    (`websites.by_host`); everything else reads with `get`."""
     answer = client("dynamodb").get_item(
         TableName=collection.table(), Key=_key(account, record_id), ConsistentRead=True
     )
-    if "Item" not in answer:
-        return None
-    record = from_item(answer["Item"])
-    return record if scopes.current().admits(collection.name, record) else None
+    return from_item(answer["Item"]) if "Item" in answer else None
 
 
 def claim_key(name: str) -> dict[str, Any]:

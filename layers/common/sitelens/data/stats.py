@@ -17,10 +17,10 @@ marker with its counters.
 from __future__ import annotations
 
 import hashlib
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from sitelens.core import scopes
 from sitelens.core.config import settings
 from sitelens.data import batches, transactions
 from sitelens.data.clients import client
@@ -261,7 +261,7 @@ def many_counts(
     if len(spans) <= 1:
         answers = [span_counts(span) for span in spans]
     else:
-        with ThreadPoolExecutor(max_workers=min(READERS, len(spans))) as pool:
+        with scopes.ThreadPool(max_workers=min(READERS, len(spans))) as pool:
             answers = list(pool.map(span_counts, spans))
     cost = {"requests": 0, "items_read": 0}
     for _, spent in answers:

@@ -16,7 +16,7 @@ import time
 import uuid
 from typing import Any
 
-from sitelens.core import clock
+from sitelens.core import clock, scopes
 from sitelens.core.config import settings
 from sitelens.data import records, transactions
 from sitelens.data.clients import client, every_item
@@ -80,7 +80,7 @@ def of_account(account: str) -> list[Item]:
         "ProjectionExpression": "id, #domain, privacy, email, goals, funnels",
         "ExpressionAttributeNames": {"#domain": "domain"},
     }
-    return [from_item(item) for item in every_item(query)]
+    return scopes.visible(COLLECTION.name, (from_item(item) for item in every_item(query)))
 
 
 def is_claimed(site: str) -> bool:
@@ -245,28 +245,34 @@ def _now_iso() -> str:
 
 
 def by_host(site: str) -> Item | None:
-    """The website whose domain has this site key, cached 30 s (unknown hosts 5 s)."""
+    """The website whose domain has this site key, cached 30 s (unknown hosts 5 s); the
+    cache holds what is stored, the scope applies to what it hands out."""
+    scope = scopes.current()
     now = time.monotonic()
     cached = _by_host.get(site)
     if cached and cached[0] > now:
-        return cached[1]
-    website = None
-    claim = records.get_claim(COLLECTION, site)
-    if claim is not None:
-        website = get(*holder(claim, _now_iso()))
-    seconds = CACHE_SECONDS if website else UNKNOWN_CACHE_SECONDS
-    _remember(_by_host, site, (now + seconds, website))
-    return website
+        website = cached[1]
+    else:
+        website = None
+        claim = records.get_claim(COLLECTION, site)
+        if claim is not None:
+            website = records.stored(COLLECTION, *holder(claim, _now_iso()))
+        seconds = CACHE_SECONDS if website else UNKNOWN_CACHE_SECONDS
+        _remember(_by_host, site, (now + seconds, website))
+    return website if website is not None and scope.admits(COLLECTION.name, website) else None
 
 
 def exists(account: str, website_id: int) -> bool:
-    """Whether the website is still there (for the aggregator), cached 30 s."""
+    """Whether the website is still there (for the aggregator), cached 30 s; as stored,
+    then within the scope."""
+    if not scopes.current().sees_website(website_id):
+        return False
     key = (account, website_id)
     now = time.monotonic()
     cached = _exists.get(key)
     if cached and cached[0] > now:
-        return cached[1]
-    found = get(account, website_id) is not None
+        return bool(cached[1])
+    found = records.stored(COLLECTION, account, website_id) is not None
     _remember(_exists, key, (now + CACHE_SECONDS, found))
     return found
 

@@ -9,7 +9,6 @@ period (`regressions`); plain text and HTML."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from email.message import EmailMessage
 from email.utils import formataddr, make_msgid
 from functools import cache
@@ -18,6 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from sitelens.analytics import dashboard, queries
+from sitelens.core import scopes
 from sitelens.core.config import settings
 from sitelens.data import websites as stored_websites
 from sitelens.digests import regressions
@@ -147,7 +147,7 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
         return None
     base = settings().analytics_base_url
     listed = websites[:MAX_WEBSITES]
-    with ThreadPoolExecutor(max_workers=FIGURES_PARALLEL) as pool:
+    with scopes.ThreadPool(max_workers=FIGURES_PARALLEL) as pool:
         found = pool.map(
             lambda website: {
                 **figures(account_id, int(website["id"]), period),

@@ -377,10 +377,11 @@ def listed(request: Request, page: Page) -> Response:
 Handler = Callable[[Request], Response]
 
 
-def authorize(request: Request) -> None:
+def authorize(request: Request) -> scopes.Scope:
     """Set the account of the request's key (401 without a valid one), count the request
     against the account's rate limit (429 over it), and hold it to the key's scope (403,
-    404; `edge.auth.permit`, then `core.scopes` wherever records are read)."""
+    404; `edge.auth.permit`, then `core.scopes` wherever records are read): the scope the
+    operation runs under."""
     # Imported here: public operations (tracking, the script) never load accounts.
     from sitelens import accounts
     from sitelens.edge import auth
@@ -389,14 +390,15 @@ def authorize(request: Request) -> None:
     request.account = grant.account
     request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
     auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
-    scopes.use(grant.scope)
+    return grant.scope
 
 
 def api_handler(
     fn: Handler | None = None, *, public: bool = False, headers: dict[str, str] | None = None
 ) -> Any:
     """Wrap an operation: parse the event, authorize the key and count the request against
-    the account's rate limit (unless `public`), map every error to JSON.
+    the account's rate limit (unless `public`), run the operation within the key's scope
+    (a `public` one: `scopes.SYSTEM`, keyless), map every error to JSON.
 
     `headers` go on every response of the operation, errors included (CORS, say).
     Logs faults; a line per request (method, resource, status) at DEBUG only, since the
@@ -413,16 +415,13 @@ def api_handler(
             request = None
             try:
                 request = Request.from_event(event)
-                if not public:
-                    authorize(request)
-                response = operation(request)
+                with scopes.within(scopes.SYSTEM if public else authorize(request)):
+                    response = operation(request)
             except errors.ApiError as err:
                 response = error(err)
             except Exception:
                 logger.exception("Unhandled error")
                 response = error(errors.ApiError())
-            finally:
-                scopes.use(None)  # the next request, keyed or not, starts unscoped
             if request is not None and request.rate_headers:
                 response.headers = {**request.rate_headers, **response.headers}
             logger.debug(
@@ -439,6 +438,7 @@ def api_handler(
             initialized()
             return response.to_event()
 
+        handler.scope = "system" if public else "key"  # type: ignore[attr-defined]
         return handler
 
     return wrap(fn) if fn is not None else wrap

@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from concurrent.futures import Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, wait
 from typing import Any, Final
 
 from sitelens.analytics import queries
 from sitelens.analytics.hits import counted_page
 from sitelens.analytics.vitals import CLS_SCALE, NAMES
 from sitelens.analytics.warehouse import vitals
-from sitelens.core import hosts, metrics
+from sitelens.core import hosts, metrics, scopes
 from sitelens.data import websites as stored_websites
 from sitelens.seo.page import FieldVital
 
@@ -90,7 +90,7 @@ def _measured(account_id: str, url: str, website: dict[str, Any]) -> dict[str, A
     period = [asked.first_day.isoformat(), asked.last_day.isoformat()]
     found = {"website_id": int(website["id"]), "page": page, "days": DAYS, "period": period}
     traffic_body = {**body, "metrics": list(TRAFFIC), "date_range": period}
-    pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="sitelens-field")
+    pool = scopes.ThreadPool(max_workers=2, thread_name_prefix="sitelens-field")
     try:
         traffic = pool.submit(queries.run, account_id, traffic_body)
         measured = pool.submit(vitals.rows, dataclasses.replace(asked, metrics=_COLUMNS))

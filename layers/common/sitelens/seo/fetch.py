@@ -37,7 +37,7 @@ import re
 import secrets
 import socket
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -46,7 +46,7 @@ from urllib3.connection import HTTPConnection
 from urllib3.exceptions import DecodeError, HTTPError, NewConnectionError
 from urllib3.util import make_headers
 
-from sitelens.core import hosts
+from sitelens.core import hosts, scopes
 from sitelens.core.config import settings
 from sitelens.seo.addresses import is_public, resolve
 from sitelens.seo.connections import OPENING, Session
@@ -125,7 +125,7 @@ def fetch_site(url: str) -> Site:
     # the answer is due at the deadline whatever the fetching threads are still doing.
     answer_by = time.monotonic() + DEADLINE
     session = Session()
-    workers = ThreadPoolExecutor(max_workers=5, thread_name_prefix="sitelens-fetch")
+    workers = scopes.ThreadPool(max_workers=5, thread_name_prefix="sitelens-fetch")
     try:
         page = workers.submit(get, session, url, html_only=True, read_body=True)
         probes = _probes(workers, session, requested)
@@ -156,7 +156,7 @@ def _origin(target: Target) -> str:
 
 
 def _probes(
-    workers: ThreadPoolExecutor, session: Session, origin: str
+    workers: scopes.ThreadPool, session: Session, origin: str
 ) -> tuple[Future[Response], Future[Response]]:
     """robots.txt (its first `MAX_ROBOTS_BYTES`) and a random path that should not exist."""
     missing = f"{origin}/sitelens-404-check-{secrets.token_hex(8)}"

@@ -8,14 +8,13 @@ at once, alert once."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
 from sitelens.accounts.keys import get_account
-from sitelens.core import clock, metrics
+from sitelens.core import clock, metrics, scopes
 from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import mail, traffic
@@ -45,7 +44,7 @@ def run(now: datetime | None = None) -> Pass:
     outcome = Pass(left_over=max(0, len(websites) - MAX_WEBSITES))
     if outcome.left_over:
         logger.warning("traffic alerts: websites left over", extra={"left": outcome.left_over})
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
+    with scopes.ThreadPool(max_workers=WORKERS) as pool:
         results = list(pool.map(lambda w: _judge_safely(w[0], w[1], hour), websites[:MAX_WEBSITES]))
     for result in results:
         if result is None:
