@@ -5,9 +5,9 @@ Deployed, `SITELENS_SEAL_KEY_ID` names the stack's KMS key: sealing is one `kms:
 and unsealing one `kms:Decrypt`, so only the functions granted them can (the audits'
 create and update seal; update and the crawl worker unseal). Without a key (make serve,
 tests) a token is AES-256-GCM under the signing keyring's sealing key (`signing_keys`,
-derived by HKDF-SHA256 from the active key), and unseals under the key of any key still in
-its overlap; the `cryptography` package it needs is a development dependency, never loaded
-where a key is set.
+derived by HKDF-SHA256 from the active key; the keyring given as a setting or a file), and
+unseals under the key of any key still in its overlap; the `cryptography` package it needs
+is a development dependency, never loaded where a key is set.
 
 A token names its kind, `kms1.<base64url ciphertext blob>` or `local1.<base64url nonce,
 ciphertext and tag>`; both are authenticated (a changed token does not unseal: `BadSeal`)
@@ -25,7 +25,7 @@ from typing import Any
 from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import error_code
-from sitelens.tokens.signing_keys import Purpose, signing_key, verifying_keys
+from sitelens.tokens.signing_keys import Purpose, local_keys
 
 MAX_PLAINTEXT_BYTES = 4096  # what one kms:Encrypt takes
 KMS = "kms1"
@@ -53,7 +53,7 @@ def seal(plaintext: str) -> str:
         )
         return f"{KMS}.{_b64(answer['CiphertextBlob'])}"
     nonce = os.urandom(_NONCE_BYTES)
-    _, key = signing_key(Purpose.SEALED)
+    key = local_keys(Purpose.SEALED)[0]  # the active key's
     return f"{LOCAL}.{_b64(nonce + _cipher(key).encrypt(nonce, data, PURPOSE.encode()))}"
 
 
@@ -97,7 +97,7 @@ def _local_decrypt(raw: bytes) -> bytes:
     nonce, sealed = raw[:_NONCE_BYTES], raw[_NONCE_BYTES:]
     if len(nonce) < _NONCE_BYTES:
         raise BadSeal("not a sealed token")
-    for key in verifying_keys(Purpose.SEALED):
+    for key in local_keys(Purpose.SEALED):
         try:
             return bytes(_cipher(key).decrypt(nonce, sealed, PURPOSE.encode()))
         except InvalidTag:

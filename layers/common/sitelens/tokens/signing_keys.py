@@ -241,10 +241,23 @@ def verifying_key(kid: str, purpose: Purpose, now: float | None = None) -> bytes
     return None if key is None else key.derived(purpose)
 
 
-def verifying_keys(purpose: Purpose, now: float | None = None) -> list[bytes]:
-    """The key for `purpose` of every key whose tokens verify, the active one first."""
-    moment = time.time() if now is None else now
-    return [key.derived(purpose) for key in current().verifying_at(moment)]
+def local_keys(purpose: Purpose) -> list[bytes]:
+    """The key for `purpose` of every key whose tokens verify, the active one first, for
+    make serve and the tests only: from a keyring given as a setting or a file, read now,
+    never from Secrets Manager (deployed, sealing is KMS's, and the functions that seal
+    are not granted the keyring)."""
+    found = settings()
+    if found.signing_keys:  # in `source`'s order, without its ARN
+        text = found.signing_keys
+    elif found.signing_keys_file:
+        text = stored_secrets.file_string(found.signing_keys_file)
+    elif found.deprecated("SIGNING_KEYS"):
+        text = found.deprecated("SIGNING_KEYS")
+    else:
+        raise ConfigError(
+            "Sealing needs SITELENS_SEAL_KEY_ID, or SITELENS_SIGNING_KEYS(_FILE) locally."
+        )
+    return [key.derived(purpose) for key in Keyring.parse(text).verifying_at(time.time())]
 
 
 def rotate(overlap_seconds: int, now: float | None = None) -> Keyring:
