@@ -24,7 +24,7 @@ os.environ.update(
     AWS_SECRET_ACCESS_KEY="testing",
     AWS_SESSION_TOKEN="testing",
     AWS_DEFAULT_REGION="us-east-1",
-    SITELENS_CURSOR_SECRET="test-cursor-secret",
+    SITELENS_SIGNING_KEYS="test-signing-key",
     SITELENS_ACCOUNT_RATE_LIMIT="0",  # tests make requests quickly; test_limits.py sets one
     SITELENS_AUDIT_ACCOUNT_RATE="0",  # crawls on moto run quickly; test_fair_share.py sets one
     SITELENS_FETCH_PORTS="1-65535",  # test sites listen on free ports; test_fetch checks 80/443
@@ -54,7 +54,7 @@ from sitelens import accounts, initialized  # noqa: E402
 from sitelens.analytics import converted, fairshare, tracking  # noqa: E402
 from sitelens.audits import externals  # noqa: E402
 from sitelens.core import config, scopes  # noqa: E402
-from sitelens.data import clients, limits, salts, secrets, warehouse  # noqa: E402
+from sitelens.data import clients, limits, salts, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
     dynamodb_local,
@@ -63,6 +63,7 @@ from sitelens.local import (  # noqa: E402
     template,
 )
 from sitelens.records import privacy  # noqa: E402
+from sitelens.tokens import signing_keys  # noqa: E402
 from tests.fixtures import (  # noqa: E402
     browsers,
     moto_dispatch,
@@ -203,7 +204,7 @@ def reset_caches() -> None:
     config.reset()
     limits.forget()
     salts.forget()
-    secrets.forget()
+    signing_keys.forget()
     tracking.EXCLUDED.forget()
     fairshare.reset()
     converted.forget()
@@ -299,7 +300,7 @@ def aws_env(moto_backend: MotoBackend) -> Iterator[None]:
         moto_backend.empty()
         env = resources.function_environment(TEMPLATE, moto_backend.queues)
         # Set above, for every test: the secret itself, and no rate limit.
-        for name in ("SITELENS_CURSOR_SECRET", "SITELENS_CURSOR_SECRET_ARN"):
+        for name in ("SITELENS_SIGNING_KEYS", "SITELENS_SIGNING_KEYS_ARN"):
             env.pop(name, None)
         env.pop("SITELENS_ACCOUNT_RATE_LIMIT", None)
         saved = {k: os.environ.get(k) for k in env}

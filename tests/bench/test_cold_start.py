@@ -101,7 +101,7 @@ def environment(spec: dict) -> dict[str, str]:
         AWS_SESSION_TOKEN="benchmark",
         AWS_DEFAULT_REGION="us-east-1",
         AWS_REGION="us-east-1",
-        SITELENS_CURSOR_SECRET="benchmark-cursor-secret",
+        SITELENS_SIGNING_KEYS="benchmark-signing-key",
         # /opt and /var/task are read-only on Lambda: nothing gets written at import.
         PYTHONDONTWRITEBYTECODE="1",
     )

@@ -305,8 +305,8 @@ def fresh_tables(endpoint: str, monkeypatch: pytest.MonkeyPatch) -> None:
 
 def queue_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     """The template's other settings (queues, streams: answered by stubs here); the
-    cursor secret and the rate limit stay as tests/conftest.py sets them."""
-    keep = ("_TABLE", "CURSOR_SECRET", "CURSOR_SECRET_ARN", "ACCOUNT_RATE_LIMIT")
+    signing keyring and the rate limit stay as tests/conftest.py sets them."""
+    keep = ("_TABLE", "SIGNING_KEYS", "SIGNING_KEYS_ARN", "ACCOUNT_RATE_LIMIT")
     for key, value in resources.function_environment(template.load(), {}).items():
         if not key.endswith(keep):
             monkeypatch.setenv(key, value)

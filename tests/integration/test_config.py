@@ -26,7 +26,7 @@ def fresh_settings() -> Iterator[None]:
 
 
 @pytest.mark.parametrize("handler", HANDLERS)
-@pytest.mark.parametrize("missing", ["SITELENS_WEBSITES_TABLE", "SITELENS_CURSOR_SECRET"])
+@pytest.mark.parametrize("missing", ["SITELENS_WEBSITES_TABLE", "SITELENS_SIGNING_KEYS"])
 def test_a_handler_without_a_required_setting_fails_at_init_by_name(
     aws_env, fresh_settings, monkeypatch, handler, missing
 ):

@@ -185,7 +185,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "mail": ("send", "email"),
     "queues": ("send_hit hit_account send_cleanup cleanup_website", "queue messages"),
     "salts": ("expires_at for_day forget", "the daily salts"),
-    "secrets": ("secret_string forget", "Secrets Manager"),
+    "secrets": (
+        "secret_string forget file_string put_file_string put_secret_string",
+        "the signing keyring, in Secrets Manager or a file",
+    ),
     "slots": ("reserve_host reserve_account send_later", "politeness slots of hosts"),
     "transactions": ("write attempts backoff item_size", "transactions"),
     "warehouse": (

@@ -1,9 +1,12 @@
 """`sitelens keys create|list|revoke`: API keys; `sitelens accounts update`: an account's
 email address and digest cadence; `sitelens digests send|outbox`: send the digests of the
-last complete period now, and list the emails `make serve` caught.
+last complete period now, and list the emails `make serve` caught; `sitelens signing-keys
+rotate|list`: a new active key for every token signed, and the keyring's keys (never their
+secrets).
 
-The table comes from `--stack` (a deployed stack), `--local` (a running `make serve`)
-or SITELENS_ACCOUNTS_TABLE with the usual AWS configuration. An operator's tool: like
+The table (and the keyring) comes from `--stack` (a deployed stack), `--local` (a running
+`make serve`) or SITELENS_ACCOUNTS_TABLE (SITELENS_SIGNING_KEYS_ARN or _FILE) with the
+usual AWS configuration. An operator's tool: like
 `local/`, it is left out of the Lambda layer's build.
 """
 
@@ -17,7 +20,13 @@ import sys
 
 def _configure(args: argparse.Namespace) -> None:
     if args.local:
-        from sitelens.local.server import ANALYTICS_PORT, HOST, LOCAL_AWS_PORT, OUTBOX, local_secret
+        from sitelens.local.server import (
+            ANALYTICS_PORT,
+            HOST,
+            LOCAL_AWS_PORT,
+            OUTBOX,
+            local_keys_file,
+        )
 
         os.environ.setdefault("AWS_ENDPOINT_URL_DYNAMODB", f"http://{HOST}:{LOCAL_AWS_PORT}")
         os.environ.setdefault("AWS_DEFAULT_REGION", "us-east-1")
@@ -31,15 +40,24 @@ def _configure(args: argparse.Namespace) -> None:
             os.environ.setdefault(name, value)
         os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
         os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
-        os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
+        os.environ.setdefault("SITELENS_SIGNING_KEYS_FILE", local_keys_file())
         _use_local_warehouse()
     elif args.stack:
         import boto3
 
-        answer = boto3.client("cloudformation").describe_stack_resource(
-            StackName=args.stack, LogicalResourceId="AccountsTable"
-        )
-        os.environ["SITELENS_ACCOUNTS_TABLE"] = answer["StackResourceDetail"]["PhysicalResourceId"]
+        stack = boto3.client("cloudformation")
+        for variable, resource in _STACK_RESOURCES[args.area]:
+            answer = stack.describe_stack_resource(StackName=args.stack, LogicalResourceId=resource)
+            os.environ[variable] = answer["StackResourceDetail"]["PhysicalResourceId"]
+
+
+# What `--stack` looks up for each area: a variable and the template's resource it names.
+_STACK_RESOURCES = {
+    "keys": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
+    "accounts": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
+    "digests": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
+    "signing-keys": [("SITELENS_SIGNING_KEYS_ARN", "SigningKeys")],
+}
 
 
 def _use_local_warehouse() -> None:
@@ -95,6 +113,20 @@ def main(argv: list[str] | None = None) -> int:
     )
     send.add_argument("--cadence", choices=["weekly", "monthly"], help="only these")
     digests_area.add_parser("outbox", help="list the emails make serve caught")
+    signing_area = commands.add_parser(
+        "signing-keys", help="the keyring every token is signed with"
+    ).add_subparsers(dest="command", required=True)
+    rotate = signing_area.add_parser(
+        "rotate", help="make a new active key; the previous one verifies --overlap-days more"
+    )
+    rotate.add_argument(
+        "--overlap-days",
+        type=float,
+        default=None,
+        help="days tokens of the previous key still verify (default 90, the longest token; "
+        "0 for a key that leaked)",
+    )
+    signing_area.add_parser("list", help="list the keys (never their secrets)")
     args = parser.parse_args(argv)
     _configure(args)
 
@@ -117,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
 def _run(args: argparse.Namespace) -> int:
     if args.area == "accounts":
         return _update_account(args)
+    if args.area == "signing-keys":
+        return _signing_keys(args)
     if args.area == "digests":
         return _digests(args)
     from sitelens import accounts
@@ -163,6 +197,25 @@ def _update_account(args: argparse.Namespace) -> int:
         print(err, file=sys.stderr)
         return 1
     print(json.dumps(account.public()))
+    return 0
+
+
+def _signing_keys(args: argparse.Namespace) -> int:
+    from sitelens.tokens import signing_keys
+
+    if args.command == "list":
+        keyring = signing_keys.current(fresh_after=0)
+    else:
+        days = signing_keys.DEFAULT_OVERLAP_DAYS if args.overlap_days is None else args.overlap_days
+        if not 0 <= days <= signing_keys.DEFAULT_OVERLAP_DAYS:
+            print(
+                f"--overlap-days is from 0 to {signing_keys.DEFAULT_OVERLAP_DAYS}.", file=sys.stderr
+            )
+            return 1
+        keyring = signing_keys.rotate(round(days * 86_400))
+        print(f"Key {keyring.active.kid} is active; tokens of the others verify until their end.")
+    for row in keyring.shown():
+        print(json.dumps(row))
     return 0
 
 

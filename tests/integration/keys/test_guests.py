@@ -122,6 +122,34 @@ def test_the_token_carries_ids_and_never_the_key_s_secret(guest):
     assert token not in str(items)
 
 
+def test_a_token_opens_its_link_only_with_the_link_s_random_grant(analytics, public, guest):
+    """Ids are counters: a token made with the signing keys for a counted id and no grant,
+    or another grant (as before grants, or by whoever holds the keys), opens nothing."""
+    made = guest["link"]
+    claims = signing.verify(made["token"], sessions.PURPOSE)
+    assert set(claims) == {"a", "k", "l", "g"} and len(claims["g"]) == 22  # 128 random bits
+    listed = analytics.get(f"/api/v1/keys/{guest['key']['id']}/links").data
+    assert claims["g"] not in str(listed)
+    expires = time.time() + 3600
+    for grant in ({}, {"g": ""}, {"g": "A" * 22}, {"g": 7}, {"g": claims["g"][:-1] + "é"}):
+        forged = signing.sign(
+            {**claims, **grant} if grant else {k: v for k, v in claims.items() if k != "g"},
+            "guest",
+            expires,
+        )
+        assert stats(public, "client-a.example", forged).body == NOT_FOUND
+    assert stats(public, "client-a.example", made["token"]).status == 200
+    # a link stored before grants (none kept) opens to no token, its own or a forged one
+    boto3.client("dynamodb").update_item(
+        TableName="AccountsTable",
+        Key={"pk": {"S": f"GUESTS#{claims['a']}#{claims['k']}"}, "sk": {"S": claims["l"]}},
+        UpdateExpression="REMOVE #g",
+        ExpressionAttributeNames={"#g": "grant"},
+    )
+    for token in (made["token"], signing.sign({**claims, "g": ""}, "guest", expires)):
+        assert stats(public, "client-a.example", token).body == NOT_FOUND
+
+
 def test_revoking_the_link_or_the_key_closes_the_session_at_once(analytics, public, guest):
     made, key_id = guest["link"], guest["key"]["id"]
     _, cookie = opened_page(public, made["url"])

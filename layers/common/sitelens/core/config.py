@@ -1,7 +1,7 @@
 """Configuration from the environment, read and validated once per container.
 
-Every value a deployed function needs (table names, queue URLs, the cursor secret or the
-ARN of the Secrets Manager secret holding it) is required: `require_all` runs at a
+Every value a deployed function needs (table names, queue URLs, the signing keyring or
+where it is kept) is required: `require_all` runs at a
 handler's cold start and names every missing variable, rather than letting a default
 table name or a development secret slip into production.
 Tools that need only part (the key CLI needs the accounts table) read just that part; a
@@ -138,7 +138,7 @@ class Settings:
         return _value("AUDIT_QUEUE_URL")
 
     # The KMS key audits' crawl secrets are sealed with (`tokens.sealing`); "" seals them
-    # locally with a key derived from `cursor_secret` (make serve, tests).
+    # locally with a key derived from the signing keyring (make serve, tests).
     @property
     def seal_key_id(self) -> str:
         return _optional("SEAL_KEY_ID")
@@ -157,17 +157,26 @@ class Settings:
     def webhook_queue_url(self) -> str:
         return _value("WEBHOOK_QUEUE_URL")
 
-    # Cursors must verify in every container, so all of them sign with one secret: given
-    # as such (make serve, tests), or as the ARN of the stack's secret, read on first use
-    # (`cursor`), so that it never sits in plain text in the functions' configuration.
+    # Tokens must verify in every container, so all of them sign with one keyring
+    # (`tokens.signing_keys`): given as such (tests), as a file (make serve's, so that a
+    # rotation applies while it runs), or as the ARN of the stack's secret, read on use, so
+    # that it never sits in plain text in the functions' configuration.
     @property
-    def cursor_secret(self) -> str:
-        """The secret itself; "" when it is to be read from `cursor_secret_arn`."""
-        return _optional("CURSOR_SECRET")
+    def signing_keys(self) -> str:
+        """The keyring itself; "" when it is kept in a file or a secret."""
+        return _optional("SIGNING_KEYS")
 
     @property
-    def cursor_secret_arn(self) -> str:
-        return _value("CURSOR_SECRET_ARN")
+    def signing_keys_file(self) -> str:
+        return _optional("SIGNING_KEYS_FILE")
+
+    @property
+    def signing_keys_arn(self) -> str:
+        return _optional("SIGNING_KEYS_ARN")
+
+    def deprecated(self, name: str) -> str:
+        """The value given under the old name of setting `name` (`DEPRECATED`), or ""."""
+        return _optional(DEPRECATED[name])
 
     # Email digests: the sender (empty: digests are off), or a folder that catches every
     # message instead of sending it (make serve), and the base URL their links point to.
@@ -255,8 +264,10 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "SALTS_TABLE",
     "HITS_QUEUE_URL",
     "CLEANUP_QUEUE_URL",
-    ("CURSOR_SECRET", "CURSOR_SECRET_ARN"),
+    ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN"),
 )
+# The names settings had before, still read (once, with a warning: `tokens.signing_keys`).
+DEPRECATED = {"SIGNING_KEYS": "CURSOR_SECRET", "SIGNING_KEYS_ARN": "CURSOR_SECRET_ARN"}
 
 
 @cache
@@ -395,7 +406,8 @@ def require_all() -> Settings:
     missing = []
     for entry in REQUIRED:
         names = entry if isinstance(entry, tuple) else (entry,)
-        if not any(os.environ.get(PREFIX + name, "").strip() for name in names):
+        given = names + tuple(DEPRECATED[name] for name in names if name in DEPRECATED)
+        if not any(os.environ.get(PREFIX + name, "").strip() for name in given):
             missing.append(" or ".join(PREFIX + name for name in names))
     if missing:
         raise ConfigError(f"Missing environment variables: {', '.join(missing)}.")

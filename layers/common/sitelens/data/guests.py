@@ -1,8 +1,9 @@
 """Guest links of API keys (`sitelens.guests`) in the accounts table.
 
-Items: `GUESTS#<account>#<key id>`/`<link id>`, with `record` (what the link opens first,
-as JSON), `created_at` and `expires_at` (Unix seconds, which the table's TTL removes it by
-too). One Query lists a key's links; a share view reads one link by its key (a GetItem).
+Items: `GUESTS#<account>#<key id>`/`<link id>`, with `kind` and `record_id` (what the link
+opens first), `grant` (the random value its token must carry), `created_at` and `expires_at`
+(Unix seconds, which the table's TTL removes it by too). One Query lists a key's links; a
+share view reads one link by its key (a GetItem).
 `ADDS#GUESTS#<account>#<key id>`/`ADDS` makes a key's adds one after the other (`caps`).
 """
 
@@ -25,7 +26,7 @@ def _key(account_id: str, key_id: str, link_id: str) -> dict[str, Any]:
 
 
 def add(account_id: str, key_id: str, link_id: str, details: Item, limit: int, now: float) -> bool:
-    """Store a new link of the key (`details`: `record`, `created_at`, `expires_at`); False
+    """Store a new link of the key (`details`: as the items above hold them); False
     when the key has `limit` links live at `now` already, however many adds come at once
     (`caps`)."""
     put: Write = {

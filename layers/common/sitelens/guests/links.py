@@ -2,7 +2,9 @@
 link's token opens is `guests.sessions`).
 
 A link's token is a `tokens.signing` token for the purpose "guest" carrying the account,
-the key's id and the link's id, never the key's secret, and ending when the link does.
+the key's id and the link's id (which find the link), and the link's grant, 128 random bits
+kept with the link that the token must match: never the key's secret, and nothing a holder
+of the signing keys could count to. It ends when the link does.
 
 Only a read key limited to websites or projects may have links: a client login shows what
 its client may see, and a key over the whole account (or one that writes) is a staff
@@ -11,6 +13,7 @@ key, not a client's.
 
 from __future__ import annotations
 
+import secrets
 import time
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
@@ -26,7 +29,7 @@ from sitelens.data import guests as stored_guests
 from sitelens.data import keys as stored_keys
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
-from sitelens.guests.sessions import PURPOSE
+from sitelens.guests.sessions import GRANT_BYTES, PURPOSE
 from sitelens.records import listing
 from sitelens.sharing.access import Kind
 from sitelens.tokens import signing
@@ -121,7 +124,9 @@ def create(
     if entry.get("expires_at") is not None:
         expires_at = min(expires_at, int(entry["expires_at"]))  # a link ends with its key
     link_id = str(stored_accounts.next_id("guest_links"))
+    grant = secrets.token_urlsafe(GRANT_BYTES)
     link = {
+        "grant": grant,
         "kind": kind,
         "record_id": record_id,
         "created_at": clock.now_iso(),
@@ -129,7 +134,8 @@ def create(
     }
     if not stored_guests.add(account_id, str(key_id), link_id, link, MAX_LINKS_PER_KEY, now):
         raise errors.Invalid.field("key", f"A key may have at most {MAX_LINKS_PER_KEY} links.")
-    token = signing.sign({"a": account_id, "k": str(key_id), "l": link_id}, PURPOSE, expires_at)
+    claims = {"a": account_id, "k": str(key_id), "l": link_id, "g": grant}
+    token = signing.sign(claims, PURPOSE, expires_at)
     url = f"{bases[kind]}{_path(kind, record)}?guest={token}"
     return {**show({**link, "id": link_id, "key_id": key_id}), "url": url, "token": token}
 

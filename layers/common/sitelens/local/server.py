@@ -50,7 +50,7 @@ LOCAL_LIMITS = {  # make serve's fair share per site and rates per account and c
     "SITELENS_GOAL_GRACE_SECONDS": "5",  # the aggregator batches for 1 s here, not 60
     "SITELENS_GOAL_CACHE_SECONDS": "1",  # a new goal.converted endpoint or goal counts at once
 }  # raw events of `make serve`, git-ignored
-SECRET_FILE = Path(".sitelens-secret")  # make serve's signing secret, git-ignored
+SECRET_FILE = Path(".sitelens-secret")  # make serve's signing keyring, git-ignored
 # The emails `make serve` sends (digests) land here as .eml files, git-ignored.
 OUTBOX = Path(".outbox")
 ANALYTICS_PORT = int(os.environ.get("SITELENS_ANALYTICS_PORT", "3000"))
@@ -309,17 +309,18 @@ def _start_workers(spec: dict[str, Any], lock: AbstractContextManager[Any] | Non
     return worker.start_all(spec, lock)
 
 
-def local_secret() -> str:
-    """The secret `make serve` signs cursors and links with, kept in a git-ignored file so
-    that `sitelens --local` (digests' unsubscribe links) signs alike."""
+def local_keys_file() -> str:
+    """The file of the keyring `make serve` signs cursors and links with (one new key the
+    first time), git-ignored, so that `sitelens --local` (digests' unsubscribe links, a
+    rotation) signs alike."""
     if not SECRET_FILE.exists():
         SECRET_FILE.touch(mode=0o600)
         SECRET_FILE.write_text(secrets.token_hex(32))
-    return SECRET_FILE.read_text().strip()
+    return str(SECRET_FILE.resolve())
 
 
 def main() -> None:
-    os.environ.setdefault("SITELENS_CURSOR_SECRET", local_secret())
+    os.environ.setdefault("SITELENS_SIGNING_KEYS_FILE", local_keys_file())
     os.environ.setdefault("SITELENS_MAIL_OUTBOX", str(OUTBOX))
     os.environ.setdefault("SITELENS_ANALYTICS_BASE_URL", f"http://{HOST}:{ANALYTICS_PORT}")
     seo_port = os.environ.get("SITELENS_SEO_PORT", "3001")

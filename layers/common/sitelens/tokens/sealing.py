@@ -4,9 +4,10 @@ headers, basic auth and cookie), encrypted where it is stored and never shown.
 Deployed, `SITELENS_SEAL_KEY_ID` names the stack's KMS key: sealing is one `kms:Encrypt`
 and unsealing one `kms:Decrypt`, so only the functions granted them can (the audits'
 create and update seal; update and the crawl worker unseal). Without a key (make serve,
-tests) a token is AES-256-GCM under a key derived (HKDF-SHA256) from the local secret,
-`SITELENS_CURSOR_SECRET`; the `cryptography` package it needs is a development dependency,
-never loaded where a key is set.
+tests) a token is AES-256-GCM under the signing keyring's sealing key (`signing_keys`,
+derived by HKDF-SHA256 from the active key; the keyring given as a setting or a file), and
+unseals under the key of any key still in its overlap; the `cryptography` package it needs
+is a development dependency, never loaded where a key is set.
 
 A token names its kind, `kms1.<base64url ciphertext blob>` or `local1.<base64url nonce,
 ciphertext and tag>`; both are authenticated (a changed token does not unseal: `BadSeal`)
@@ -21,9 +22,10 @@ import os
 from functools import cache
 from typing import Any
 
-from sitelens.core.config import ConfigError, settings
+from sitelens.core.config import settings
 from sitelens.data.clients import client
 from sitelens.data.items import error_code
+from sitelens.tokens.signing_keys import Purpose, local_keys
 
 MAX_PLAINTEXT_BYTES = 4096  # what one kms:Encrypt takes
 KMS = "kms1"
@@ -51,7 +53,8 @@ def seal(plaintext: str) -> str:
         )
         return f"{KMS}.{_b64(answer['CiphertextBlob'])}"
     nonce = os.urandom(_NONCE_BYTES)
-    return f"{LOCAL}.{_b64(nonce + _local_cipher().encrypt(nonce, data, PURPOSE.encode()))}"
+    key = local_keys(Purpose.SEALED)[0]  # the active key's
+    return f"{LOCAL}.{_b64(nonce + _cipher(key).encrypt(nonce, data, PURPOSE.encode()))}"
 
 
 def unseal(token: str) -> str:
@@ -94,30 +97,20 @@ def _local_decrypt(raw: bytes) -> bytes:
     nonce, sealed = raw[:_NONCE_BYTES], raw[_NONCE_BYTES:]
     if len(nonce) < _NONCE_BYTES:
         raise BadSeal("not a sealed token")
-    try:
-        return bytes(_local_cipher().decrypt(nonce, sealed, PURPOSE.encode()))
-    except InvalidTag:
-        raise BadSeal("the token does not unseal") from None
+    for key in local_keys(Purpose.SEALED):
+        try:
+            return bytes(_cipher(key).decrypt(nonce, sealed, PURPOSE.encode()))
+        except InvalidTag:
+            continue  # sealed under another key of the keyring, or changed
+    raise BadSeal("the token does not unseal")
 
 
 @cache
-def _cipher_for(secret: str) -> Any:
+def _cipher(key: bytes) -> Any:
     # Imported here: only the local mode needs it (make serve, tests).
-    from cryptography.hazmat.primitives import hashes
     from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
-    key = HKDF(algorithm=hashes.SHA256(), length=32, salt=None, info=PURPOSE.encode()).derive(
-        secret.encode()
-    )
     return AESGCM(key)
-
-
-def _local_cipher() -> Any:
-    secret = settings().cursor_secret
-    if not secret:
-        raise ConfigError("Sealing needs SITELENS_SEAL_KEY_ID, or SITELENS_CURSOR_SECRET locally.")
-    return _cipher_for(secret)
 
 
 def _b64(raw: bytes) -> str:
