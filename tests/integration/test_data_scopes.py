@@ -186,7 +186,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "queues": ("send_hit hit_account send_cleanup cleanup_website", "queue messages"),
     "salts": ("expires_at for_day forget", "the daily salts"),
     "secrets": (
-        "secret_string forget file_string put_file_string put_secret_string",
+        "secret_string file_string put_file_string put_secret_string",
         "the signing keyring, in Secrets Manager or a file",
     ),
     "slots": ("reserve_host reserve_account send_later", "politeness slots of hosts"),
