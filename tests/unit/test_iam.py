@@ -105,22 +105,19 @@ SOURCE = template.load()
 Unit = tuple[str, str]  # (module, top-level name); "" for the module's own statements
 
 
-def _setting_resources() -> dict[str, str]:
-    """Settings attribute -> logical id of the resource the template passes in its variable
-    (in Globals, or to the functions that alone need it)."""
+def setting_resources(function: str) -> dict[str, str]:
+    """Settings attribute -> logical id of the resource the template passes the function in
+    its variable (in Globals, or its own; either branch of an `!If`)."""
     variables = dict(SOURCE["Globals"]["Function"]["Environment"]["Variables"])
-    for resource in SOURCE["Resources"].values():
-        if resource["Type"] == "AWS::Serverless::Function":
-            own = (resource["Properties"].get("Environment") or {}).get("Variables") or {}
-            variables.update(own)
+    own = SOURCE["Resources"][function]["Properties"].get("Environment") or {}
+    variables.update(own.get("Variables") or {})
     found = {}
     for name, value in variables.items():
-        if isinstance(value, dict) and value.get("Ref") in SOURCE["Resources"]:
-            found[name.removeprefix("SITELENS_").lower()] = value["Ref"]
+        branches = value.get("Fn::If", [None])[1:] if isinstance(value, dict) else []
+        for ref in [value, *branches]:
+            if isinstance(ref, dict) and ref.get("Ref") in SOURCE["Resources"]:
+                found[name.removeprefix("SITELENS_").lower()] = ref["Ref"]
     return found
-
-
-SETTING_RESOURCES = _setting_resources()
 
 
 @dataclass
@@ -148,7 +145,9 @@ class Module:
         constants = {  # `COLLECTION = Collection(table=...)`: a unit of its own
             n.targets[0].id: n
             for n in tree.body
-            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)
+            if isinstance(n, ast.Assign)
+            and len(n.targets) == 1
+            and isinstance(n.targets[0], ast.Name)
         }
         body = [n for n in tree.body if not isinstance(n, kinds) and n not in constants.values()]
         defs.update(constants)
@@ -247,6 +246,7 @@ class Code:
     """The layer's modules, and what is reachable from a handler file."""
 
     def __init__(self) -> None:
+        self.settings: dict[str, str] = {}
         self.modules: dict[str, Module] = {}
         for path in PACKAGE.rglob("*.py"):
             parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
@@ -270,7 +270,9 @@ class Code:
             return (module.name, "")  # a module-level constant
         return None
 
-    def reach(self, handler: Module, skip: set[Unit]) -> Reached:
+    def reach(self, handler: Module, skip: set[Unit], settings: dict[str, str]) -> Reached:
+        """What the handler reaches; `settings`: the resources its variables name."""
+        self.settings = settings
         reached = Reached()
         self.modules[handler.name] = handler
         try:
@@ -290,10 +292,10 @@ class Code:
                 trees = [*module.defs.values(), *module.body]
                 reached.module_keys[name] = {k for t in trees for k in _keys(module, t, {})}
                 reached.module_resources[name] = {
-                    SETTING_RESOURCES[node.attr]
+                    self.settings[node.attr]
                     for t in trees
                     for node in ast.walk(t)
-                    if isinstance(node, ast.Attribute) and node.attr in SETTING_RESOURCES
+                    if isinstance(node, ast.Attribute) and node.attr in self.settings
                 }
         finally:
             del self.modules[handler.name]
@@ -308,8 +310,8 @@ class Code:
                 unit = self._named(module, node)
                 if unit is not None:
                     yield unit
-            if isinstance(node, ast.Attribute) and node.attr in SETTING_RESOURCES:
-                facts.resources.add(SETTING_RESOURCES[node.attr])
+            if isinstance(node, ast.Attribute) and node.attr in self.settings:
+                facts.resources.add(self.settings[node.attr])
             if isinstance(node, ast.Call):
                 call = _client_call(node)
                 if call and call not in NO_ACTION:
@@ -453,7 +455,7 @@ def handler_of(function: str) -> Module:
 def code_of(function: str) -> Reached:
     handler = handler_of(function)
     skip = {("sitelens.edge.http", "authorize")} if _is_public(handler) else set()
-    return code().reach(handler, skip)
+    return code().reach(handler, skip, setting_resources(function))
 
 
 def _resource_ids(value: Any) -> Iterator[str]:
@@ -463,6 +465,9 @@ def _resource_ids(value: Any) -> Iterator[str]:
             yield item["Fn::GetAtt"][0]
         elif "Ref" in item:
             yield item["Ref"]
+        elif "Fn::If" in item:  # a resource the stack has under a condition (DigestMail)
+            branches = item["Fn::If"][1:]
+            yield from _resource_ids([b for b in branches if b != {"Ref": "AWS::NoValue"}])
         elif "Fn::Sub" in item:  # "${ReportsTable.Arn}/index/*"
             text = item["Fn::Sub"] if isinstance(item["Fn::Sub"], str) else item["Fn::Sub"][0]
             # "${AWS::Region}" and the like are not resources; an ARN naming none of the
@@ -610,10 +615,23 @@ def test_only_the_keys_api_writes_a_keys_hash(function):
         assert not writes & {"KEY#*", "KEYS"}, f"{function} may write a key's lookup or listing"
 
 
-@pytest.mark.parametrize(
-    "function", [f for f in FUNCTIONS if _is_public(handler_of(f))]
-)
+@pytest.mark.parametrize("function", [f for f in FUNCTIONS if _is_public(handler_of(f))])
 def test_a_public_function_writes_only_the_items_it_names(function):
     for table in {r for a, r, _ in policy_of(function) if a in WRITES} - {OUTSIDE}:
         if (function, table) not in PUBLIC_WRITES_ANY_ITEM:
             assert ANY_KEY not in _writes_on(function, table), f"{function} writes all {table}"
+
+
+def test_email_goes_out_from_the_stacks_identity_only():
+    senders = 0
+    for function in FUNCTIONS:
+        for statement in _statements(function):
+            if "ses:SendEmail" not in statement["Action"]:
+                continue
+            senders += 1
+            listed = statement["Resource"]
+            for resource in listed if isinstance(listed, list) else [listed]:
+                text = str(resource)
+                assert "*" not in text, f"{function} may send from any identity: {text}"
+                assert "identity/${Identity}" in text or "configuration-set/${DigestMail}" in text
+    assert senders  # the digests, a dead endpoint's notice, traffic alerts
