@@ -483,3 +483,53 @@ def test_firehose_conversion_failures_alarm():
         "GreaterThanThreshold",
         0,
     )
+
+
+# Properties that give a resource its name in the account and region (two stacks there must
+# not share one); other `...Name`s refer to something (a StageName, a MetricName).
+PHYSICAL_NAMES = {
+    "Name",
+    "TableName",
+    "QueueName",
+    "TopicName",
+    "BucketName",
+    "RoleName",
+    "LayerName",
+    "AliasName",
+    "StateMachineName",
+}
+OWN_NAMES = {"AWS::Lambda::Function": "FunctionName", "AWS::Logs::LogGroup": "LogGroupName"}
+# EventBridge Scheduler's names are at most 64 characters: with suffixes of at most 8, any
+# stack name up to 56 characters fits (docs/deployment.md).
+SCHEDULE_SUFFIX_CHARS = 8
+
+
+def _named_resources() -> dict[str, Any]:
+    found = {}
+    for name, resource in stack_resources().items():
+        props = resource.get("Properties") or {}
+        keys = PHYSICAL_NAMES | {OWN_NAMES.get(resource["Type"], "")}
+        found.update({f"{name}.{key}": props[key] for key in keys & set(props)})
+        if resource["Type"] == "AWS::Glue::Database":
+            found[f"{name}.DatabaseInput.Name"] = props["DatabaseInput"]["Name"]
+    return found
+
+
+def test_every_named_resource_is_named_by_the_stack():
+    named = _named_resources()
+    assert "CompactionFunctionHourly.Name" in named  # ScheduleV2's schedules are among them
+    resources = set(stack_resources())
+    for where, value in named.items():
+        text = value.get("Fn::Sub", "") if isinstance(value, dict) else ""
+        derived = "${AWS::StackName}" in text or set(re.findall(r"\$\{(\w+)", text)) & resources
+        assert derived or (isinstance(value, dict) and value.get("Ref") in resources), (
+            f"{where} is {value}: a second stack in the same account and region would clash"
+        )
+
+
+def test_schedule_names_leave_room_for_the_stack_s_name():
+    schedules = of_type("AWS::Scheduler::Schedule")
+    assert len(schedules) >= 5
+    for name, props in schedules.items():
+        suffix = props["Name"]["Fn::Sub"].replace("${AWS::StackName}", "")
+        assert len(suffix) <= SCHEDULE_SUFFIX_CHARS, f"{name}: {suffix}"
