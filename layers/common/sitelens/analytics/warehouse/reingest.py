@@ -158,8 +158,8 @@ def sort_out(
     data: bytes, deleted: Collection[int] = ()
 ) -> tuple[list[dict[str, Any]], dict[str, list[dict[str, Any]]]]:
     """An error file's rows that fit the landing schema, and the documents of those that do
-    not, by the parked folder of their site (each with `reason`, why it is parked). Rows of
-    `deleted` websites are neither: their site's files are removed (`deletions`)."""
+    not, by the parked folder of their site (each with `reason`, why it is parked). Those of
+    `deleted` websites are not parked: their site's files are removed (`deletions`)."""
     fit: list[dict[str, Any]] = []
     parked: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for document in documents(data):
@@ -167,9 +167,7 @@ def sort_out(
         try:
             line = base64.b64decode(document.get("rawData") or "", validate=True)
             raw = json.loads(line)
-            row = landing_row(raw)
-            if row["website_id"] not in deleted:
-                fit.append(row)
+            fit.append(landing_row(raw))  # a deleted website's: dropped at compaction
         except (Unfit, ValueError, binascii.Error, TypeError) as err:
             site = _site_of(raw)
             if site != UNREADABLE and int(site.split("=", 1)[1]) in deleted:
