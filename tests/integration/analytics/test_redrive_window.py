@@ -14,6 +14,7 @@ import pytest
 
 from sitelens.analytics import counting
 from sitelens.core import clock, config
+from sitelens.data import queues
 from tests.fixtures.analytics import failures, run
 from tests.integration.analytics.test_counted_once import (  # noqa: F401 (fixtures)
     START,
@@ -54,6 +55,7 @@ def at(moment: datetime) -> Any:
 
 @pytest.mark.usefixtures("redelivered_later", "store")
 def test_a_hit_redriven_past_its_longest_path_is_parked_never_counted(site, monkeypatch, capsys):  # noqa: F811
+    monkeypatch.setattr(counting, "COUNTABLE_SECONDS", queues.HIT_LONGEST_PATH_SECONDS)
     account, wid = site
     hits = hits_of(wid, 4)  # at START .. START + 3 s
     assert run("HitsQueue", batch_of(hits, account)) == {"batchItemFailures": []}

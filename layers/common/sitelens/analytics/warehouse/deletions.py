@@ -20,7 +20,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from sitelens.analytics.warehouse import layout, summaries
+from sitelens.analytics.warehouse import layout
 from sitelens.core import clock
 from sitelens.core.log import logger
 from sitelens.data import warehouse
@@ -32,7 +32,7 @@ def site_folders(website_id: int) -> list[str]:
     """The folders holding one website's files alone, relative to the warehouse's root."""
     return [
         f"{relation}/website_id={int(website_id)}"
-        for relation in (layout.COMPACTED, *summaries.COLUMNS, layout.PARKED)
+        for relation in (layout.COMPACTED, *layout.SUMMARIES, layout.PARKED)
     ]
 
 

@@ -23,6 +23,11 @@ from sitelens.analytics.warehouse import schema
 LANDING: Final = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
 COMPACTED: Final = "events"  # compaction's: events/website_id=<id>/day=<day>/data.parquet
 FILE_NAME: Final = "data.parquet"
+# the summaries compaction writes beside each site-day (`summaries`), folder by folder
+TOTALS: Final = "daily_totals"
+VISITS: Final = "daily_visits"
+PAGES: Final = "daily_pages"
+SUMMARIES: Final = (TOTALS, VISITS, PAGES)
 ERRORS: Final = "landing-errors"  # Firehose's ErrorOutputPrefix (template.yaml)
 PARKED: Final = "landing-parked"  # rows that still do not fit, by site
 DELETED: Final = "deleted"  # deleted/<state>/website_id=<id>: a tombstone
