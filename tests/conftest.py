@@ -51,7 +51,7 @@ from moto.dynamodb import models as moto_dynamodb  # noqa: E402
 from moto.sqs import models as moto_sqs  # noqa: E402
 
 from sitelens import accounts, initialized  # noqa: E402
-from sitelens.analytics import converted, fairshare, tracking  # noqa: E402
+from sitelens.analytics import converted, counting, fairshare, tracking  # noqa: E402
 from sitelens.audits import externals  # noqa: E402
 from sitelens.core import config, scopes  # noqa: E402
 from sitelens.data import clients, limits, salts, warehouse  # noqa: E402
@@ -265,6 +265,14 @@ class MotoBackend:
         queues = moto_sqs.sqs_backends[MOTO_ACCOUNT][REGION]
         for url in self.queues.values():
             queues.purge_queue(url.rsplit("/", 1)[1])
+
+
+@pytest.fixture(autouse=True)
+def hits_of_any_age(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The suite's hits carry fixed dates, which age: the aggregator counts them whatever
+    their age here (deployed, it parks a hit older than its message's longest path,
+    `analytics.aggregation`; tests/integration/analytics/test_redrive_window.py sets it back)."""
+    monkeypatch.setattr(counting, "COUNTABLE_SECONDS", 10**12)
 
 
 @pytest.fixture(scope="session")

@@ -8,6 +8,12 @@ adds only what is missing (counting is idempotent by hit id) and sends the row a
 are deduplicated by hit id at compaction and at query time). So a crash at any point
 neither loses nor doubles a count or a row, and nothing is logged and dropped: what is
 retried, failed or already counted is a metric (`metrics`).
+
+A hit older than the longest path its message can take (`counting.COUNTABLE_SECONDS`: its
+queue's retention, the dead-letter queue's and one redrive) may have been counted already
+and its records be gone since (they are kept a day longer than that path): it is parked,
+never counted. Its message is given back (HitsParked, alarmed) until SQS moves it to the
+dead-letter queue, where it stays for a human to see.
 """
 
 from __future__ import annotations
@@ -80,6 +86,8 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
             # Kept failing until SQS moves it to the dead-letter queue, for a human to see.
             logger.error("unreadable hit", extra={"message_id": record.get("messageId")})
             retry[record.get("messageId", "")] = "unreadable"
+    messages, parked = _countable(messages)
+    retry.update(dict.fromkeys(parked, "too_old"))
     live, unchecked = _live(messages)
     retry.update(dict.fromkeys(unchecked, "website"))
 
@@ -178,6 +186,17 @@ def _message(record: dict[str, Any]) -> _Message:
         raise ValueError("hit without an account")
     hit = Hit.from_json(record["body"])
     return _Message(record["messageId"], account, hit, hit.id or record["messageId"])
+
+
+def _countable(messages: list[_Message]) -> tuple[list[_Message], set[str]]:
+    """The messages young enough to count, and the ids of those parked (too old: see the
+    module's docstring), counted as HitsParked."""
+    oldest = clock.now().timestamp() - counting.COUNTABLE_SECONDS
+    parked = {m.id for m in messages if m.hit.at.timestamp() < oldest}
+    if parked:
+        logger.warning("hits parked: older than their dedupe records", extra={"hits": len(parked)})
+        metrics.count("HitsParked", len(parked), reason="too_old")
+    return [m for m in messages if m.id not in parked], parked
 
 
 def _live(messages: list[_Message]) -> tuple[list[_Message], set[str]]:

@@ -1,11 +1,14 @@
 """Removing a deleted website's statistics, from the cleanup queue (delayed, so that hits
-still in flight are dropped first), in bounded runs that resume where the last stopped."""
+still in flight are dropped first), in bounded runs that resume where the last stopped; and
+its raw events: each run marks the website deleted in the warehouse, whose next compaction
+removes its files (`warehouse.deletions`)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
 from sitelens.analytics.hit import SERIES_NAMES
+from sitelens.analytics.warehouse import deletions
 from sitelens.core.log import logger
 from sitelens.data import cleanups, queues
 
@@ -21,8 +24,10 @@ ITEMS_PER_RUN = 10_000
 def remove(record: SQSRecord) -> int:
     """Delete up to ITEMS_PER_RUN more counters of the website a cleanup message names, from
     where the runs before stopped, and queue the next run while some are left; how many
-    items every run has deleted."""
+    items every run has deleted. Each run marks the website deleted in the warehouse too
+    (again on a retry: the mark is idempotent)."""
     website_id = queues.cleanup_website(record.raw_event)
+    deletions.mark(website_id)  # first: from now on no compaction keeps its rows
     progress = cleanups.remove(website_id, SERIES_NAMES, ITEMS_PER_RUN)
     if not progress.done:
         queues.send_cleanup(website_id, delayed=False)  # the hits in flight were dropped

@@ -22,8 +22,11 @@ hit's id (minted at the edge, `hit.new_id`), never on the message:
    chunk commits, and reported for retry, which comes after the queue's visibility timeout
    (480 s), when the other batch has ended either way.
 
-Records and markers are kept RECORDS_KEPT_SECONDS, longer than the dead-letter queue keeps
-a message (14 days), so a redrive finds them.
+Records and markers are kept RECORDS_KEPT_SECONDS (23 days), a day longer than the longest
+path a hit's message can take (`queues.HIT_LONGEST_PATH_SECONDS`: the queue's retention, the
+dead-letter queue's (14 days), and a redrive back to the queue), so a redrive finds them. A
+hit older than that path when it comes is parked by the aggregator, never counted
+(`aggregation`): its records may be gone.
 
 Distinct values. Each website, stat and period has a counter of its own for at most
 MAX_VALUES distinct values, together at most MAX_VALUE_BYTES long; hits with any further
@@ -46,7 +49,7 @@ from typing import TypeVar
 from sitelens.analytics.hit import MONTH_SUFFIX, Hit, counters
 from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
-from sitelens.data import ledger, stats
+from sitelens.data import ledger, queues, stats
 
 # Per website, stat and period: values with a counter of their own, and their total length.
 MAX_VALUES = 500
@@ -57,7 +60,8 @@ OTHER = "(other)"
 UNCAPPED = frozenset({"pageviews", "visitors", "pageviews_hour", "visitors_hour", "device"})
 BUCKET_SECONDS = 10  # hit time per delivery record: few records a batch, small reads
 RUNNING_SECONDS = 90  # a batch recorded this recently may still be running (timeout 30 s)
-RECORDS_KEPT_SECONDS = 15 * 24 * 3600  # the dead-letter queue keeps messages 14 days
+RECORDS_KEPT_SECONDS = queues.HIT_RECORDS_KEPT_SECONDS  # beyond a hit's longest path
+COUNTABLE_SECONDS = queues.HIT_LONGEST_PATH_SECONDS  # an older hit is parked, not counted
 # Requests run in parallel; botocore keeps 10 connections per client.
 WORKERS = 10
 _REGISTER_ATTEMPTS = 5

@@ -9,7 +9,8 @@ batch of 5,000 hits writes a handful of lines, not 5,000. Every name here has an
 Names (namespace `POWERTOOLS_METRICS_NAMESPACE`, dimension `service`, and `reason` where
 shown): HitsAccepted, HitsExcluded[reason], HitsDropped[reason], HitsThrottled[reason],
 HitsCounted, HitsDuplicate, CountersCommitted, CounterChunksFailed, MessagesRetried[reason],
-RowsDelivered, RowsFailed, RowsCompacted, PresencesFailed, DigestsSent, DigestFailures,
+RowsDelivered, RowsFailed, RowsCompacted, RowsReingested, RowsParked[reason],
+CompactionsSkipped, HitsParked[reason], PresencesFailed, DigestsSent, DigestFailures,
 PasswordGuesses[reason], AuditStepsPutOff[reason].
 """
 

@@ -3,8 +3,9 @@ webhooks table (`sitelens.analytics.converted` writes them, `sitelens.webhooks.g
 sends them).
 
 Items, each removed by the table's TTL:
-- `CONVERTED#<account>#<hit id>`/`hit`: the hit's conversions were counted (15 days,
-  beyond the dead-letter queue's 14), so a hit delivered or redriven again adds nothing;
+- `CONVERTED#<account>#<hit id>`/`hit`: the hit's conversions were counted (kept as long
+  as counting's records, `queues.HIT_RECORDS_KEPT_SECONDS`: beyond the longest path a hit
+  can take, a redrive included), so a hit delivered or redriven again adds nothing;
 - `CONVERSIONS#<account>#<website id>`/`<minute>` (`YYYY-MM-DDTHH:MM`, UTC): per goal `c_<id>`
   its conversions, `r_<id>` its revenue in `cur_<id>`, `n_<id>` its name; `sent_at` once
   its delivery was queued (7 days);
@@ -18,12 +19,12 @@ from decimal import Decimal
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import queues, transactions
 from sitelens.data.clients import client, every_item
 from sitelens.data.items import Write, error_code, from_attr
 
-# a hit's marker outlives every redelivery of it: the dead-letter queue keeps hits 14 days
-MARKER_KEPT_SECONDS = 15 * 86_400
+# a hit's marker outlives every delivery of it that is counted (older hits are parked)
+MARKER_KEPT_SECONDS = queues.HIT_RECORDS_KEPT_SECONDS
 MINUTE_KEPT_SECONDS = 7 * 86_400
 
 

@@ -9,6 +9,20 @@ from typing import Any
 from sitelens.core.config import settings
 from sitelens.data.clients import client
 
+# How long a hit can travel through its queues, as template.yaml sets them (HitsQueue's and
+# HitsDeadLetterQueue's MessageRetentionPeriod; tests/unit/test_template.py holds them equal).
+HITS_RETENTION_SECONDS = 4 * 86_400
+HITS_DEAD_LETTER_RETENTION_SECONDS = 14 * 86_400
+# The longest path a hit's message can take: its queue's retention, the dead-letter queue's,
+# and a redrive back to the queue, where it may wait that queue's retention again. A hit
+# older than this when it comes (a second redrive) is parked, never counted (`aggregation`).
+HIT_LONGEST_PATH_SECONDS = (
+    HITS_RETENTION_SECONDS + HITS_DEAD_LETTER_RETENTION_SECONDS + HITS_RETENTION_SECONDS
+)
+# What says a hit was counted (counting's records and markers, goal conversions' markers)
+# is kept a day longer than that path: whatever a hit finds when it comes, it finds them all.
+HIT_RECORDS_KEPT_SECONDS = HIT_LONGEST_PATH_SECONDS + 86_400
+
 # The account a hit belongs to travels beside the hit, so the aggregator can check that
 # the website still exists with one GetItem on its key.
 ACCOUNT_ATTRIBUTE = "account"

@@ -5,7 +5,7 @@ Deployed, `put` sends rows as JSON lines to the Firehose stream, which converts 
 Parquet with the landing table's schema and writes them to S3 under
 `landing/hour=<YYYY-MM-DD-HH>/`, whatever their site; the compaction
 (`analytics.warehouse.compaction`) lists, fetches, puts and deletes files of the bucket
-through `object_keys`, `download`, `upload` and `delete`; `run` executes a statement in
+through `object_keys`, `download`, `upload`, `put_text` and `delete`; `run` executes a statement in
 the Athena workgroup and reads its rows. `make serve` replaces them with its local
 warehouse (`use`): the same layout on disk, the same compaction, queried by DuckDB. The
 SQL dialect goes with the engine (`dialect`).
@@ -55,6 +55,8 @@ class LocalEngine:
     query: Callable[[str], Rows]
     store: Callable[[Iterable[Mapping[str, Any]]], int]
     compact: Callable[[], dict[str, int]] = lambda: {}
+    # a file of the warehouse's folder, written with its text (a deleted website's tombstone)
+    mark_deleted: Callable[[str], None] = lambda path: None
 
 
 def _json_default(value: Any) -> Any:
@@ -132,6 +134,11 @@ def download(key: str, path: Path) -> bool:
 def upload(path: Path, key: str) -> None:
     """Put a file into the events bucket under `key` (replacing it at once for readers)."""
     client("s3").upload_file(str(path), settings().events_bucket, key)
+
+
+def put_text(key: str, text: str) -> None:
+    """Put a small object into the events bucket under `key` (a tombstone)."""
+    client("s3").put_object(Bucket=settings().events_bucket, Key=key, Body=text.encode())
 
 
 def delete(keys: Sequence[str]) -> None:

@@ -124,7 +124,11 @@ class LocalStack:
         self.warehouse = LocalWarehouse(folder)
         warehouse.use(
             warehouse.LocalEngine(
-                "duckdb", self.warehouse.run, self.warehouse.write, self.warehouse.compact
+                "duckdb",
+                self.warehouse.run,
+                self.warehouse.write,
+                self.warehouse.compact,
+                self.warehouse.mark_deleted,
             )
         )
 

@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 import threading
 import uuid
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import compaction, schema, summaries
+from sitelens.analytics.warehouse import compaction, layout, reingest, schema, summaries
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
 
@@ -46,29 +45,50 @@ class LocalWarehouse:
         """Land rows (dicts with every column and partition key) in this hour's landing
         folder, one new file, written aside and renamed into place; returns how many.
 
-        The rows go in as JSON lines that DuckDB parses itself: `executemany` inserts one
-        row at a time, about a millisecond each, which would hold up the aggregator."""
-        fields = (*schema.PARTITIONS, *schema.COLUMNS)
-        lines = [
-            json.dumps({name: row.get(name) for name, _ in fields}, default=str) for row in rows
-        ]
-        if not lines:
+        As Firehose does, rows that do not convert to the landing schema go to
+        landing-errors/ in its error format, and the others land (`_land_apart`)."""
+        import duckdb
+
+        found = list(rows)
+        if not found:
             return 0
-        columns = ", ".join(f"'{name}': '{_DUCKDB_TYPES[kind]}'" for name, kind in fields)
-        with self.lock, tempfile.NamedTemporaryFile("w", suffix=".json") as batch:
-            batch.write("\n".join(lines))
-            batch.flush()
-            self.connection.execute(  # the file and the columns are ours
-                "CREATE OR REPLACE TEMP TABLE batch AS SELECT * FROM read_json("  # noqa: S608
-                f"'{batch.name}', format = 'newline_delimited', columns = {{{columns}}})"
-            )
-            folder = self.root / compaction.landing_folder(clock.now().strftime("%Y-%m-%d-%H"))
-            folder.mkdir(parents=True, exist_ok=True)
-            name = f"part-{uuid.uuid4().hex}.parquet"
-            self.connection.execute(f"COPY batch TO '{folder / ('.' + name)}' (FORMAT parquet)")
-            os.replace(folder / ("." + name), folder / name)
+        with self.lock:
+            hour = clock.now().strftime("%Y-%m-%d-%H")
+            path = self.root / compaction.landing_folder(hour) / f"part-{uuid.uuid4().hex}.parquet"
+            try:
+                layout.land_file(self.connection, found, path)
+            except duckdb.Error:
+                self._land_apart(found, path)
             self.defined = False
-        return len(lines)
+        return len(found)
+
+    def _land_apart(self, rows: list[Mapping[str, Any]], path: Path) -> None:
+        """Rows of a batch DuckDB could not convert: those that fit the schema land, each
+        other one is written as Firehose writes a record it cannot convert."""
+        fit, failed = [], []
+        for row in rows:
+            line = (json.dumps(dict(row), default=str) + "\n").encode()
+            try:
+                fit.append(reingest.landing_row(json.loads(line)))
+            except reingest.Unfit as err:
+                failed.append(
+                    reingest.error_document(
+                        line, "DataFormatConversion.ParseError", str(err), clock.now()
+                    )
+                )
+        layout.land_file(self.connection, fit, path)
+        if failed:
+            day = clock.now().strftime("%Y-%m-%d")
+            target = self.root / reingest.error_file(day, f"local-{uuid.uuid4().hex}")
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text("".join(json.dumps(found) + "\n" for found in failed))
+
+    def mark_deleted(self, path: str) -> None:
+        """Write a tombstone (`deletions.mark`) under `root`."""
+        with self.lock:
+            target = self.root / path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(clock.now_iso())
 
     def compact(self) -> dict[str, int]:
         """Merge every landing file into the compacted layout (`warehouse.compaction`)."""

@@ -14,6 +14,12 @@ both and keep one row per hit id (`sql`), and the next run redoes the merge.
 
 Bound: a query of N days of one site reads at most N compacted files and the landing files
 of the hours since the last run (one run an hour: a few files for the whole stack).
+
+Before merging, a run re-ingests the rows Firehose could not convert (`reingest`), and
+drops the rows of deleted websites (`deletions`). One run at a time, whatever the
+function's concurrency: a run holds a lease (`data.leases`, LEASE_SECONDS) or does nothing
+and says so, since two read-merge-write runs at once could each put back a file without
+the other's rows.
 """
 
 from __future__ import annotations
@@ -22,30 +28,29 @@ import os
 import shutil
 import tempfile
 import uuid
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
-from sitelens.analytics.warehouse import schema, summaries
-from sitelens.data import warehouse
+from sitelens.analytics.warehouse import deletions, layout, reingest, schema, summaries
+from sitelens.core import metrics
+from sitelens.core.log import logger
+from sitelens.data import leases, warehouse
 
-LANDING = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
-COMPACTED = "events"  # compaction's folder: events/website_id=<id>/day=<day>/data.parquet
-FILE_NAME = "data.parquet"
+LANDING: Final = layout.LANDING
+COMPACTED: Final = layout.COMPACTED
+FILE_NAME: Final = layout.FILE_NAME
 MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
 # site-days a backfill summarises a run (a busy site's day file takes about a second)
 MAX_BACKFILL = 500
 ROW_GROUP_ROWS = 122_880  # DuckDB's default row group: min/max per group prune by time
+LEASE = "compaction"
+# CompactionFunction's timeout (900 s) and a minute: a run killed midway blocks the next
+# for at most this long (tests/unit/test_template.py checks it against the template).
+LEASE_SECONDS = 960
 
-
-def landing_folder(hour: str) -> str:
-    """The landing folder of an arrival hour (`YYYY-MM-DD-HH`)."""
-    return f"{LANDING}/hour={hour}"
-
-
-def compacted_file(website_id: int, day: str) -> str:
-    """Where compaction keeps one site's day, relative to the warehouse's root."""
-    return f"{COMPACTED}/website_id={website_id}/day={day}/{FILE_NAME}"
+landing_folder = layout.landing_folder
+compacted_file = layout.compacted_file
 
 
 def landing_columns() -> list[tuple[str, str]]:
@@ -57,13 +62,25 @@ def _files(paths: Sequence[Path]) -> str:
     return "[" + ", ".join(f"'{path}'" for path in paths) + "]"
 
 
-def touched(connection: Any, landing_files: Sequence[Path]) -> list[tuple[int, str]]:
-    """The (website id, day) partitions that rows in these landing files belong to."""
+def _kept(deleted: Collection[int]) -> str:
+    """A predicate true on rows of websites not deleted (ids are numbers: formatted)."""
+    return (
+        f"website_id NOT IN ({', '.join(str(int(site)) for site in deleted)})"
+        if deleted
+        else "TRUE"
+    )
+
+
+def touched(
+    connection: Any, landing_files: Sequence[Path], deleted: Collection[int] = ()
+) -> list[tuple[int, str]]:
+    """The (website id, day) partitions that rows in these landing files belong to, but
+    those of `deleted` websites."""
     if not landing_files:
         return []
     found = connection.execute(
         f"SELECT DISTINCT website_id, day FROM read_parquet({_files(landing_files)}, "  # noqa: S608
-        "union_by_name = true) ORDER BY 1, 2"
+        f"union_by_name = true) WHERE {_kept(deleted)} ORDER BY 1, 2"
     ).fetchall()
     return [(int(website_id), str(day)) for website_id, day in found]
 
@@ -73,10 +90,12 @@ def merge(
     landing_files: Sequence[Path],
     existing: dict[tuple[int, str], Path],
     output: Path,
+    deleted: Collection[int] = (),
 ) -> dict[str, Path]:
     """Merge landing files and the existing compacted files of the partitions they touch
     into one new file per partition under `output`, and its summaries; returns each new
-    file by where it belongs (`compacted_file`, `summaries.file`).
+    file by where it belongs (`compacted_file`, `summaries.file`). Landing rows of
+    `deleted` websites are left out.
 
     One row per hit id (the copies are equal), sorted by time within each file."""
     columns = ", ".join(name for name, _ in schema.COLUMNS)
@@ -85,7 +104,8 @@ def merge(
     landing = schema.empty_relation((*schema.PARTITIONS, *schema.COLUMNS))
     parts = [
         f"SELECT website_id, day, {columns} FROM (SELECT * FROM read_parquet("  # noqa: S608
-        f"{_files(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing})"
+        f"{_files(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing}) "
+        f"WHERE {_kept(deleted)}"
     ]
     parts += [
         f"SELECT CAST({website_id} AS BIGINT) AS website_id, '{day}' AS day, {columns} "  # noqa: S608
@@ -119,13 +139,18 @@ def _events_files(written: dict[str, Path]) -> list[Path]:
 
 
 def compact_folder(connection: Any, root: Path) -> dict[str, int]:
-    """Compact a warehouse on disk (`make serve`'s): every landing file present under
-    `root`, merged into `root/events`, then removed. What it did, counted."""
+    """Compact a warehouse on disk (`make serve`'s): deleted websites' files removed
+    (`deletions`), its error files re-ingested (`reingest`), then every landing file
+    present under `root` merged into `root/events` (but deleted websites' rows), then
+    removed. What it did, counted."""
     _backfill_folder(connection, root)
+    pending, deleted = deletions.in_folder(root)
+    done = {"removed": deletions.remove_in_folder(root, pending)}
+    done |= reingest.reingest_folder(connection, root, deleted)
     landing_files = sorted((root / LANDING).glob("hour=*/*.parquet"))
     if not landing_files:
-        return {"landing_files": 0, "partitions": 0, "rows": 0}
-    partitions = touched(connection, landing_files)
+        return {**done, "landing_files": 0, "partitions": 0, "rows": 0}
+    partitions = touched(connection, landing_files, deleted)
     existing = {
         partition: path
         for partition in partitions
@@ -133,7 +158,7 @@ def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     }
     work = root / "compaction"
     work.mkdir(exist_ok=True)
-    written = merge(connection, landing_files, existing, work)
+    written = merge(connection, landing_files, existing, work, deleted)
     merged = _events_files(written)
     rows = _rows(connection, merged)
     for target, path in written.items():
@@ -142,7 +167,7 @@ def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     for path in landing_files:  # only once every merged file is in place
         path.unlink(missing_ok=True)
     shutil.rmtree(work, ignore_errors=True)
-    return {"landing_files": len(landing_files), "partitions": len(merged), "rows": rows}
+    return {**done, "landing_files": len(landing_files), "partitions": len(merged), "rows": rows}
 
 
 def _backfill_folder(connection: Any, root: Path) -> None:
@@ -199,45 +224,59 @@ def backfill_bucket() -> dict[str, int]:
 
 def run() -> dict[str, int]:
     """One compaction with the engine in use: `make serve`'s folder, or the events bucket
-    (CompactionFunction, hourly). What it did, counted."""
-    local = warehouse.local_engine()
-    if local is not None:
-        return local.compact()
-    return _compact_bucket()
+    (CompactionFunction, hourly), under the lease; what it did, counted. A run that finds
+    the lease held does nothing (`skipped`: 1), logged and counted (CompactionsSkipped)."""
+    holder = leases.acquire(LEASE, LEASE_SECONDS)
+    if holder is None:
+        logger.info("compaction skipped: another run holds the lease", extra={"lease": LEASE})
+        metrics.count("CompactionsSkipped")
+        return {"skipped": 1, "landing_files": 0, "partitions": 0, "rows": 0}
+    try:
+        local = warehouse.local_engine()
+        if local is not None:
+            return local.compact()
+        return _compact_bucket()
+    finally:
+        if not leases.release(LEASE, holder):  # it expired midway: another run may hold it
+            logger.warning("compaction outlived its lease", extra={"lease": LEASE})
 
 
 def _compact_bucket() -> dict[str, int]:
-    """Landing objects and the compacted files they touch are fetched to /tmp, merged,
-    the merged files put back, and only then the landing objects deleted: a crash leaves
-    landing to be merged again."""
+    """Deleted websites' files removed (`deletions`), error files re-ingested (`reingest`);
+    landing objects and the compacted files they
+    touch fetched to /tmp, merged (but deleted websites' rows), the merged files put back,
+    and only then the landing objects deleted: a crash leaves landing to be merged again."""
     import duckdb
 
-    keys = warehouse.object_keys(LANDING + "/", MAX_LANDING_FILES)
-    if not keys:
-        return {"landing_files": 0, "partitions": 0, "rows": 0}
-    with tempfile.TemporaryDirectory(prefix="compaction-") as scratch:
-        root = Path(scratch)
-        files = [root / LANDING / f"{number}.parquet" for number in range(len(keys))]
-        for key, path in zip(keys, files, strict=True):
-            warehouse.download(key, path)
-        connection = duckdb.connect(":memory:")
-        try:
+    connection = duckdb.connect(":memory:")
+    try:
+        with tempfile.TemporaryDirectory(prefix="compaction-") as scratch:
+            pending, deleted = deletions.in_bucket()
+            done = {"removed": deletions.remove_in_bucket(pending)}
+            done |= reingest.reingest_bucket(connection, Path(scratch) / "errors", deleted)
+            keys = warehouse.object_keys(LANDING + "/", MAX_LANDING_FILES)
+            if not keys:
+                return {**done, "landing_files": 0, "partitions": 0, "rows": 0}
+            root = Path(scratch)
+            files = [root / LANDING / f"{number}.parquet" for number in range(len(keys))]
+            for key, path in zip(keys, files, strict=True):
+                warehouse.download(key, path)
             existing = {
                 partition: path
-                for partition in touched(connection, files)
+                for partition in touched(connection, files, deleted)
                 if warehouse.download(
                     compacted_file(*partition), path := root / compacted_file(*partition)
                 )
             }
-            written = merge(connection, files, existing, root / "merged")
+            written = merge(connection, files, existing, root / "merged", deleted)
             merged = _events_files(written)
             rows = _rows(connection, merged)
             for target, path in written.items():
                 warehouse.upload(path, target)
-        finally:
-            connection.close()
+    finally:
+        connection.close()
     warehouse.delete(keys)  # only once every merged file is in place
-    return {"landing_files": len(keys), "partitions": len(merged), "rows": rows}
+    return {**done, "landing_files": len(keys), "partitions": len(merged), "rows": rows}
 
 
 def _rows(connection: Any, files: list[Path]) -> int:

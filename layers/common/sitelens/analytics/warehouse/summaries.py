@@ -31,16 +31,16 @@ from pathlib import Path
 from typing import Any, Final, Literal
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse import schema, visits
+from sitelens.analytics.warehouse import layout, schema, visits
 from sitelens.analytics.warehouse.dimensions import VISIT_DIMENSIONS
 from sitelens.analytics.warehouse.filters import Condition, Filter
 from sitelens.analytics.warehouse.query import Query
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES
 
 Plan = Literal["totals", "visits", "pages"]
-TOTALS: Final = "daily_totals"  # daily_totals/website_id=<id>/day=<day>/data.parquet
-VISITS: Final = "daily_visits"  # daily_visits/website_id=<id>/day=<day>/data.parquet
-PAGES: Final = "daily_pages"  # daily_pages/website_id=<id>/day=<day>/data.parquet
+TOTALS: Final = layout.TOTALS  # daily_totals/website_id=<id>/day=<day>/data.parquet
+VISITS: Final = layout.VISITS  # daily_visits/website_id=<id>/day=<day>/data.parquet
+PAGES: Final = layout.PAGES  # daily_pages/website_id=<id>/day=<day>/data.parquet
 # The day's figures (one row): its visits' counts and sums, and its distinct visitors
 TOTAL_COLUMNS: Final[tuple[tuple[str, schema.ColumnType], ...]] = (
     ("visitors", "bigint"),
