@@ -189,7 +189,9 @@ def pageviews(client, website_id: int) -> int:
 @pytest.fixture
 def moved(analytics, other_analytics, local_site) -> tuple[dict, dict]:
     """The old holder's website (with a goal and a counted hit) and the prover's answer."""
-    old = other_analytics.post("/api/v1/websites", {"domain": DOMAIN, "privacy": 0}).data
+    shared = {"domain": DOMAIN, "privacy": 2, "password": "correct horse battery"}
+    old = other_analytics.post("/api/v1/websites", shared).data
+    assert old["password"] is True
     goal = other_analytics.post(f"/api/v1/websites/{old['id']}/goals", {"page_path": "/thanks"})
     assert goal.status == 201, goal.body
     send_hit(other_analytics)
@@ -243,6 +245,7 @@ def test_the_old_holders_record_is_read_only_in_the_grace_period_and_gone_after(
         assert reply.status == 409, reply.body
         assert reply.body["message"] == stored_websites.Released.message
     assert other_analytics.get(site).data["exclude_bots"] == 1
+    assert stored_websites.of_account(other_account.id) == []  # no digest of it
     assert pageviews(other_analytics, old["id"]) == 1
     assert [w["id"] for w in other_analytics.get("/api/v1/websites").data] == [old["id"]]
 
@@ -320,6 +323,8 @@ def test_during_the_grace_period_only_the_old_holder_may_prove_and_that_cancels_
     claim = stored_websites.get_claim(DOMAIN)
     assert (claim["owner"], int(claim["record_id"])) == (other_account.id, old["id"])
     assert "moves_at" not in claim
+    kept = stored_websites.get(other_account.id, old["id"])
+    assert kept is not None and "expires_at" not in kept  # the TTL no longer removes it
     assert other_analytics.patch(f"/api/v1/websites/{old['id']}", {"exclude_bots": 0}).status == 200
     assert analytics.get(f"/api/v1/websites/{new['id']}").status == 404  # the prover's is gone
 
