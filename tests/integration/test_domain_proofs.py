@@ -258,7 +258,7 @@ def test_the_old_holders_record_is_read_only_in_the_grace_period_and_gone_after(
     assert analytics.get(f"/api/v1/websites/{new['id']}").status == 200
     assert pageviews(analytics, new["id"]) == 1
     # the table's TTL removes the stored item at the end of the grace period
-    stored = stored_websites.get(other_account.id, old["id"], released_too=True)
+    stored = stored_websites.get_as_stored(other_account.id, old["id"])
     assert stored is not None and stored["expires_at"] == int(released_at.timestamp())
 
 

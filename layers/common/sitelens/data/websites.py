@@ -76,13 +76,16 @@ def allocate_id() -> int:
     return records.allocate_id(COLLECTION)
 
 
-def get(account: str, website_id: int, released_too: bool = False) -> Item | None:
+def get(account: str, website_id: int) -> Item | None:
     """The account's website, or None; None too once a released website's `released_at`
-    has passed (`released_too`: as stored, until the TTL removes it)."""
+    has passed."""
     record = records.get(COLLECTION, account, website_id)
-    if record is None or released_too or answers(record, _now_iso()):
-        return record
-    return None
+    return record if record is None or answers(record, _now_iso()) else None
+
+
+def get_as_stored(account: str, website_id: int) -> Item | None:
+    """The account's website as stored, a released one too until the TTL removes it."""
+    return records.get(COLLECTION, account, website_id)
 
 
 def by_domain(site: str) -> Item | None:
@@ -208,7 +211,7 @@ def move_claim(
     claim_read: Item | None,
     new_claim: Item,
     created: Item | None,
-    changed: tuple[tuple[Item, Item], ...],
+    changed: tuple[tuple[Item | None, Item], ...],
 ) -> None:
     """Re-point the site's claim to `new_claim` (`owner`, `record_id`, and `previous_*`,
     `moves_at` during a grace period), creating the website `created` and writing each

@@ -127,7 +127,7 @@ def _apply(account_id: str, domain: str, site: str, method: str) -> tuple[dict[s
         return websites.show(record), True
     moves_at = clock.iso(clock.now() + GRACE)
     # a record of ours under this id may remain, released, from an earlier move away
-    stale = stored_websites.get(account_id, int(old["id"]), released_too=True)
+    stale = stored_websites.get_as_stored(account_id, int(old["id"]))
     record = stored_websites.versioned(stale, _moved(old, account_id, proven, now))
     new_claim = {
         "owner": account_id,
