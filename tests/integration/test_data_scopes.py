@@ -59,6 +59,7 @@ READS: dict[str, Read] = {
         _listing(websites.COLLECTION, w, s) + _listing(reports.COLLECTION, w, s)
     ),
     "websites.get": lambda w, s: websites.get(w["account"], w[s]["id"]),
+    "websites.get_as_stored": lambda w, s: websites.get_as_stored(w["account"], w[s]["id"]),
     "websites.by_domain": lambda w, s: websites.by_domain(_site(w, s)),
     "websites.by_host": lambda w, s: websites.by_host(_site(w, s)),
     "websites.exists": lambda w, s: websites.exists(w["account"], w[s]["id"]),
@@ -111,7 +112,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "pages": ("position", "a cursor's position of a record already read"),
     "websites": (
         "allocate_id is_claimed forget forget_all get_claim holder proof_token "
-        "stored_proof_token move_claim versioned",
+        "stored_proof_token move_claim versioned answers",
         "ids, claims, caches and an account's proof tokens; a proof's move writes websites "
         "domains.claims read first with websites.get (scoped)",
     ),

@@ -5,6 +5,7 @@ email, and every way a check fails."""
 from __future__ import annotations
 
 import email
+import json
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,6 +18,8 @@ from sitelens.data import websites as stored_websites
 from sitelens.domains import claims, proofs
 from sitelens.seo import fetch
 from sitelens.websites.rules import DOMAIN_TAKEN
+from tests.conftest import Client, make_account
+from tests.fixtures.analytics import CHROME, receive, run
 from tests.fixtures.dns_stub import StubDns
 from tests.fixtures.site import Site
 
@@ -164,45 +167,138 @@ def test_a_proof_of_a_free_domain_creates_its_website_verified(analytics, local_
 # -- a move between accounts ----------------------------------------------------------------
 
 
-def test_a_proof_moves_a_domain_held_by_another_account_after_the_grace_period(
-    analytics, other_analytics, account, local_site, outbox, monkeypatch
-) -> None:
-    old = other_analytics.post("/api/v1/websites", {"domain": DOMAIN}).data
+def send_hit(client, path: str = "/") -> None:
+    """A pageview of the domain through the event route, counted by the aggregator."""
+    reply = client.post(
+        "/api/event",
+        {"page": f"https://{DOMAIN}{path}"},
+        key=None,
+        headers={"User-Agent": CHROME, "Accept-Language": "de"},
+        source_ip="192.0.2.10",
+    )
+    assert reply.status == 202, reply.body
+    assert run("HitsQueue", receive("HitsQueue")) == {"batchItemFailures": []}
+
+
+def pageviews(client, website_id: int) -> int:
+    reply = client.get(f"/api/v1/stats/{website_id}", query={"name": "pageviews"})
+    assert reply.status == 200, reply.body
+    return sum(int(row["count"]) for row in reply.data)
+
+
+@pytest.fixture
+def moved(analytics, other_analytics, local_site) -> tuple[dict, dict]:
+    """The old holder's website (with a goal and a counted hit) and the prover's answer."""
+    shared = {"domain": DOMAIN, "privacy": 2, "password": "correct horse battery"}
+    old = other_analytics.post("/api/v1/websites", shared).data
+    assert old["password"] is True
+    goal = other_analytics.post(f"/api/v1/websites/{old['id']}/goals", {"page_path": "/thanks"})
+    assert goal.status == 201, goal.body
+    send_hit(other_analytics)
     taken = analytics.post("/api/v1/websites", {"domain": DOMAIN})
     assert taken.status == 422 and taken.body["message"] == {"domain": [DOMAIN_TAKEN]}
     publish_meta(local_site, token_of(analytics))
-    now = clock.now()
     reply = check(analytics, local_site)
     assert reply.status == 201, reply.body
-    new = reply.data
-    assert new["id"] != old["id"] and new["verified"] is True
-    moves_at = datetime.fromisoformat(new["tracking_from"])
-    assert abs(moves_at - (now + claims.GRACE)) < timedelta(minutes=1)
+    return old, reply.data
 
-    # the old holder's website keeps counting until the grace period ends, then the prover's
-    assert stored_websites.by_host(DOMAIN)["id"] == old["id"]
-    at(monkeypatch, moves_at + timedelta(seconds=1))
-    assert stored_websites.by_host(DOMAIN)["id"] == new["id"]
-    assert stored_websites.by_domain(DOMAIN)["account"] == account.id
+
+def test_a_proof_moves_the_domain_and_its_statistics_to_the_prover_at_once(
+    analytics, other_analytics, account, outbox, moved, warehouse_rows
+) -> None:
+    old, new = moved
+    assert new["id"] == old["id"] and new["verified"] is True
+    assert new["tracking_from"] is None and new["released_at"] is None
+    assert (new["privacy"], new["password"]) == (1, False)  # the share view starts off
+    assert pageviews(analytics, new["id"]) == 1  # the old holder's history, at once
+    goals = analytics.get(f"/api/v1/websites/{new['id']}/goals").data
+    assert [g["page_path"] for g in goals] == ["/thanks"]
+    assert stored_websites.by_host(DOMAIN)["account"] == account.id
+
+    send_hit(other_analytics, "/after")  # counted once, in the one website id
+    assert pageviews(analytics, new["id"]) == 2
+    assert pageviews(other_analytics, old["id"]) == 2  # the same statistics, read-only
+    assert len([r for r in warehouse_rows if int(r["website_id"]) == new["id"]]) == 2
 
     released = other_analytics.get(f"/api/v1/websites/{old['id']}").data
-    assert released["released_at"] == new["tracking_from"] and released["verified"] is False
+    assert released["verified"] is False
+    moves_at = datetime.fromisoformat(released["released_at"])
+    assert abs(moves_at - (clock.now() + claims.GRACE)) < timedelta(minutes=1)
     [mail] = mails(outbox)
     assert mail["To"] == "holder@shop.example"
     assert DOMAIN in mail["Subject"]
     text = mail.get_payload()
-    assert new["tracking_from"][:10] in text and "Acme" not in text  # not who proved it
+    assert released["released_at"][:10] in text and "Acme" not in text  # not who proved it
 
 
-def test_the_old_holder_deletes_its_released_website_and_the_prover_keeps_the_domain(
-    analytics, other_analytics, account, local_site
+def test_the_old_holders_record_is_read_only_in_the_grace_period_and_gone_after(
+    analytics, other_analytics, other_account, moved, monkeypatch
 ) -> None:
-    old = other_analytics.post("/api/v1/websites", {"domain": DOMAIN}).data
-    publish_meta(local_site, token_of(analytics))
-    new = check(analytics, local_site).data
+    old, new = moved
+    site = f"/api/v1/websites/{old['id']}"
+    refused = [
+        other_analytics.patch(site, {"exclude_bots": 0}),
+        other_analytics.post(f"{site}/goals", {"page_path": "/more"}),
+        other_analytics.post(f"{site}/annotations", {"date": "2026-11-01", "text": "deploy"}),
+    ]
+    for reply in refused:
+        assert reply.status == 409, reply.body
+        assert reply.body["message"] == stored_websites.Released.message
+    assert other_analytics.get(site).data["exclude_bots"] == 1
+    assert stored_websites.of_account(other_account.id) == []  # no digest of it
+    assert pageviews(other_analytics, old["id"]) == 1
+    assert [w["id"] for w in other_analytics.get("/api/v1/websites").data] == [old["id"]]
+
+    released_at = datetime.fromisoformat(other_analytics.get(site).data["released_at"])
+    at(monkeypatch, released_at + timedelta(seconds=1))
+    assert other_analytics.get(site).status == 404
+    assert other_analytics.get(f"/api/v1/stats/{old['id']}", query={"name": "page"}).status == 404
+    assert other_analytics.patch(site, {"exclude_bots": 0}).status == 404
+    assert other_analytics.get("/api/v1/websites").data == []
+    assert analytics.get(f"/api/v1/websites/{new['id']}").status == 200
+    assert pageviews(analytics, new["id"]) == 1
+    # the table's TTL removes the stored item at the end of the grace period
+    stored = stored_websites.get_as_stored(other_account.id, old["id"])
+    assert stored is not None and stored["expires_at"] == int(released_at.timestamp())
+
+
+def test_the_old_holder_deleting_its_record_leaves_the_provers_data(
+    analytics, other_analytics, account, moved
+) -> None:
+    old, new = moved
     assert other_analytics.delete(f"/api/v1/websites/{old['id']}").status == 200
+    assert receive("StatsCleanupQueue") == []
     claim = stored_websites.get_claim(DOMAIN)
     assert (claim["owner"], int(claim["record_id"])) == (account.id, new["id"])
+    assert pageviews(analytics, new["id"]) == 1
+    assert analytics.delete(f"/api/v1/websites/{new['id']}").status == 200
+    [cleanup] = receive("StatsCleanupQueue")  # the prover's delete takes the data
+    assert json.loads(cleanup["body"]) == {"website_id": new["id"]}
+
+
+def test_what_is_bound_to_the_old_account_does_not_open_the_provers_data(
+    analytics, other_analytics, local_site, monkeypatch
+) -> None:
+    old = other_analytics.post("/api/v1/websites", {"domain": DOMAIN, "privacy": 0}).data
+    limits = {"name": "one site", "access": "read", "websites": str(old["id"])}
+    limited = Client("AnalyticsApi", other_analytics.post("/api/v1/keys", limits).data["key"])
+    public = Client("AnalyticsApi", None)
+    share = f"/api/v1/share/websites/{DOMAIN}/stats"
+    assert public.get(share, query={"name": "page"}).status == 200
+    publish_meta(local_site, token_of(analytics))
+    new = check(analytics, local_site).data
+    assert public.get(share, query={"name": "page"}).status == 404  # the prover's: off
+    assert limited.get(f"/api/v1/stats/{old['id']}", query={"name": "page"}).status == 200
+    at(monkeypatch, datetime.fromisoformat(moves_at(old)))
+    assert limited.get(f"/api/v1/stats/{old['id']}", query={"name": "page"}).status == 404
+    assert analytics.get(f"/api/v1/stats/{new['id']}", query={"name": "page"}).status == 200
+
+
+def moves_at(website: dict) -> str:
+    """The end of the grace period of the move of the old holder's `website`."""
+    claim = stored_websites.get_claim(DOMAIN)
+    assert claim is not None and int(claim["previous_record_id"]) == website["id"]
+    return str(claim["moves_at"])
 
 
 def test_during_the_grace_period_only_the_old_holder_may_prove_and_that_cancels_the_move(
@@ -211,8 +307,7 @@ def test_during_the_grace_period_only_the_old_holder_may_prove_and_that_cancels_
     old = other_analytics.post("/api/v1/websites", {"domain": DOMAIN}).data
     publish_meta(local_site, token_of(analytics))
     new = check(analytics, local_site).data
-
-    from tests.conftest import Client, make_account
+    assert new["id"] == old["id"]
 
     third = Client("AnalyticsApi", make_account("Third").key)
     publish_meta(local_site, token_of(third))
@@ -228,8 +323,23 @@ def test_during_the_grace_period_only_the_old_holder_may_prove_and_that_cancels_
     claim = stored_websites.get_claim(DOMAIN)
     assert (claim["owner"], int(claim["record_id"])) == (other_account.id, old["id"])
     assert "moves_at" not in claim
-    lost = analytics.get(f"/api/v1/websites/{new['id']}").data
-    assert lost["released_at"] is not None and lost["verified"] is False
+    kept = stored_websites.get(other_account.id, old["id"])
+    assert kept is not None and "expires_at" not in kept  # the TTL no longer removes it
+    assert other_analytics.patch(f"/api/v1/websites/{old['id']}", {"exclude_bots": 0}).status == 200
+    assert analytics.get(f"/api/v1/websites/{new['id']}").status == 404  # the prover's is gone
+
+
+def test_a_domain_proved_back_after_the_grace_period_returns_with_its_history(
+    analytics, other_analytics, other_account, moved, local_site, monkeypatch
+) -> None:
+    old, new = moved
+    at(monkeypatch, datetime.fromisoformat(moves_at(old)) + timedelta(seconds=1))
+    publish_meta(local_site, token_of(other_analytics))
+    back = check(other_analytics, local_site)  # over its own released record, not yet removed
+    assert back.status == 201, back.body
+    assert back.data["id"] == old["id"] and back.data["released_at"] is None
+    assert pageviews(other_analytics, old["id"]) == 1
+    assert analytics.get(f"/api/v1/websites/{new['id']}").data["released_at"] is not None
 
 
 # -- checks that fail ------------------------------------------------------------------------
@@ -316,8 +426,6 @@ def test_a_redirect_to_another_site_proves_nothing(analytics, local_site) -> Non
 
 
 def test_a_key_limited_to_websites_proves_only_their_domains(analytics, local_site) -> None:
-    from tests.conftest import Client
-
     website = analytics.post("/api/v1/websites", {"domain": DOMAIN}).data
     limits = {"name": "limited", "access": "write", "websites": str(website["id"])}
     reply = analytics.post("/api/v1/keys", limits)
@@ -327,8 +435,8 @@ def test_a_key_limited_to_websites_proves_only_their_domains(analytics, local_si
     assert check(limited, local_site).status == 200
 
 
-def test_moves_at_compares_as_text_in_utc() -> None:
-    claim = {"owner": "b", "record_id": 2, "previous_owner": "a", "previous_record_id": 1}
-    claim["moves_at"] = clock.iso(datetime(2026, 1, 8, tzinfo=UTC))
-    assert stored_websites.holder(claim, clock.iso(datetime(2026, 1, 7, tzinfo=UTC))) == ("a", 1)
-    assert stored_websites.holder(claim, clock.iso(datetime(2026, 1, 8, tzinfo=UTC))) == ("b", 2)
+def test_released_at_compares_as_text_in_utc() -> None:
+    released = {"released_at": clock.iso(datetime(2026, 1, 8, tzinfo=UTC))}
+    assert stored_websites.answers(released, clock.iso(datetime(2026, 1, 7, tzinfo=UTC)))
+    assert not stored_websites.answers(released, clock.iso(datetime(2026, 1, 8, tzinfo=UTC)))
+    assert stored_websites.answers({"released_at": None}, clock.now_iso())

@@ -119,7 +119,8 @@ def page(
         cost["requests"] += 1
         read += answer.get("ScannedCount", 0)
         entries = (from_item(item) for item in answer.get("Items", []))
-        found.extend(e for e in entries if scope.admits(collection.name, e))
+        listed = collection.listed or (lambda _: True)
+        found.extend(e for e in entries if scope.admits(collection.name, e) and listed(e))
         last = answer.get("LastEvaluatedKey")
         if len(found) >= count or last is None:
             break

@@ -58,6 +58,9 @@ class Collection:
     key: str = "id"  # the table's sort key within the account's partition (a number for id)
     # GSIs project only keys and filter attributes; list pages fetch the records by key.
     slim_indexes: bool = False
+    # whether a stored record is listed now (None: every one); read after the Query, as a
+    # key's scope is
+    listed: Callable[[Item], bool] | None = None
 
     def index(self, order: str, filter_name: str | None) -> tuple[str | None, str, str]:
         """(GSI name or None for the table, partition attribute, sort attribute)."""

@@ -3,9 +3,11 @@ look-ups for the tracking path.
 
 A website's domain is unique across accounts: a claim item keyed by the domain's site key
 (`hosts.site`) is written in the same transaction as the website and deleted with it. A
-proof of ownership re-points the claim (`move_claim`): during the grace period it keeps
-the website that held it as `previous_*`, which tracking still counts for until
-`moves_at` (`holder`); docs/websites-domains.md.
+proof of ownership re-points the claim (`move_claim`) to the prover's record of the same
+website id (statistics and warehouse rows are keyed by the id alone, so they move with
+it); the old holder's record is released (`released_at`): read-only (`Released`) until
+that moment, then answered by no read (`answers`) and removed by the table's TTL
+(`expires_at`); docs/websites-domains.md.
 Tracking looks websites up by host and the aggregator checks that they still exist,
 through caches in the warm container; every write here clears what it changes from them.
 """
@@ -16,7 +18,7 @@ import time
 import uuid
 from typing import Any
 
-from sitelens.core import clock, scopes
+from sitelens.core import clock, errors, scopes
 from sitelens.core.config import settings
 from sitelens.data import records, transactions
 from sitelens.data.clients import client, every_item
@@ -28,6 +30,7 @@ COLLECTION = Collection(
     table=lambda: settings().websites_table,
     orders={"domain": lambda record: record["domain"]},
     filters={"favorite": lambda record: "1" if record["favorite"] else "0"},
+    listed=lambda record: answers(record, _now_iso()),
 )
 
 # A deleted website stops being counted everywhere within 60 s: 30 s for a cached lookup
@@ -53,11 +56,35 @@ class ClaimChanged(Exception):
     """The claim or a website of a move changed since it was read; nothing was written."""
 
 
+class Released(errors.Conflict):
+    """409: a write to a website whose domain another account proved (read-only until its
+    `released_at`, then gone)."""
+
+    message = (
+        "This website's domain moved to another account that proved it owns it: the website "
+        "can be read until its released_at, not changed."
+    )
+
+
+def answers(record: Item, now_iso: str) -> bool:
+    """Whether a stored website still answers at `now_iso`: a released one stops at its
+    `released_at` (decided when read, so no job runs at the end of a grace period)."""
+    return not record.get("released_at") or now_iso < str(record["released_at"])
+
+
 def allocate_id() -> int:
     return records.allocate_id(COLLECTION)
 
 
 def get(account: str, website_id: int) -> Item | None:
+    """The account's website, or None; None too once a released website's `released_at`
+    has passed."""
+    record = records.get(COLLECTION, account, website_id)
+    return record if record is None or answers(record, _now_iso()) else None
+
+
+def get_as_stored(account: str, website_id: int) -> Item | None:
+    """The account's website as stored, a released one too until the TTL removes it."""
     return records.get(COLLECTION, account, website_id)
 
 
@@ -67,20 +94,27 @@ def by_domain(site: str) -> Item | None:
     claim = records.get_claim(COLLECTION, site)
     if claim is None:
         return None
-    return get(*holder(claim, _now_iso()))
+    return get(*holder(claim))
 
 
 def of_account(account: str) -> list[Item]:
     """Every website of the account (`id`, `domain`, `privacy`, `email`, and the goals and
-    saved funnels a digest shows), in id order."""
+    saved funnels a digest shows), in id order; not the released ones, whose statistics
+    are another account's now (no digest is sent for them)."""
     query: dict[str, Any] = {
         "TableName": settings().websites_table,
         "KeyConditionExpression": "account = :account",
         "ExpressionAttributeValues": {":account": {"S": account}},
-        "ProjectionExpression": "id, #domain, privacy, email, goals, funnels",
+        "ProjectionExpression": "id, #domain, privacy, email, goals, funnels, released_at",
         "ExpressionAttributeNames": {"#domain": "domain"},
     }
-    return scopes.visible(COLLECTION.name, (from_item(item) for item in every_item(query)))
+    found = (from_item(item) for item in every_item(query))
+    kept = [
+        {k: v for k, v in website.items() if k != "released_at"}
+        for website in found
+        if not website.get("released_at")
+    ]
+    return scopes.visible(COLLECTION.name, kept)
 
 
 def is_claimed(site: str) -> bool:
@@ -99,15 +133,26 @@ def create_with_claim(record: Item, site: str) -> Item:
 
 def update(account: str, website_id: int, change: records.Change, site: str) -> Item | None:
     """Apply `change` to the stored website, again if another write came first (see
-    `records.update`); the website written, or None when there is none."""
-    record = records.update(COLLECTION, account, website_id, change)
+    `records.update`); the website written, or None when there is none (or no longer
+    answers). Released (409) when its domain moved to another account."""
+
+    def unless_released(current: Item) -> Item:
+        if current.get("released_at"):
+            raise _Gone() if not answers(current, _now_iso()) else Released()
+        return change(current)
+
+    try:
+        record = records.update(COLLECTION, account, website_id, unless_released)
+    except _Gone:
+        return None
     forget({"account": account, "id": website_id}, site)
     return record
 
 
 def delete_with_claim(account: str, website_id: int, site: str) -> Item | None:
     """Delete a website and its domain claim together; the website deleted, or None. A
-    website whose domain moved to another account (`released_at`) is deleted alone."""
+    website whose domain moved to another account (`released_at`) is deleted alone: the
+    claim, and the statistics of its id, are the other account's."""
     for _ in range(3):  # a move landing between the read and the delete: read again
         current = get(account, website_id)
         keeps_claim = current is not None and not current.get("released_at")
@@ -133,11 +178,10 @@ def get_claim(site: str) -> Item | None:
     return records.get_claim(COLLECTION, site, consistent=True)
 
 
-def holder(claim: Item, now_iso: str) -> tuple[str, int]:
-    """(account, website id) whose website counts the domain's hits at `now_iso`: the
-    previous holder until a move's `moves_at`, then the claim's owner."""
-    if claim.get("moves_at") and now_iso < claim["moves_at"]:
-        return claim["previous_owner"], int(claim["previous_record_id"])
+def holder(claim: Item) -> tuple[str, int]:
+    """(account, website id) whose website counts the domain's hits and shows its share
+    view: the claim's owner, from the moment of a proof (a move keeps the website id, so
+    the hits count once, in the same statistics, whoever's record reads them)."""
     return claim["owner"], int(claim["record_id"])
 
 
@@ -168,7 +212,7 @@ def move_claim(
     claim_read: Item | None,
     new_claim: Item,
     created: Item | None,
-    changed: tuple[tuple[Item, Item], ...],
+    changed: tuple[tuple[Item | None, Item], ...],
 ) -> None:
     """Re-point the site's claim to `new_claim` (`owner`, `record_id`, and `previous_*`,
     `moves_at` during a grace period), creating the website `created` and writing each
@@ -177,6 +221,8 @@ def move_claim(
     writes: list[Write] = [_claim_put(site, claim_read, new_claim)]
     if created is not None:
         writes.append(_put(created, None))
+    # (None, new) creates; over a released record of the same key (a domain proved back
+    # after its grace period, before the TTL removed the old record) it is a write over it
     writes += [_put(new, current) for current, new in changed]
     try:
         transactions.write(writes)
@@ -241,6 +287,10 @@ def _now_iso() -> str:
     return clock.now_iso()
 
 
+class _Gone(Exception):
+    """The website to change was released and its `released_at` has passed."""
+
+
 # -- cached look-ups for tracking -------------------------------------------------------
 
 
@@ -256,10 +306,12 @@ def by_host(site: str) -> Item | None:
         website = None
         claim = records.get_claim(COLLECTION, site)
         if claim is not None:
-            website = records.stored(COLLECTION, *holder(claim, _now_iso()))
+            website = records.stored(COLLECTION, *holder(claim))
         seconds = CACHE_SECONDS if website else UNKNOWN_CACHE_SECONDS
         _remember(_by_host, site, (now + seconds, website))
-    return website if website is not None and scope.admits(COLLECTION.name, website) else None
+    if website is None or not answers(website, _now_iso()):
+        return None
+    return website if scope.admits(COLLECTION.name, website) else None
 
 
 def exists(account: str, website_id: int) -> bool:

@@ -2,12 +2,15 @@
 
 - the domain is the prover's already: its website gets the verified badge;
 - nobody holds it: a new website of the prover's, verified;
-- another account holds it: a new website of the prover's, verified, takes the claim; for
-  `GRACE` the old holder's website still counts the domain's hits (the claim's
-  `previous_*`), then the prover's does. The old holder is told by email, keeps the
-  website and all its history (statistics, goals, funnels, annotations), and it counts no
-  hits after `moves_at` (`released_at`). During the grace period the old holder may prove
-  ownership in turn, which cancels the move; anyone else waits for its end (409).
+- another account holds it: the domain and its data move to the prover at once. The
+  prover gets a record of the SAME website id (statistics and warehouse rows are keyed by
+  the id alone), verified, with the website's settings, goals and saved funnels (`MOVES`)
+  and nothing bound to the old account (share settings, annotations; its keys, guest
+  links and webhook endpoints stay in the old account). The old holder's record is
+  released: read-only for `GRACE`, then no read answers it (`released_at`, decided when
+  read) and the table's TTL removes it (`expires_at`). The old holder is emailed, and may
+  prove ownership in turn during the grace period, which cancels the move; anyone else
+  waits for its end (409).
 """
 
 from __future__ import annotations
@@ -29,11 +32,29 @@ from sitelens.seo.fetch import FetchError
 from sitelens.websites import records as websites
 from sitelens.websites.inputs import WebsiteCreate
 
-GRACE = timedelta(days=7)  # the old holder's time to move its tracking, or to prove back
+GRACE = timedelta(days=7)  # the old holder's time to read and export, or to prove back
 TOKEN_BYTES = 16  # 32 hex characters: unguessable, and short enough for any DNS console
 MOVE_ATTEMPTS = 3  # the claim or a website changed between the read and the write
 ASK_FIRST = "Ask for this domain's token first: POST /api/v1/domains/verification."
 NOT_FOUND = "No proof of ownership was found."
+# What of the website's record moves to the prover: its settings and what lives on the
+# record and gives the statistics their meaning (goals, saved funnels over them). Anything
+# else is the old account's: its share settings (privacy, password), digest and favourite
+# choices, its badge; its annotations (notes under its own partition) stay with it too.
+MOVES = (
+    "domain",
+    "search",
+    "exclude_bots",
+    "exclude_params",
+    "exclude_ips",
+    "timezone",
+    "traffic_alerts",
+    "goals",
+    "goal_last_id",
+    "funnels",
+    "funnel_last_id",
+)
+PRIVATE = 1  # the prover's record starts with its share view off
 
 
 class MovePending(errors.Conflict):
@@ -96,31 +117,47 @@ def _apply(account_id: str, domain: str, site: str, method: str) -> tuple[dict[s
         return _take_back(account_id, site, claim, proven), False
     if pending:
         raise MovePending()
-    moves_at = clock.iso(clock.now() + GRACE) if claim is not None else None
-    record = stored_websites.versioned(
-        None,
-        {
-            **websites.new_record(account_id, WebsiteCreate(domain=domain)),
-            **proven,
-            **({"tracking_from": moves_at} if moves_at else {}),
-        },
-    )
-    new_claim: dict[str, Any] = {"owner": account_id, "record_id": record["id"]}
-    changed: tuple[tuple[dict[str, Any], dict[str, Any]], ...] = ()
-    old = None
-    if claim is not None:
-        new_claim |= {
-            "previous_owner": claim["owner"],
-            "previous_record_id": int(claim["record_id"]),
-            "moves_at": moves_at,
-        }
-        old = stored_websites.get(claim["owner"], int(claim["record_id"]))
-        if old is not None:
-            changed = ((old, _released(old, str(moves_at), now)),)
-    stored_websites.move_claim(site, claim, new_claim, record, changed)
-    if old is not None and moves_at is not None:
-        _tell_moved(old, method, moves_at)
+    old = None if claim is None else stored_websites.get(claim["owner"], int(claim["record_id"]))
+    if claim is None or old is None:  # nobody's (or a claim left without its website)
+        record = stored_websites.versioned(
+            None, {**websites.new_record(account_id, WebsiteCreate(domain=domain)), **proven}
+        )
+        new_claim = {"owner": account_id, "record_id": record["id"]}
+        stored_websites.move_claim(site, claim, new_claim, record, ())
+        return websites.show(record), True
+    moves_at = clock.iso(clock.now() + GRACE)
+    # a record of ours under this id may remain, released, from an earlier move away
+    stale = stored_websites.get_as_stored(account_id, int(old["id"]))
+    record = stored_websites.versioned(stale, _moved(old, account_id, proven, now))
+    new_claim = {
+        "owner": account_id,
+        "record_id": int(old["id"]),
+        "previous_owner": claim["owner"],
+        "previous_record_id": int(old["id"]),
+        "moves_at": moves_at,
+    }
+    changed = ((stale, record), (old, _released(old, moves_at, now)))
+    stored_websites.move_claim(site, claim, new_claim, None, changed)
+    _tell_moved(old, method, moves_at)
     return websites.show(record), True
+
+
+def _moved(
+    old: dict[str, Any], account_id: str, proven: dict[str, Any], now: str
+) -> dict[str, Any]:
+    """The prover's record of the website: its id, what `MOVES`, shares off, verified."""
+    return {
+        **{k: old[k] for k in MOVES if k in old},
+        "account": account_id,
+        "id": int(old["id"]),
+        "privacy": PRIVATE,
+        "email": 0,
+        "favorite": False,
+        "favorited_at": None,
+        "created_at": now,
+        "updated_at": now,
+        **proven,
+    }
 
 
 def _verify(account_id: str, website_id: int, site: str, proven: dict[str, Any]) -> dict[str, Any]:
@@ -140,12 +177,13 @@ def _take_back(
     account_id: str, site: str, claim: dict[str, Any], proven: dict[str, Any]
 ) -> dict[str, Any]:
     """The old holder proves ownership during the grace period: the move is cancelled, its
-    website keeps the domain and the prover's website is released at once."""
+    record answers and may be changed again, and the prover's record is released at once
+    (it no longer answers; what the prover changed on it meanwhile is lost)."""
     mine = stored_websites.get(account_id, int(claim["previous_record_id"]))
     if mine is None:  # deleted since: the move stands
         raise MovePending()
     theirs = stored_websites.get(claim["owner"], int(claim["record_id"]))
-    kept = {k: v for k, v in mine.items() if k not in ("released_at",)}
+    kept = {k: v for k, v in mine.items() if k not in ("released_at", "expires_at")}
     kept |= {**proven, "updated_at": clock.after(mine["updated_at"])}
     changed = [(mine, stored_websites.versioned(mine, kept))]
     if theirs is not None:
@@ -158,10 +196,14 @@ def _take_back(
 
 
 def _released(current: dict[str, Any], released_at: str, now: str) -> dict[str, Any]:
-    """The website as it is once another account proved its domain: no badge, no hits
-    counted from `released_at`, its history kept."""
+    """The website as it is once another account proved its domain: no badge, read-only
+    until `released_at`, then answered by no read and removed by the table's TTL."""
     kept = {k: v for k, v in current.items() if k not in ("verified_at", "verified_by")}
-    kept |= {"released_at": released_at, "updated_at": max(now, current["updated_at"])}
+    kept |= {
+        "released_at": released_at,
+        "expires_at": int(datetime.fromisoformat(released_at).timestamp()),
+        "updated_at": max(now, current["updated_at"]),
+    }
     return stored_websites.versioned(current, kept)
 
 
@@ -169,12 +211,12 @@ def _tell_moved(old: dict[str, Any], method: str, moves_at: str) -> None:
     how = {"dns": "a DNS record", "file": "a file on the site", "meta": "a meta tag on the site"}
     _tell(
         old,
-        f"Sitelens: {old['domain']} is moving to another account",
+        f"Sitelens: {old['domain']} moved to another account",
         f"Another Sitelens account proved that it controls {old['domain']}, with {how[method]}.\n"
-        f"From {_readable(moves_at)} (UTC), the domain's hits count in that account's website,\n"
-        f"not in your website {old['id']}. Your website keeps its statistics, goals, funnels\n"
-        "and annotations, and you can still read and export them; it counts no hits after\n"
-        "that time.\n\n"
+        "The domain and its statistics are that account's now. Until\n"
+        f"{_readable(moves_at)} (UTC) you can still read and export the statistics of your\n"
+        f"website {old['id']}, but not change it; then it is removed, with its share view,\n"
+        "guest links and the keys' and webhooks' access to it.\n\n"
         "If you control the domain, prove it before then to keep it: ask for a token with\n"
         "POST /api/v1/domains/verification and check it with\n"
         "POST /api/v1/domains/verification/check.\n",
@@ -186,8 +228,8 @@ def _tell_cancelled(theirs: dict[str, Any]) -> None:
         theirs,
         f"Sitelens: the move of {theirs['domain']} was cancelled",
         f"The account that held {theirs['domain']} proved that it controls it too, within\n"
-        f"the grace period: the domain stays there. Your website {theirs['id']} counts no\n"
-        "hits for it.\n",
+        f"the grace period: the domain and its statistics stay there, and your record of\n"
+        f"website {theirs['id']} is removed.\n",
     )
 
 

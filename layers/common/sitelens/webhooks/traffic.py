@@ -83,7 +83,7 @@ def judge_website(account_id: str, website_id: int, hour: datetime) -> str | Non
     """Judge the website's hour starting at `hour` (UTC); the alert raised (`spike`,
     `drop`), `none`, or None when it was not judged."""
     website = stored_websites.get(account_id, website_id)
-    if website is None:
+    if website is None or website.get("released_at"):  # its domain's alerts are another's
         return None
     threshold = int(website.get("traffic_alerts", anomalies.DEFAULT_THRESHOLD))
     if threshold == anomalies.OFF:

@@ -98,6 +98,15 @@ def get(account_id: str, website_id: int) -> dict[str, Any]:
     return show(stored(account_id, website_id))
 
 
+def writable(account_id: str, website_id: int) -> dict[str, Any]:
+    """The stored website, to change something of it (its annotations); 404 as `stored`,
+    409 when it is released (its domain moved to another account: read-only)."""
+    record = stored(account_id, website_id)
+    if record.get("released_at"):
+        raise stored_websites.Released()
+    return record
+
+
 def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str, Any]:
     """Apply the fields that were sent, PUT and PATCH alike; 404 when not the account's.
 
@@ -143,12 +152,15 @@ def delete(account_id: str, website_id: int) -> None:
 
     Its hits stop counting at once in this container (elsewhere within the caches' 60 s);
     its statistics are removed in the background, after a delay that lets hits still in
-    flight be dropped first.
+    flight be dropped first. A released website (its domain moved to another account) is
+    deleted alone: the claim and the statistics of its id are that account's now.
     """
     record = stored(account_id, website_id)
-    if stored_websites.delete_with_claim(account_id, website_id, site_of(record)) is None:
+    deleted = stored_websites.delete_with_claim(account_id, website_id, site_of(record))
+    if deleted is None:
         raise errors.NotFound()
-    _schedule_stats_removal(website_id)
+    if not deleted.get("released_at"):
+        _schedule_stats_removal(website_id)
 
 
 def _schedule_stats_removal(website_id: int) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from sitelens.core import clock, errors
 from sitelens.data import annotations as stored_annotations
 from sitelens.websites.annotations import rules
-from sitelens.websites.records import stored
+from sitelens.websites.records import stored, writable
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.websites.annotations.inputs import AnnotationCreate, AnnotationUpdate
@@ -50,7 +50,7 @@ def get(account_id: str, website_id: int, annotation_id: int) -> dict[str, Any]:
 def create(account_id: str, website_id: int, fields: AnnotationCreate) -> dict[str, Any]:
     """A new annotation of the website. The bound is checked by counting first: two
     creates at once may pass it by one each, which the bound's margin allows."""
-    stored(account_id, website_id)
+    writable(account_id, website_id)  # 409 once released
     if len(stored_annotations.of_website(account_id, website_id)) >= rules.MAX_ANNOTATIONS:
         raise errors.Invalid.field("annotations", rules.TOO_MANY)
     now = clock.now_iso()
@@ -71,7 +71,7 @@ def update(
     account_id: str, website_id: int, annotation_id: int, fields: AnnotationUpdate
 ) -> dict[str, Any]:
     """Apply the fields that were sent, PUT and PATCH alike."""
-    stored(account_id, website_id)
+    writable(account_id, website_id)
     sent = fields.model_dump(include={"date", "text", "link"}, exclude_none=True)
 
     def change(current: dict[str, Any]) -> dict[str, Any]:
@@ -84,6 +84,6 @@ def update(
 
 
 def delete(account_id: str, website_id: int, annotation_id: int) -> None:
-    stored(account_id, website_id)
+    writable(account_id, website_id)
     if stored_annotations.delete(account_id, website_id, annotation_id) is None:
         raise errors.NotFound()
