@@ -43,7 +43,7 @@ def test_the_compaction_s_lease_outlasts_its_longest_run():
         for statement in function["Policies"][0]["Statement"]
         if "dynamodb:PutItem" in statement["Action"]
     ]
-    assert grant["Condition"]["ForAllValues:StringEquals"]["dynamodb:LeadingKeys"] == [
+    assert grant["Condition"]["ForAllValues:StringLike"]["dynamodb:LeadingKeys"] == [
         f"lease#{compaction.LEASE}"
     ]
 

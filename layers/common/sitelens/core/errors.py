@@ -65,6 +65,12 @@ class Conflict(ApiError):
     message = "The resource was changed by another request at the same time. Try again."
 
 
+class EndpointDisabled(Conflict):
+    """409: a delivery is not sent again to an endpoint that takes none (it would fail at once)."""
+
+    message = "The endpoint is disabled; enable it, then redeliver."
+
+
 class DeliveryInProgress(Conflict):
     """409: a webhook delivery still pending or retrying is not sent again beside itself."""
 

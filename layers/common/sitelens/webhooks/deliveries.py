@@ -74,10 +74,12 @@ def log(account_id: str, endpoint_id: int, query: PageQuery) -> listing.Page:
 
 def redeliver(account_id: str, endpoint_id: int, delivery_id: str) -> dict[str, Any]:
     """Send a delivery again, now, with a fresh schedule (the same `webhook-id`); 409 for
-    one that is pending or retrying (its attempts go on)."""
+    one that is pending or retrying (its attempts go on) or to a disabled endpoint."""
     endpoint = endpoints.stored_endpoint(account_id, endpoint_id)
     if stored.get_delivery(account_id, str(endpoint["id"]), delivery_id[:64]) is None:
         raise errors.NotFound()
+    if not endpoint.get("enabled"):
+        raise errors.EndpointDisabled()
     # Conditional: a delivery still pending or retrying keeps its one chain of attempts.
     delivery = stored.restart_delivery(
         account_id,
