@@ -248,6 +248,7 @@ class Code:
     def __init__(self) -> None:
         self.settings: dict[str, str] = {}
         self.modules: dict[str, Module] = {}
+        self._tree_keys: dict[int, set[str]] = {}  # by the tree's id: the trees live as long
         for path in PACKAGE.rglob("*.py"):
             parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
             name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -290,7 +291,7 @@ class Code:
             for name in {unit[0] for unit in reached.units}:
                 module = self.modules[name]
                 trees = [*module.defs.values(), *module.body]
-                reached.module_keys[name] = {k for t in trees for k in _keys(module, t, {})}
+                reached.module_keys[name] = {k for t in trees for k in self.keys_of(module, t)}
                 reached.module_resources[name] = {
                     self.settings[node.attr]
                     for t in trees
@@ -301,10 +302,16 @@ class Code:
             del self.modules[handler.name]
         return reached
 
+    def keys_of(self, module: Module, tree: ast.AST) -> set[str]:
+        """`_keys` of a unit's tree, once a process (every handler reaches the same code)."""
+        if id(tree) not in self._tree_keys:
+            self._tree_keys[id(tree)] = _keys(module, tree, _assignments(tree))
+        return self._tree_keys[id(tree)]
+
     def _facts(self, module: Module, tree: ast.AST, facts: Facts) -> Iterator[Unit]:
         """The units `tree` names; its AWS calls, resources and keys go into `facts`."""
         assigned = _assignments(tree)
-        facts.keys |= _keys(module, tree, assigned)
+        facts.keys |= self.keys_of(module, tree)
         for node in ast.walk(tree):
             if isinstance(node, ast.Name | ast.Attribute):
                 unit = self._named(module, node)
