@@ -93,13 +93,13 @@ test: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STA
 	$(PLAUSIBLE_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not slow"
 
-# The tests marked `slow` (the contract fuzzing, a crawl of 1,100 pages): CI runs them after
+# The tests marked `slow` (the contract fuzzing, a crawl of 1,100 pages, the bench once): CI runs them after
 # make test, which stays under 240 s on two cores.
 test-slow: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP) \
 	$(PLAUSIBLE_STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m slow
 
-# The tests of code alone (tests/unit), a worker a core: about 12 s (19 s in one process).
+# The tests of code alone (tests/unit), a worker a core: about 16 s.
 test-fast: $(STAMP)
 	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m unit tests/unit
 

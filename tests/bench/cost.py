@@ -65,6 +65,7 @@ LOGS_STORAGE = Price(0.03, 1, "GB-month")
 # To the internet, after the first 100 GB a month (free across services), up to 10 TB.
 DATA_TRANSFER_OUT = Price(0.09, 1, "GB")
 SECRETS_MANAGER = Price(0.40, 1, "secret-month")
+SECRETS_MANAGER_CALLS = Price(0.05, 10_000, "API calls")
 KMS_REQUESTS = Price(0.03, 10_000, "requests")
 # CloudFront, HTTPS requests and transfer out (North America/Europe, first 10 TB).
 CLOUDFRONT_REQUESTS = Price(0.0100, 10_000, "requests")
@@ -124,6 +125,11 @@ INIT_CPU_SHARE = Assumption(
     1.0,
     "init runs with unthrottled CPU at any memory size (observed, not documented): the "
     "bench's cold start wall time is used unscaled",
+)
+KEYRING_READERS = Assumption(
+    10,
+    "warm containers holding the signing keyring at any hour (every keyed route, share "
+    "pages, digests): each reads it again every 15 minutes (tokens.signing_keys.MAX_AGE_SECONDS)",
 )
 DYNAMODB_MS = Assumption(
     5.0, "one in-region DynamoDB GetItem/UpdateItem from Lambda, SDK included: single-digit ms"
@@ -857,7 +863,17 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
             SQS_STANDARD,
         )
     )
-    lines.append(_line("fixed", "Secrets Manager", "the cursor secret", 1, SECRETS_MANAGER))
+    lines.append(_line("fixed", "Secrets Manager", "the signing keyring", 1, SECRETS_MANAGER))
+    keyring_reads = KEYRING_READERS.value * SECONDS / 900
+    lines.append(
+        _line(
+            "fixed",
+            "Secrets Manager",
+            f"GetSecretValue: the keyring, every 15 min, by {KEYRING_READERS.value:g} containers",
+            keyring_reads,
+            SECRETS_MANAGER_CALLS,
+        )
+    )
     lines.append(
         _line(
             "fixed",

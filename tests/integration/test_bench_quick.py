@@ -11,6 +11,8 @@ os.environ["BENCH_QUICK"] = "1"  # before tests.bench reads it
 
 from pathlib import Path
 
+import pytest
+
 from tests.bench import report, timing
 from tests.bench.conftest import deployed_logging  # noqa: F401 - a fixture
 from tests.bench.test_cold_start import test_cold_start  # noqa: F401
@@ -30,6 +32,9 @@ from tests.bench.test_zz_cost import (  # noqa: F401
     test_options,
     test_price_arithmetic,
 )
+
+# About 11 s of a worker, the whole bench once: make test-slow (which CI runs), not make test.
+pytestmark = pytest.mark.slow
 
 
 def test_quick_mode() -> None:
