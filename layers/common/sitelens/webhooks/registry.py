@@ -29,16 +29,18 @@ REACH_SENTENCES = {
 }
 
 
+# Each model's validator is built when first used, not at import: a handler that only reads
+# the event names (webhooks.inputs) does not pay for every payload's schema at cold start.
 class Payload(BaseModel):
     """An event's `data`: exactly these fields."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class Shown(BaseModel):
     """A record as the API shows it (`id` and its other fields)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", defer_build=True)
     id: int
 
 
@@ -99,7 +101,7 @@ class AuditRun(Payload):
 class GoalConversions(BaseModel):
     """One goal's conversions in the minute; `revenue` by currency for a revenue goal."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
     id: int
     name: str | None
     conversions: int
