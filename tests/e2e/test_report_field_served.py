@@ -32,7 +32,7 @@ def test_a_report_of_a_tracked_page_carries_its_field_data(server, dev_key, site
         for form in ({"page": url}, vitals):
             status, body = send(f"{server.analytics}/api/event", form, **agent)
             assert status == 202, body
-    deadline = time.monotonic() + 30  # the queue worker counts them within moments
+    deadline = time.monotonic() + 60  # within moments; a loaded machine may take tens of s
     while True:
         reply = call("POST", f"{server.seo}/api/v1/reports", dev_key, form={"url": url})
         assert reply.status == 201, reply.body
