@@ -23,6 +23,15 @@ def test_routes_json_is_generated_from_the_template():
     assert packaged == route_table.from_template(), "run `make routes`"
 
 
+def test_every_route_path_answers_other_methods_with_405():
+    """API Gateway answers a method no route has with its own 403 (our 404), unless the
+    path has an ANY route: the fallback's, which answers 405 with Allow."""
+    found = template.routes(TEMPLATE)
+    fallback = {(r.api, r.path) for r in found if r.function == "FallbackFunction"}
+    paths = {(r.api, r.path) for r in found}
+    assert sorted(paths - fallback) == []
+
+
 def test_every_list_order_and_filter_has_its_index():
     tables = template.tables(TEMPLATE)
     for logical_id, collection in COLLECTIONS.items():
