@@ -74,6 +74,11 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         "domain": "taken by any account, or text that is no host name or address",
         **WEBSITE_FIELDS,
     },
+    "getDomainVerification": {"domain": "text that is no host name"},
+    "checkDomainVerification": {
+        "domain": "text that is no host name, no token asked first, or no proof found",
+        "url": "a page not on the domain, or one that cannot be fetched",
+    },
     "updateWebsite": WEBSITE_FIELDS,
     "patchWebsite": WEBSITE_FIELDS,
     "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
