@@ -591,6 +591,10 @@ def test_the_analysis_sees_calls_through_re_exports_and_transactions():
         "dynamodb:DeleteItem",
     }
     assert not {a for a, r, _ in event.calls()[0] if r == "AccountsTable"}
+    # and who is on a site now (data.realtime), its presences' items only
+    assert {(a, key) for a, r, key in event.calls()[0] if r == "StatsTable"} == {
+        ("dynamodb:UpdateItem", "live#*")
+    }
     assert ("sitelens.analytics.tracking", "record_hit") in event.units
 
 

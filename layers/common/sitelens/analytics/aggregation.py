@@ -1,6 +1,6 @@
-"""The aggregator's step: a batch of queued hits counted once (`counting`), each counted
-hit sent to the warehouse as its row (`warehouse.rows`), and who is on each site now
-(`realtime`).
+"""The aggregator's step: a batch of queued hits counted once (`counting`) and each counted
+hit sent to the warehouse as its row (`warehouse.rows`). Who is on each site now is not
+written here but by the event function (`realtime.note`), so it waits for no batch.
 
 A message is reported done only once its hit's counters are all in and its row was
 accepted by the warehouse's stream; otherwise SQS delivers it again, and the next delivery
@@ -23,13 +23,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitelens import initialized
-from sitelens.analytics import converted, counting, realtime
+from sitelens.analytics import converted, counting
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, metrics
 from sitelens.core.log import logger
 from sitelens.data import queues, traffic, warehouse
-from sitelens.data import realtime as realtime_store
 from sitelens.data import websites as stored_websites
 
 if TYPE_CHECKING:
@@ -102,7 +101,6 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
     unsent = _send_rows(counted)
     for hit_id in unsent:
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "rows"))
-    _store_presences([m.hit for m in counted])
     _note_traffic(counted)
     # goal.converted webhooks: each counted hit's conversions, once by hit id (`converted`)
     for hit_id in converted.note([(m.account, m.hit_id, m.hit) for m in counted]):
@@ -142,17 +140,6 @@ def _send_rows(counted: list[_Message]) -> set[str]:
         return set(found)
     metrics.count("RowsDelivered", len(found))
     return set()
-
-
-def _store_presences(counted: list[Hit]) -> None:
-    """Who is on each website now, for the realtime route. Not retried: a presence is
-    stale by the time a message comes back; a failure is counted."""
-    requests = realtime_store.record(realtime.presences(counted))
-    try:
-        counting.parallel(realtime_store.put, requests)
-    except Exception:
-        logger.exception("realtime presences not stored", extra={"presences": len(requests)})
-        metrics.count("PresencesFailed", len(requests))
 
 
 # (account, website id, UTC day) noted by this container: a website is noted once a day

@@ -1,18 +1,20 @@
 """Realtime: the visitors on a website in the last five minutes, the pages they are on and
 where their visits came from (`GET /api/v1/stats/{id}/realtime`), from the small TTL store
-the aggregator keeps (`data.realtime`), not from the warehouse: cheap to poll every 10 s.
+the event function writes as it accepts each hit (`note`, `data.realtime`), not from the
+warehouse nor the aggregator: cheap to poll every 10 s, and as fresh as the last hit
+whatever the aggregator's batching window.
 """
 
 from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Iterable
 from typing import Any
 
 from sitelens.analytics import sources
 from sitelens.analytics.hit import Hit
-from sitelens.core import errors
+from sitelens.core import errors, metrics
+from sitelens.core.log import logger
 from sitelens.data import realtime as stored_realtime
 from sitelens.data import websites as stored_websites
 
@@ -20,21 +22,30 @@ WINDOW_SECONDS = 300
 TOP = 10  # pages and sources listed
 
 
-def presences(hits: Iterable[Hit]) -> list[stored_realtime.Presence]:
-    """Who each counted pageview or custom event shows on the site, the latest per visitor
-    and minute. A visit's source is the page it landed from; later pages keep it: those
-    whose landing is not among `hits` (another batch counted it) carry no source, so the
-    stored one stands."""
-    latest: dict[tuple[int, str, int], stored_realtime.Presence] = {}
-    for hit in sorted(hits, key=lambda h: h.at):
-        if hit.excluded or hit.engaged_ms is not None or not hit.visitor:
-            continue
-        at = int(hit.at.timestamp())
-        key = (hit.website_id, hit.visitor, at // 60)
-        before = latest.get(key)
-        source = sources.source(hit.referrer) if hit.visit else (before.source if before else None)
-        latest[key] = stored_realtime.Presence(hit.website_id, hit.visitor, at, hit.page, source)
-    return list(latest.values())
+def presence(hit: Hit) -> stored_realtime.Presence | None:
+    """Who an accepted pageview or custom event shows on the site (None for an engagement:
+    the page was left, it shows no one there). A visit's source is written by its landing;
+    a later page carries none, so the stored one stands."""
+    if hit.engaged_ms is not None:
+        return None
+    source = sources.source(hit.referrer) if hit.visit else None
+    return stored_realtime.Presence(
+        hit.website_id, hit.visitor, int(hit.at.timestamp()), hit.page, source
+    )
+
+
+def note(hit: Hit) -> None:
+    """Record who an accepted hit shows on its site now: at most one write (two for a
+    landing that arrives after a later page of its minute). Never raises: the hit is queued
+    and will be counted; a presence not stored is counted (PresencesFailed, alarmed)."""
+    seen = presence(hit)
+    if seen is None:
+        return
+    try:
+        stored_realtime.put(seen)
+    except Exception:
+        logger.exception("realtime presence not stored", extra={"website_id": hit.website_id})
+        metrics.count("PresencesFailed")
 
 
 def now(account_id: str, website_id: int) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """Tracking: which website a hit belongs to, whether it counts, and queueing it.
 
-`POST /api/event` only validates, filters, gives the hit its id and enqueues
-(`record_hit`); the aggregator counts. It takes Sitelens' fields and Plausible's format
-(`plausible`), read here into the one set of fields a hit is built from. Websites are
+`POST /api/event` only validates, filters, gives the hit its id, enqueues it and notes
+who it shows on the site now (`record_hit`, `realtime.note`); the aggregator counts. It
+takes Sitelens' fields and Plausible's format (`plausible`), read here into the one set
+of fields a hit is built from. Websites are
 looked up by host through the short caches of `data.websites`. Each site gets its fair
 share of the container (`fairshare`), so one flooding site cannot use up the method
 throttle for all. Excluded hits are not queued one by one: a container sums each
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sitelens.analytics import fairshare, hits, plausible
+from sitelens.analytics import fairshare, hits, plausible, realtime
 from sitelens.core import clock, errors, hosts, metrics, properties
 from sitelens.core.log import logger
 from sitelens.data import queues
@@ -98,6 +99,7 @@ def _record(host: str, values: dict[str, str], headers: dict[str, str], source_i
         EXCLUDED.send_due()
     queues.send_hit(website["account"], _sqs_text(hit.to_json()))
     metrics.count("HitsAccepted")
+    realtime.note(hit)  # here, not in the aggregator: "visitors now" waits for no batch
 
 
 class ExcludedTally:

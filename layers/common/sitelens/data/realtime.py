@@ -1,24 +1,26 @@
 """Who is on a website now: an item per visitor and minute in the stats table, written by
-the aggregator and read by the realtime route.
+the event function as it accepts each hit and read by the realtime route.
 
 Items: `live#<website id>`, `<minute>#<visitor>` (the minute as a zero-padded Unix minute),
 with `at` (the second of the visitor's last hit in that minute), `page` (the page it was
 on) and `source` (where its visit came from), expiring (TTL) ten minutes later. A read
 asks for the last minutes' slots only, so items TTL has not removed yet are never read.
 
-A visitor's minute is often counted in two batches, in either order (the landing in one,
-the next page in the other): the latest hit's page wins, and the source is written only
-by a landing, whenever its batch comes.
+A write is keyed by what the presence is (website, minute, the day's visitor digest) and
+sets, never adds: the same hit sent twice writes the same item. Two hits of a visitor's
+minute may reach two containers and land in either order (the landing's write after the
+next page's): the latest hit's page wins, and the source is written only by a landing,
+whichever comes last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core.config import settings
 from sitelens.data.clients import client
+from sitelens.data.items import is_condition_failure
 
 KEPT_SECONDS = 600  # a presence outlives the realtime window twice over, then TTL takes it
 MAX_ITEMS_READ = 20_000  # per answer: 5 minutes of 4,000 visitors a minute
@@ -30,58 +32,45 @@ class Presence:
     visitor: str
     at: int  # Unix seconds
     page: str
-    source: str | None  # None: no landing of the visit in this batch (the stored one stands)
+    source: str | None  # None: not a visit's landing (a stored source stands)
 
 
-def _series(website_id: int) -> str:
-    return f"live#{website_id}"
-
-
-def record(presences: Iterable[Presence]) -> list[dict[str, Any]]:
-    """The UpdateItem requests that record presences (the caller sends them, in parallel)."""
-    requests = []
-    for seen in presences:
-        request: dict[str, Any] = {
-            "TableName": settings().stats_table,
-            "Key": {
-                "series": {"S": _series(seen.website_id)},
-                "slot": {"S": f"{seen.at // 60:010d}#{seen.visitor}"},
-            },
-            # a later hit of the same minute wins; a batch may hold them in any order
-            "UpdateExpression": "SET #at = :at, page = :page, expires_at = :expires",
-            "ConditionExpression": "attribute_not_exists(#at) OR #at <= :at",
-            "ExpressionAttributeNames": {"#at": "at"},
-            "ExpressionAttributeValues": {
-                ":at": {"N": str(seen.at)},
-                ":page": {"S": seen.page},
-                ":expires": {"N": str(seen.at + KEPT_SECONDS)},
-            },
-        }
-        if seen.source is not None:
-            request["UpdateExpression"] += ", #source = :source"
-            request["ExpressionAttributeNames"]["#source"] = "source"
-            request["ExpressionAttributeValues"][":source"] = {"S": seen.source}
-        requests.append(request)
-    return requests
-
-
-def put(request: dict[str, Any]) -> None:
-    """Send one request of `record`; a later hit already there is no failure, and a
-    landing's source is still written beside it (unless another landing's is there)."""
-    if _updated(request):
+def put(seen: Presence) -> None:
+    """Record a presence: one conditional UpdateItem (a later hit of the minute already
+    stored is no failure), and a second only for a landing that came after a later page of
+    its minute, to write its source beside that page."""
+    key = {
+        "series": {"S": f"live#{seen.website_id}"},  # spelled out: IAM's LeadingKeys reads it
+        "slot": {"S": f"{seen.at // 60:010d}#{seen.visitor}"},
+    }
+    request: dict[str, Any] = {
+        "TableName": settings().stats_table,
+        "Key": key,
+        "UpdateExpression": "SET #at = :at, page = :page, expires_at = :expires",
+        "ConditionExpression": "attribute_not_exists(#at) OR #at <= :at",
+        "ExpressionAttributeNames": {"#at": "at"},
+        "ExpressionAttributeValues": {
+            ":at": {"N": str(seen.at)},
+            ":page": {"S": seen.page},
+            ":expires": {"N": str(seen.at + KEPT_SECONDS)},
+        },
+    }
+    if seen.source is not None:
+        request["UpdateExpression"] += ", #source = :source"
+        request["ExpressionAttributeNames"]["#source"] = "source"
+        request["ExpressionAttributeValues"][":source"] = {"S": seen.source}
+    if _updated(request) or seen.source is None:
         return
-    source = request["ExpressionAttributeValues"].get(":source")
-    if source is not None:
-        _updated(
-            {
-                "TableName": request["TableName"],
-                "Key": request["Key"],
-                "UpdateExpression": "SET #source = :source",
-                "ConditionExpression": "attribute_exists(#at) AND attribute_not_exists(#source)",
-                "ExpressionAttributeNames": {"#at": "at", "#source": "source"},
-                "ExpressionAttributeValues": {":source": source},
-            }
-        )
+    _updated(
+        {
+            "TableName": request["TableName"],
+            "Key": key,
+            "UpdateExpression": "SET #source = :source",
+            "ConditionExpression": "attribute_exists(#at) AND attribute_not_exists(#source)",
+            "ExpressionAttributeNames": {"#at": "at", "#source": "source"},
+            "ExpressionAttributeValues": {":source": {"S": seen.source}},
+        }
+    )
 
 
 def _updated(request: dict[str, Any]) -> bool:
@@ -89,9 +78,7 @@ def _updated(request: dict[str, Any]) -> bool:
     try:
         client("dynamodb").update_item(**request)
     except Exception as err:
-        if getattr(err, "response", {}).get("Error", {}).get("Code") != (
-            "ConditionalCheckFailedException"
-        ):
+        if not is_condition_failure(err):
             raise
         return False
     return True
@@ -104,7 +91,7 @@ def since(website_id: int, start: int) -> tuple[list[Presence], bool]:
         "TableName": settings().stats_table,
         "KeyConditionExpression": "series = :series AND slot >= :first",
         "ExpressionAttributeValues": {
-            ":series": {"S": _series(website_id)},
+            ":series": {"S": f"live#{website_id}"},
             ":first": {"S": f"{start // 60:010d}#"},
         },
     }
