@@ -982,7 +982,7 @@ def bill(
     lines.append(_line("hits", "CloudWatch Logs", "ingestion: hit path", hit_logs, LOGS_INGESTION))
     # The hit API's access log: a line per request it serves (the script too, when it does)
     access_gb = 0.0
-    if deployed.hit_api_access_log:
+    if deployed.hit_api_access_log and option.event_api is not FUNCTION_URL:
         served = hits + (0 if option.script_from_cloudfront else script_loads)
         line_bytes = access_log_bytes(deployed.hit_api_access_log_format)
         access_gb = served * line_bytes / GIB
