@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from tests.bench.deployment import Deployment
 
 # ----------------------------------------------------------------------------- prices
 
@@ -80,7 +83,72 @@ S3_GETS = Price(0.0004, 1_000, "requests")
 S3_STORAGE = Price(0.023, 1, "GB-month")
 # CloudWatch: a custom metric (name and dimensions) is billed by the hours it has data.
 CUSTOM_METRICS = Price(0.30, 1, "metric-month")
-ALARMS = Price(0.10, 1, "alarm-month")
+ALARMS = Price(0.10, 1, "alarm-metric-month")
+LAMBDA_X86_DURATION = Price(0.0000166667, 1, "GB-s")
+# X-Ray: traces recorded, and traces retrieved or scanned (the console, the service map).
+XRAY_RECORDED = Price(5.00, 1_000_000, "traces")
+XRAY_SCANNED = Price(0.50, 1_000_000, "traces")
+KMS_KEYS = Price(1.00, 1, "key-month")  # a customer managed key, rotation included
+SCHEDULER = Price(1.00, 1_000_000, "invocations")  # EventBridge Scheduler
+
+# The always-free tier (not the 12-month one), shown apart: the model's totals are without
+# it. Each allowance is of the price's unit and shared by every line at that price.
+FREE_TIER: tuple[tuple[Price, float], ...] = (
+    (LAMBDA_REQUESTS, 1_000_000),
+    (LAMBDA_ARM64_DURATION, 400_000),
+    (SQS_STANDARD, 1_000_000),
+    (DYNAMODB_STORAGE, 25),
+    (CUSTOM_METRICS, 10),
+    (ALARMS, 10),
+    (LOGS_INGESTION, 5),  # 5 GB of ingestion, archive storage and Insights scans together
+    (XRAY_RECORDED, 100_000),
+    (XRAY_SCANNED, 1_000_000),
+    (KMS_REQUESTS, 20_000),
+    (DATA_TRANSFER_OUT, 100),
+    (CLOUDFRONT_REQUESTS, 10_000_000),
+    (CLOUDFRONT_OUT, 1024),
+    (SCHEDULER, 14_000_000),
+)
+
+# Every resource type the stack may deploy, and how the model prices it: a type missing
+# here fails the bench (test_zz_cost), so nothing new goes unpriced.
+PRICED_RESOURCES: dict[str, str] = {
+    "AWS::Lambda::Function": "requests and GB-s of each one the workload invokes",
+    "AWS::Lambda::EventSourceMapping": "SQS receives, idle long polls of each queue",
+    "AWS::SQS::Queue": "SendMessage, ReceiveMessage, DeleteMessageBatch",
+    "AWS::DynamoDB::Table": "reads, writes, storage, PITR, KMS requests of its key",
+    "AWS::ApiGateway::Stage": "requests of the hit API, access log lines, tracing",
+    "AWS::ApiGatewayV2::Stage": "requests of the hit API, access log lines",
+    "AWS::Logs::LogGroup": "ingestion and storage for its retention",
+    "AWS::CloudWatch::Alarm": "per alarm metric",
+    "AWS::Scheduler::Schedule": "invocations, and its function's runs",
+    "AWS::SecretsManager::Secret": "per secret, and GetSecretValue calls",
+    "AWS::KMS::Key": "per key",
+    "AWS::KinesisFirehose::DeliveryStream": "ingestion (5 KB records) and Parquet conversion",
+    "AWS::S3::Bucket": "PUTs, GETs and storage of the warehouse",
+}
+FREE_RESOURCES: dict[str, str] = {
+    "AWS::ApiGateway::RestApi": "billed by its stage's requests",
+    "AWS::ApiGateway::Deployment": "no charge",
+    "AWS::ApiGateway::Account": "no charge",
+    "AWS::ApiGatewayV2::Api": "billed by its stage's requests",
+    "AWS::Lambda::Permission": "no charge",
+    "AWS::Lambda::LayerVersion": "no charge (its storage is within Lambda's 75 GB)",
+    "AWS::Lambda::EventInvokeConfig": "no charge; its failures go to a priced queue",
+    "AWS::IAM::Role": "no charge",
+    "AWS::IAM::ManagedPolicy": "no charge",
+    "AWS::KMS::Alias": "no charge",
+    "AWS::Logs::MetricFilter": "no charge; its metric is billed only in hours it matches",
+    "AWS::SNS::Topic": "alarm notifications: the first 1,000 emails a month are free",
+    "AWS::SNS::Subscription": "no charge",
+    "AWS::Glue::Database": "the first million catalog objects are free",
+    "AWS::Glue::Table": "the first million catalog objects are free",
+    "AWS::Athena::WorkGroup": "billed by bytes scanned by API queries, not by the hit path",
+    "AWS::SES::ConfigurationSet": "no charge; emails are billed as sent (digests, opt-in)",
+    "AWS::SES::ConfigurationSetEventDestination": "no charge",
+    "AWS::WAFv2::WebACL": "only when WafRateLimitPer5Min > 0: not priced (off by default)",
+    "AWS::WAFv2::WebACLAssociation": "no charge beyond its web ACL",
+}
 
 # The best-known open-source serverless analytics, in its own worst-case sheet: 1 site,
 # a 15-minute Firehose buffer, 200 dashboard views a month (its README's table, updated
@@ -95,7 +163,8 @@ SWA_SOURCE = (
 # ----------------------------------------------------------------------------- workload
 
 HITS = 1_000_000  # tracked hits a month (each one POST /api/event): the default volume
-VOLUMES = (1_000_000, 100_000_000)  # the volumes every option is priced at
+VOLUMES = (1_000_000, 10_000_000, 100_000_000, 1_000_000_000)  # every option is priced at
+PROFILES = ("standard", "lean")  # CostProfile of template.yaml
 READS = 10_000  # API reads a month, each a list page (the dearest read)
 REPORTS = 1_000  # reports created a month
 SECONDS = 730 * 3600  # AWS prices a month as 730 hours
@@ -182,7 +251,21 @@ ACTIVE_SITES = Assumption(
 FIREHOSE_BUFFER_S = Assumption(
     300.0, "the stream's buffering interval (template.yaml): one landing object per 5 minutes"
 )
-COMPACTION_MEMORY_MB = Assumption(1024.0, "the compaction function's memory")
+XRAY_SCANS_PER_TRACE = Assumption(
+    1.0, "each recorded trace is retrieved or scanned once (service map, console, insights)"
+)
+XRAY_RESERVOIR_PER_S = Assumption(
+    1.0, "X-Ray's default sampling rule traces the first request each second ..."
+)
+XRAY_RATE = Assumption(0.05, "... and 5% of the requests after it in that second")
+SCHEDULED_RUN_MS = Assumption(
+    300.0,
+    "a scheduled function's run that finds little to do (alerts, goal webhooks, audit "
+    "schedules, digests): a few DynamoDB queries",
+)
+ACCESS_LOG_FIELD_BYTES = Assumption(
+    12.0, "a typical value of an access log's $context variable not listed in ACCESS_LOG_VALUES"
+)
 COMPACTION_OVERHEAD_S = Assumption(
     3.0,
     "per hourly compaction run besides merging rows: DuckDB's start, S3 listing, fetching "
@@ -335,14 +418,13 @@ def platform_log_bytes(cold: bool = False) -> int:
 class Inputs:
     """What the model needs; `sources` says for each figure whether this run measured it."""
 
-    memory_mb: dict[str, int]  # by function name, from template.yaml
+    # template.yaml as deployed, by `deployment_key(profile, hit_path)`
+    deployments: dict[str, Deployment]
     batch_size: int  # AggregatorFunction's BatchSize
     window_s: float  # its MaximumBatchingWindowInSeconds
     writers: int  # the aggregator's parallel UpdateItems
     website_cache_s: float  # the hit path's cached website look-ups
     key_cache_s: float  # the API's cached key look-ups
-    tables: int  # DynamoDB tables in template.yaml (KMS)
-    quiet_queues: int  # SQS event sources besides the hits queue, nearly always empty
     event_cpu_ms: float  # event handler, CPU per hit
     aggregate_cpu_ms: float  # ingest benchmark: CPU per hit of both stages
     warm_get_us: float
@@ -370,8 +452,14 @@ class Inputs:
     parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
     compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
     custom_metrics: int = 4  # EMF metrics the hit path emits every hour
-    alarms: int = 0  # CloudWatch alarms in template.yaml
+    # DynamoDB writes the event function makes per hit for realtime presences (the per-minute
+    # presence write on the event path, issue 44): 0 until that change lands
+    event_path_presence_wru_per_hit: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)
+
+
+def deployment_key(profile: str, hit_path: str) -> str:
+    return f"{profile}/{hit_path}"
 
 
 def batching_key(hits: int, window_s: float) -> str:
@@ -471,10 +559,16 @@ class Option:
     event_api: Price  # POST /api/event
     script_from_cloudfront: bool  # else the REST API and the script function
     window_s: float  # MaximumBatchingWindowInSeconds
+    hit_path: str = "HttpApi"  # the HitPath parameter it is deployed with
+
+    def api_name(self) -> str:
+        return {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}.get(
+            id(self.event_api), "REST"
+        )
 
 
 OPTIONS = (
-    Option("rest_api", "REST API (default)", API_GATEWAY_REST, False, 10.0),
+    Option("rest_api", "REST API (default)", API_GATEWAY_REST, False, 10.0, "RestApi"),
     # the cheap options wait the longest window SQS allows (HitsBatchingWindowSeconds=300):
     # statistics up to five minutes late (realtime is not: it reads presences)
     Option("http_api", "HTTP API, script on CloudFront", API_GATEWAY_HTTP, True, 300.0),
@@ -506,18 +600,68 @@ def _line(path: str, service: str, component: str, quantity: float, price: Price
     return Line(path, service, component, quantity, price.unit, price, price.cost(quantity))
 
 
-def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]:
-    """A month's lines for `hits` tracked hits through the hit path `option`."""
+def sampled_share(rate_per_s: float) -> float:
+    """Share of Poisson requests X-Ray's default rule traces: the first each second, then
+    XRAY_RATE of the rest (E[min(N, reservoir)] for a reservoir of one)."""
+    if rate_per_s <= 0:
+        return 1.0
+    first = 1 - math.exp(-rate_per_s * XRAY_RESERVOIR_PER_S.value)
+    return (first + XRAY_RATE.value * (rate_per_s - first)) / rate_per_s
+
+
+# Typical values of an access log's $context variables (the rest: ACCESS_LOG_FIELD_BYTES).
+ACCESS_LOG_VALUES = {
+    "requestId": _REQUEST_ID,
+    "requestTime": "09/Apr/2026:12:34:56 +0000",
+    "httpMethod": "POST",
+    "resourcePath": "/api/event",
+    "path": "/v1/api/event",
+    "routeKey": "POST /api/event",
+    "status": "202",
+    "integrationStatus": "202",
+    "error.responseType": "-",
+    "error.message": "-",
+}
+
+
+def access_log_bytes(format_: str) -> int:
+    """One access log line of this format, rendered with typical values, and its newline."""
+    rendered = re.sub(
+        r"\$context\.([A-Za-z.]+)",
+        lambda found: ACCESS_LOG_VALUES.get(found[1], "x" * int(ACCESS_LOG_FIELD_BYTES.value)),
+        format_,
+    )
+    return len(rendered.encode()) + 1
+
+
+def free_tier(lines: Iterable[Line]) -> float:
+    """What the always-free tier takes off these lines (each allowance used once)."""
+    credit = 0.0
+    for price, allowance in FREE_TIER:
+        used = sum(line.quantity for line in lines if line.price is price)
+        credit += price.cost(min(used, allowance))
+    return credit
+
+
+def bill(
+    m: Inputs, option: Option = OPTIONS[0], hits: int = HITS, profile: str = PROFILES[0]
+) -> list[Line]:
+    """A month's lines for `hits` tracked hits through the hit path `option`, with
+    template.yaml deployed under the CostProfile `profile`."""
     lines: list[Line] = []
-    mem = m.memory_mb
+    deployed = m.deployments[deployment_key(profile, option.hit_path)]
+    mem = {name: f.memory_mb for name, f in deployed.functions.items()}
+    duration = {
+        name: LAMBDA_ARM64_DURATION if f.architecture == "arm64" else LAMBDA_X86_DURATION
+        for name, f in deployed.functions.items()
+    }
     rate = hits / SECONDS
     api_requests = READS + REPORTS
     b = m.batching[batching_key(hits, option.window_s)]
 
     # Hit path: the edge, the event function, the queue, the aggregator, the counters.
     script_loads = hits * m.pageviews_per_hit * SCRIPT_REQUESTS_PER_PAGEVIEW.value
-    event_api = {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}
-    name = event_api.get(id(option.event_api), "REST")
+    name = option.api_name()
     lines.append(_line("hits", "API Gateway", f"{name}: POST /api/event", hits, option.event_api))
     if option.script_from_cloudfront:
         lines.append(
@@ -580,7 +724,7 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
                 f"GB-s: {function} ({mem[function]} MB, {billed_ms(ms)} ms; "
                 f"{inits:.0f} inits x {billed_ms(init)} ms)",
                 quantity,
-                LAMBDA_ARM64_DURATION,
+                duration[function],
             )
         )
     # Compaction, hourly: the active sites' files of the day so far merged with the hour's
@@ -591,10 +735,10 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
         _line(
             "hits",
             "Lambda",
-            f"GB-s: compaction, hourly ({COMPACTION_MEMORY_MB.value:g} MB, "
+            f"GB-s: compaction, hourly ({mem['CompactionFunction']} MB, "
             f"{compaction_s:.1f} s: {merged:,.0f} rows merged a run)",
-            gb_seconds(compactions, compaction_s * 1000, int(COMPACTION_MEMORY_MB.value)),
-            LAMBDA_ARM64_DURATION,
+            gb_seconds(compactions, compaction_s * 1000, mem["CompactionFunction"]),
+            duration["CompactionFunction"],
         )
     )
 
@@ -659,6 +803,17 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
             DYNAMODB_WRITES,
         )
     )
+    if m.event_path_presence_wru_per_hit:
+        lines.append(
+            _line(
+                "hits",
+                "DynamoDB",
+                f"writes: realtime presences from the event path "
+                f"({m.event_path_presence_wru_per_hit:.2f} WRU per hit)",
+                hits * m.event_path_presence_wru_per_hit,
+                DYNAMODB_WRITES,
+            )
+        )
     # by_host: the claim (eventually consistent) and the website (consistent), both small;
     # the aggregator's existence check: the website (consistent).
     lines.append(
@@ -670,7 +825,7 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
             DYNAMODB_READS,
         )
     )
-    firehose_gb = rows_month * FIREHOSE_RECORD_BYTES / GIB
+    firehose_gb = rows_month * FIREHOSE_RECORD_BYTES / GIB * deployed.firehose_streams
     lines.append(
         _line(
             "hits",
@@ -753,7 +908,7 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
                 f"GB-s: {label} ({mem[name]} MB, {billed_ms(ms)} ms; "
                 f"{cold:.0f} inits x {billed_ms(init)} ms)",
                 quantity,
-                LAMBDA_ARM64_DURATION,
+                duration[name],
             )
         )
     # A list page: every item read counted as a whole consistent read of a report's size
@@ -804,26 +959,86 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
             DYNAMODB_PITR,
         )
     )
-    warm_bytes = platform_log_bytes()
-    cold_extra = platform_log_bytes(cold=True) - warm_bytes
+
+    def system(function: str, cold: bool = False) -> int:
+        """Lambda's own lines per invocation: none when its SystemLogLevel drops INFO."""
+        if deployed.functions[function].system_log_level != "INFO":
+            return 0
+        return platform_log_bytes(cold) - (platform_log_bytes() if cold else 0)
+
     hit_logs = (
-        hits * (warm_bytes + m.event_log_bytes)
-        + batches * (warm_bytes + m.aggregate_log_bytes)
-        + script_invocations * warm_bytes
-        + 3 * inits * cold_extra
+        hits * (system("EventFunction") + m.event_log_bytes)
+        + batches * (system("AggregatorFunction") + m.aggregate_log_bytes)
+        + script_invocations * system("ScriptFunction")
+        + inits
+        * sum(
+            system(f, cold=True) for f in ("EventFunction", "AggregatorFunction", "ScriptFunction")
+        )
     ) / GIB
-    api_logs = (api_requests * warm_bytes + api_requests * API_COLD_SHARE.value * cold_extra) / GIB
+    api_logs = (
+        api_requests * system("ListReportsFunction")
+        + api_requests * API_COLD_SHARE.value * system("ListReportsFunction", cold=True)
+    ) / GIB
     lines.append(_line("hits", "CloudWatch Logs", "ingestion: hit path", hit_logs, LOGS_INGESTION))
+    # The hit API's access log: a line per request it serves (the script too, when it does)
+    access_gb = 0.0
+    if deployed.hit_api_access_log and option.event_api is not FUNCTION_URL:
+        served = hits + (0 if option.script_from_cloudfront else script_loads)
+        line_bytes = access_log_bytes(deployed.hit_api_access_log_format)
+        access_gb = served * line_bytes / GIB
+        lines.append(
+            _line(
+                "hits",
+                "CloudWatch Logs",
+                f"ingestion: the hit API's access log ({line_bytes} bytes a request)",
+                access_gb,
+                LOGS_INGESTION,
+            )
+        )
     lines.append(_line("api", "CloudWatch Logs", "ingestion: API", api_logs, LOGS_INGESTION))
+    retention = deployed.log_retention_days
     lines.append(
         _line(
             "fixed",
             "CloudWatch Logs",
-            "storage: a month of logs (no retention set)",
-            hit_logs + api_logs,
+            f"storage: logs kept {retention:g} days (LogRetentionDays; uncompressed, errs high)",
+            (hit_logs + access_gb + api_logs) * retention / DAYS,
             LOGS_STORAGE,
         )
     )
+    # X-Ray: the hit path's traces are sampled at its rate; everything else is slow enough
+    # that the reservoir traces each request.
+    hit_traced = deployed.functions["EventFunction"].traced or (
+        deployed.hit_api == "rest" and deployed.api_stages_traced > 0
+    )
+    traces = hits * sampled_share(rate) if hit_traced else 0.0
+    others = (
+        ("AggregatorFunction", batches),
+        ("ScriptFunction", script_invocations),
+        ("CompactionFunction", compactions),
+        ("ListReportsFunction", api_requests),
+        *((s.function, s.runs_a_month) for s in deployed.schedules),
+    )
+    traces += sum(runs for function, runs in others if deployed.functions[function].traced)
+    if traces:
+        lines.append(
+            _line(
+                "hits",
+                "X-Ray",
+                f"traces recorded ({sampled_share(rate):.0%} of hits sampled: Tracing=Active)",
+                traces,
+                XRAY_RECORDED,
+            )
+        )
+        lines.append(
+            _line(
+                "hits",
+                "X-Ray",
+                f"traces retrieved or scanned ({XRAY_SCANS_PER_TRACE.value:g} a trace)",
+                traces * XRAY_SCANS_PER_TRACE.value,
+                XRAY_SCANNED,
+            )
+        )
     headers = GATEWAY_HEADER_BYTES.value
     hit_egress = (
         hits * (m.event_response_bytes + headers)
@@ -853,17 +1068,65 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
             )
         )
     lines.append(_line("api", "Data transfer", "out: API responses", api_egress, DATA_TRANSFER_OUT))
-    quiet = m.quiet_queues * long_polls(0.0, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
+    quiet_queues = [q.queue for q in deployed.queue_sources if q.queue != "HitsQueue"]
+    quiet = len(quiet_queues) * long_polls(0.0, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
     lines.append(
         _line(
             "fixed",
             "SQS",
-            f"ReceiveMessage: empty long polls of {m.quiet_queues} other queue(s)",
+            f"ReceiveMessage: empty long polls of {len(quiet_queues)} other queue(s) "
+            f"({', '.join(quiet_queues)})",
             quiet,
             SQS_STANDARD,
         )
     )
-    lines.append(_line("fixed", "Secrets Manager", "the signing keyring", 1, SECRETS_MANAGER))
+    # Scheduled functions besides compaction (priced with the hit path): their runs
+    scheduled = [s for s in deployed.schedules if s.function != "CompactionFunction"]
+    runs = sum(s.runs_a_month for s in scheduled)
+    lines.append(
+        _line(
+            "fixed",
+            "EventBridge Scheduler",
+            f"invocations: {len(deployed.schedules)} schedules",
+            sum(s.runs_a_month for s in deployed.schedules),
+            SCHEDULER,
+        )
+    )
+    lines.append(
+        _line(
+            "fixed",
+            "Lambda",
+            f"requests: {len(scheduled)} scheduled functions",
+            runs,
+            LAMBDA_REQUESTS,
+        )
+    )
+    for s in scheduled:
+        lines.append(
+            _line(
+                "fixed",
+                "Lambda",
+                f"GB-s: {s.function} ({s.expression}, {mem[s.function]} MB, "
+                f"{SCHEDULED_RUN_MS.value:g} ms a run)",
+                gb_seconds(s.runs_a_month, SCHEDULED_RUN_MS.value, mem[s.function]),
+                duration[s.function],
+            )
+        )
+    schedule_logs = sum(s.runs_a_month * system(s.function) for s in scheduled) / GIB
+    lines.append(
+        _line(
+            "fixed", "CloudWatch Logs", "ingestion: scheduled runs", schedule_logs, LOGS_INGESTION
+        )
+    )
+    lines.append(
+        _line(
+            "fixed",
+            "Secrets Manager",
+            f"secrets: {deployed.secrets} (the signing keyring)",
+            deployed.secrets,
+            SECRETS_MANAGER,
+        )
+    )
     keyring_reads = KEYRING_READERS.value * SECONDS / 900
     lines.append(
         _line(
@@ -884,10 +1147,34 @@ def bill(m: Inputs, option: Option = OPTIONS[0], hits: int = HITS) -> list[Line]
         )
     )
     lines.append(
-        _line("fixed", "CloudWatch", f"alarms: {m.alarms} in template.yaml", m.alarms, ALARMS)
+        _line(
+            "fixed",
+            "CloudWatch",
+            f"alarms: {deployed.alarms} in template.yaml as deployed "
+            f"({deployed.alarm_metrics} metrics watched)",
+            deployed.alarm_metrics,
+            ALARMS,
+        )
     )
-    kms = m.tables * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
-    lines.append(_line("fixed", "KMS", "DynamoDB's AWS-managed key (rough)", kms, KMS_REQUESTS))
+    lines.append(
+        _line(
+            "fixed",
+            "KMS",
+            f"keys: {deployed.kms_keys} customer managed",
+            deployed.kms_keys,
+            KMS_KEYS,
+        )
+    )
+    kms = deployed.tables * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
+    lines.append(
+        _line(
+            "fixed",
+            "KMS",
+            f"requests: {deployed.tables} tables' AWS-managed key (rough)",
+            kms,
+            KMS_REQUESTS,
+        )
+    )
     return lines
 
 

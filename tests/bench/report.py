@@ -600,8 +600,32 @@ def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any])
     cost_found = results.get("cost")
     if cost_found and "options" in cost_found:
         out += ["", "### Cost a month", "", cost_found["prices"] + "."]
+        volumes_priced = next(iter(cost_found["options"].values()))
+        out += [
+            "",
+            "Totals a month by profile (CostProfile) and hit path: fixed + per hit (hit path "
+            "and API) = total, without the always-free tier; the free tier's share of it apart.",
+            "",
+            *_md_table(
+                ("profile: hit path", *(f"{int(v) / 1e6:g}M hits" for v in volumes_priced)),
+                [
+                    (
+                        next(iter(volumes.values()))["title"],
+                        *(
+                            f"${f.get('fixed_usd', 0):,.2f} + "
+                            f"${f.get('variable_usd', 0):,.2f} = **${f['total_usd']:,.2f}** "
+                            f"(free tier -${f.get('free_tier_usd', 0):,.2f})"
+                            for f in volumes.values()
+                        ),
+                    )
+                    for volumes in cost_found["options"].values()
+                ],
+            ),
+        ]
         for name, volumes in cost_found["options"].items():
             for volume, figures in volumes.items():
+                if int(volume) not in (1_000_000, 100_000_000):
+                    continue  # the lines at two sizes; the totals above at every size
                 out += [
                     "",
                     f"**{figures['title']}, {int(volume):,} hits, {figures['window_s']:g} s "

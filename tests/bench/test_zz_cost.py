@@ -45,8 +45,9 @@ from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from sitelens.data.items import to_item
 from sitelens.data.transactions import item_size
-from sitelens.local import gateway, template, worker
-from tests.bench import cost, report, test_ingest, test_writes, timing
+from sitelens.local import gateway, worker
+from tests.bench import cost, deployment, report, test_ingest, test_writes, timing
+from tests.fixtures import deployed as sam
 
 # Used only when this run did not measure the figure: a run of commit f9454dd (once in the README;
 # 2 cores of an AMD EPYC, Python 3.11.7) and test_writes on the same tree.
@@ -180,38 +181,57 @@ def _toy_measured() -> dict[str, Any]:
     }
 
 
-def _resolved(spec: dict[str, Any], value: Any) -> Any:
-    """A template value, `!Ref Parameter` as the parameter's default."""
-    if isinstance(value, dict) and "Ref" in value:
-        return spec["Parameters"][value["Ref"]]["Default"]
-    return value
+HIT_PATHS = ("RestApi", "HttpApi")  # the HitPath parameter's values
 
 
-def _deployed(spec: dict[str, Any]) -> dict[str, Any]:
-    """Memory of every function, the aggregator's batching, the table count."""
-    resources = spec["Resources"]
-    default = int(spec["Globals"]["Function"]["MemorySize"])
-    memory = {
-        name: int(resource["Properties"].get("MemorySize", default))
-        for name, resource in resources.items()
-        if resource.get("Type") == "AWS::Serverless::Function"
-    }
-    hits = resources["AggregatorFunction"]["Properties"]["Events"]["Hits"]["Properties"]
-    queue_sources = [
-        event
-        for resource in resources.values()
-        if resource.get("Type") == "AWS::Serverless::Function"
-        for event in (resource["Properties"].get("Events") or {}).values()
-        if event.get("Type") == "SQS"
-    ]
+def deployments() -> dict[str, deployment.Deployment]:
+    """template.yaml as deployed under each CostProfile and HitPath (the SAM translation)."""
+    translated = sam.translated()
     return {
-        "quiet_queues": len(queue_sources) - 1,
-        "memory_mb": memory,
-        "batch_size": int(_resolved(spec, hits["BatchSize"])),
-        "window_s": float(_resolved(spec, hits["MaximumBatchingWindowInSeconds"])),
-        "tables": len(template.tables(spec)),
-        "alarms": sum(1 for r in resources.values() if r.get("Type") == "AWS::CloudWatch::Alarm"),
+        cost.deployment_key(profile, path): deployment.describe(
+            deployment.resolve(translated, {"CostProfile": profile, "HitPath": path})
+        )
+        for profile in cost.PROFILES
+        for path in HIT_PATHS
     }
+
+
+def _deployed(spec: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The aggregator's batching, as deployed by default."""
+    found = deployments()[cost.deployment_key(cost.PROFILES[0], HIT_PATHS[0])]
+    (hits,) = (q for q in found.queue_sources if q.queue == "HitsQueue")
+    return {"batch_size": hits.batch_size, "window_s": hits.window_s}
+
+
+def test_every_resource_type_is_priced(aws_env: None) -> None:
+    """A resource type the model has no price for (nor a reason it costs nothing) fails the
+    bench: whatever the template deploys, under any profile or hit path, is in the bill."""
+    types = set().union(*(d.resource_types for d in deployments().values()))
+    everything = deployment.resolve(sam.translated(), {"WafRateLimitPer5Min": "100"})
+    types |= set(deployment.describe(everything).resource_types)
+    known = set(cost.PRICED_RESOURCES) | set(cost.FREE_RESOURCES)
+    assert not set(cost.PRICED_RESOURCES) & set(cost.FREE_RESOURCES)
+    assert sorted(types - known) == []
+
+
+def test_fixed_lines_follow_the_template(aws_env: None) -> None:
+    """Alarms, queues, schedules, secrets and keys are counted from the deployed template."""
+    found = deployments()
+    standard = found[cost.deployment_key("standard", "RestApi")]
+    translated = deployment.resolve(sam.translated(), {"CostProfile": "standard"})
+    alarms = [r for r in translated["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
+    assert standard.alarms == len(alarms) > 20
+    assert {q.queue for q in standard.queue_sources} >= {"HitsQueue", "StatsCleanupQueue"}
+    assert standard.secrets == 1 and standard.kms_keys == 1 and standard.firehose_streams == 1
+    lines = cost.bill(_inputs_from({}, _toy_measured()), cost.OPTIONS[0], cost.HITS, "standard")
+    alarm_line = next(
+        line for line in lines if line.service == "CloudWatch" and "alarms" in line.component
+    )
+    assert alarm_line.quantity == standard.alarm_metrics
+    assert f"{len(standard.queue_sources) - 1} other queue(s)" in " ".join(
+        line.component for line in lines
+    )
+    assert found[cost.deployment_key("standard", "HttpApi")].hit_api == "http"
 
 
 def _measured_elsewhere(results: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -262,12 +282,13 @@ def _measured_elsewhere(results: dict[str, Any]) -> tuple[dict[str, Any], dict[s
 def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost.Inputs:
     """The model's inputs: template and code settings, this module's measurements, the
     other benchmarks' figures, and the defaults for whatever is missing."""
-    deployed = _deployed(template.load())
+    deployed = _deployed()
     found, sources = _measured_elsewhere(results)
     for name, default in DEFAULTS.items():
         if name not in found:
             found[name], sources[name] = default, "default (run of f9454dd)"
-    functions = deployed["memory_mb"]
+    built = deployments()
+    functions = next(iter(built.values())).functions
     init = found.pop("init_ms")
     init_ms = {
         name: float(init.get(name, DEFAULTS["init_ms"])) if isinstance(init, dict) else init
@@ -275,14 +296,12 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
     }
     sources.update({name: "this module" for name in measured_here})
     return cost.Inputs(
-        memory_mb=functions,
+        deployments=built,
         batch_size=deployed["batch_size"],
         window_s=deployed["window_s"],
         writers=counting.WORKERS,
         website_cache_s=stored_websites.CACHE_SECONDS,
         key_cache_s=config.DEFAULT_KEY_CACHE_SECONDS,
-        tables=deployed["tables"],
-        quiet_queues=deployed["quiet_queues"],
         init_ms=init_ms,
         **found,
         **measured_here,
@@ -389,7 +408,7 @@ def _report_storage_bytes() -> int:
 
 def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyPatch) -> None:
     test_ingest.unlimited_share(monkeypatch)
-    deployed = _deployed(template.load())
+    deployed = _deployed()
     website_id = test_ingest._website()
     per_day = round(cost.HITS / cost.DAYS / (50 if timing.QUICK else 1))
     events = test_ingest.hit_events(per_day, seed=23)
@@ -407,8 +426,13 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
     # One day of hits, spread evenly over the day, through the real event handler.
     step = timedelta(seconds=86_400 / per_day)
     moment = [DAY]
+    emitted = io.StringIO()  # EMF lines of both hit-path functions: every metric is billed
     try:
-        with mock.patch.object(clock, "now", lambda: moment[0]), _captured_logs() as logs:
+        with (
+            mock.patch.object(clock, "now", lambda: moment[0]),
+            _captured_logs() as logs,
+            contextlib.redirect_stdout(emitted),
+        ):
             answers = []
             for number, event in enumerate(events):
                 moment[0] = DAY + number * step
@@ -467,7 +491,6 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         records = [worker.lambda_record(m, "HitsQueue") for m in messages]
         aggregate_context = gateway.LambdaContext("AggregatorFunction")
         sizes = cost.window_batches(len(hits), rate, deployed["window_s"], deployed["batch_size"])
-        emitted = io.StringIO()
         with _captured_logs() as logs, contextlib.redirect_stdout(emitted):
             start = 0
             for size in sizes[:AGGREGATED_BATCHES]:
@@ -489,7 +512,6 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         "presences_per_hit": len(minutes) / len(hits),
         "rows_per_hit": sum(1 for h in hits if rows.row(h) is not None) / len(hits),
         "custom_metrics": len(metrics),
-        "alarms": deployed["alarms"],
         "message_bytes": message_bytes,
         "stats_items_per_day": float(len(day_totals)),
         "stats_item_bytes": sum(map(key_bytes, day_totals)) / len(day_totals),
@@ -512,16 +534,21 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
 
 
 def priced(inputs: cost.Inputs) -> dict[str, dict[str, dict[str, Any]]]:
-    """Every option at every volume: totals by path, the lines, by service."""
+    """Every profile and option at every volume: totals by path (fixed apart from per hit),
+    the always-free tier apart, the lines, by service. Keyed "profile/option"."""
     found: dict[str, dict[str, dict[str, Any]]] = {}
-    for option in cost.OPTIONS:
+    for profile, option in ((p, o) for p in cost.PROFILES for o in cost.OPTIONS):
         for volume in cost.VOLUMES:
-            lines = cost.bill(inputs, option, volume)
+            lines = cost.bill(inputs, option, volume, profile)
             totals = {path: cost.total(lines, path) for path in PATHS}
-            found.setdefault(option.name, {})[str(volume)] = {
-                "title": option.title,
+            found.setdefault(f"{profile}/{option.name}", {})[str(volume)] = {
+                "title": f"{profile}: {option.title}",
+                "profile": profile,
                 "window_s": option.window_s,
                 "total_usd": round(sum(totals.values()), 2),
+                "fixed_usd": round(totals["fixed"], 2),
+                "variable_usd": round(totals["hits"] + totals["api"], 2),
+                "free_tier_usd": round(cost.free_tier(lines), 2),
                 "totals_usd": {path: round(value, 4) for path, value in totals.items()},
                 "hit_path_per_million_usd": round(totals["hits"] / volume * 1_000_000, 3),
                 "by_service_usd": {
@@ -538,8 +565,8 @@ def priced(inputs: cost.Inputs) -> dict[str, dict[str, dict[str, Any]]]:
 
 def summary(inputs: cost.Inputs, by_window: dict[str, dict[str, float]]) -> dict[str, Any]:
     options = priced(inputs)
-    default = options[cost.OPTIONS[0].name][str(cost.HITS)]
-    cheapest = options[cost.CHEAPEST][str(cost.HITS)]
+    default = options[f"standard/{cost.OPTIONS[0].name}"][str(cost.HITS)]
+    cheapest = options[f"lean/{cost.CHEAPEST}"][str(cost.HITS)]
     lines = cost.bill(inputs)
     services = cost.by_service(lines, "hits")
     top, top_usd = next(iter(services.items()))
@@ -559,11 +586,11 @@ def summary(inputs: cost.Inputs, by_window: dict[str, dict[str, float]]) -> dict
         "totals_usd": default["totals_usd"],
         "hit_path_per_million_usd": default["hit_path_per_million_usd"],
         "options": options,
-        "cheapest": cost.CHEAPEST,
+        "cheapest": f"lean/{cost.CHEAPEST}",
         "target": {
             "usd": 5.0,
             "hits": cost.HITS,
-            "option": cost.CHEAPEST,
+            "option": f"lean/{cost.CHEAPEST}",
             "total_usd": cheapest["total_usd"],
             "met": cheapest["total_usd"] <= 5.0,
         },

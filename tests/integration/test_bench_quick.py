@@ -28,6 +28,8 @@ from tests.bench.test_writes import test_report_write_units  # noqa: F401
 from tests.bench.test_zz_cost import (  # noqa: F401
     test_cost,
     test_defaults_cover_every_input,
+    test_every_resource_type_is_priced,
+    test_fixed_lines_follow_the_template,
     test_model_arithmetic,
     test_options,
     test_price_arithmetic,
