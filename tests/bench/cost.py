@@ -447,14 +447,13 @@ class Inputs:
     event_log_bytes: float  # the event function's own log bytes per invocation
     aggregate_log_bytes: float  # the aggregator's own log bytes per invocation
     pageviews_per_hit: float = 0.97  # hits that are pageviews (the script loads on those)
-    presences_per_hit: float = 1.0  # realtime UpdateItems (visitor and minute) per hit
+    # realtime UpdateItems per hit, made by the event function as it accepts a pageview or a
+    # custom event (analytics.realtime.note; none for an engagement)
+    presences_per_hit: float = 1.0
     rows_per_hit: float = 1.0  # warehouse rows per hit (excluded hits have none)
     parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
     compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
     custom_metrics: int = 4  # EMF metrics the hit path emits every hour
-    # DynamoDB writes the event function makes per hit for realtime presences (the per-minute
-    # presence write on the event path, issue 44): 0 until that change lands
-    event_path_presence_wru_per_hit: float = 0.0
     sources: dict[str, str] = field(default_factory=dict)
 
 
@@ -798,22 +797,11 @@ def bill(
         _line(
             "hits",
             "DynamoDB",
-            f"writes: realtime presences ({m.presences_per_hit:.2f} per hit)",
+            f"writes: realtime presences, by the event path ({m.presences_per_hit:.2f} per hit)",
             hits * m.presences_per_hit,
             DYNAMODB_WRITES,
         )
     )
-    if m.event_path_presence_wru_per_hit:
-        lines.append(
-            _line(
-                "hits",
-                "DynamoDB",
-                f"writes: realtime presences from the event path "
-                f"({m.event_path_presence_wru_per_hit:.2f} WRU per hit)",
-                hits * m.event_path_presence_wru_per_hit,
-                DYNAMODB_WRITES,
-            )
-        )
     # by_host: the claim (eventually consistent) and the website (consistent), both small;
     # the aggregator's existence check: the website (consistent).
     lines.append(

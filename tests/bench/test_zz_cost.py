@@ -34,7 +34,7 @@ from unittest import mock
 import boto3
 import pytest
 
-from sitelens.analytics import counting
+from sitelens.analytics import counting, realtime
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
@@ -502,14 +502,13 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
     finally:
         stored_websites.forget_all()
 
-    minutes = {(h.website_id, h.visitor, int(h.at.timestamp()) // 60) for h in hits}
     warehouse_found = report.RESULTS.get("warehouse") or {}
     measured_here = {
         "event_cpu_ms": event_cpu_ms,
         "batching": by_window,
         "pageviews_per_hit": sum(1 for h in hits if h.event_parts is None and h.engaged_ms is None)
         / len(hits),
-        "presences_per_hit": len(minutes) / len(hits),
+        "presences_per_hit": sum(1 for h in hits if realtime.presence(h) is not None) / len(hits),
         "rows_per_hit": sum(1 for h in hits if rows.row(h) is not None) / len(hits),
         "custom_metrics": len(metrics),
         "message_bytes": message_bytes,
