@@ -15,14 +15,14 @@ from sitelens.records.inputs import (
     Flag,
     ListQuery,
     PrivacyFields,
+    WebUrl,
     checked_text,
     choice,
     label,
     lines,
 )
-from sitelens.reports import rules as report_rules
 
-Url = Annotated[str, BeforeValidator(report_rules.check_url)]
+Url = WebUrl
 SCHEDULES = ("none", "daily", "weekly", "monthly")
 
 

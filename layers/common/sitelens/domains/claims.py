@@ -17,14 +17,11 @@ from __future__ import annotations
 
 import secrets
 from datetime import datetime, timedelta
-from email.message import EmailMessage
 from typing import Any
 
-from sitelens.accounts.keys import get_account
+from sitelens.accounts import notices
 from sitelens.core import clock, errors, hosts, metrics, scopes
-from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import mail
 from sitelens.data import websites as stored_websites
 from sitelens.domains import proofs
 from sitelens.domains.inputs import METHODS, DomainCheck
@@ -236,18 +233,8 @@ def _tell_cancelled(theirs: dict[str, Any]) -> None:
 def _tell(website: dict[str, Any], subject: str, text: str) -> None:
     """An email to the website's account, when mail goes anywhere; a failure is logged and
     counted, never raised (the move is made)."""
-    if not (settings().mail_from or settings().mail_outbox):
-        return
-    account = get_account(website["account"])
-    if account is None or not account.email:
-        return
-    message = EmailMessage()
-    message["From"] = settings().mail_from or "sitelens@localhost"
-    message["To"] = account.email
-    message["Subject"] = subject
-    message.set_content(text)
     try:
-        mail.send(message)
+        notices.send(website["account"], subject, text)
     except Exception:
         logger.exception("domain move email not sent", extra={"website_id": website["id"]})
         metrics.count("DomainMoveEmailsLost", reason="mail")

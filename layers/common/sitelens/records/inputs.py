@@ -14,7 +14,7 @@ from typing import Annotated, Any, ClassVar, Self
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, ValidationError, ValidationInfo
 
-from sitelens.core import clock, errors, numbers
+from sitelens.core import clock, errors, hosts, numbers
 from sitelens.core.errors import FieldError
 from sitelens.tokens import signing
 
@@ -70,6 +70,25 @@ def expiry(days: int, within: str) -> BeforeValidator:
 
     return BeforeValidator(check)
 
+
+MAX_URL_LENGTH = 2048
+
+
+def web_url(value: Any) -> str:
+    """A URL given to fetch (a report's, an audit's, a proof's page): http or https with a
+    host, at most 2,048 characters, trimmed."""
+    if not isinstance(value, str):
+        raise FieldError("The url field must be a string.")
+    url = value.strip()
+    if len(url) > MAX_URL_LENGTH:
+        raise FieldError(f"The url field must not be greater than {MAX_URL_LENGTH} characters.")
+    parts = hosts.split_url(url)
+    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise FieldError("The url must be a valid http or https URL.")
+    return url
+
+
+WebUrl = Annotated[str, BeforeValidator(web_url)]
 
 MAX_CURSOR_LENGTH = 4096
 

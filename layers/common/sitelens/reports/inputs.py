@@ -4,12 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar
 
-from pydantic import BeforeValidator
-
-from sitelens.records.inputs import Exportable, Flag, ListQuery, PrivacyFields, SearchText, choice
+from sitelens.records.inputs import (
+    Exportable,
+    Flag,
+    ListQuery,
+    PrivacyFields,
+    SearchText,
+    WebUrl,
+    choice,
+)
 from sitelens.reports import rules
 
-Url = Annotated[str, BeforeValidator(rules.check_url)]
+Url = WebUrl
 
 
 class ReportCreate(PrivacyFields):

@@ -2,27 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
 from urllib.parse import urlsplit
 
 from sitelens.core import hosts
-from sitelens.core.errors import FieldError
 
-MAX_URL_LENGTH = 2048
 RESULTS = ("good", "decent", "bad")
-
-
-def check_url(value: Any) -> str:
-    """A report URL: http or https with a host, at most 2,048 characters, trimmed."""
-    if not isinstance(value, str):
-        raise FieldError("The url field must be a string.")
-    url = value.strip()
-    if len(url) > MAX_URL_LENGTH:
-        raise FieldError(f"The url field must not be greater than {MAX_URL_LENGTH} characters.")
-    parts = hosts.split_url(url)
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        raise FieldError("The url must be a valid http or https URL.")
-    return url
 
 
 def project_name(host: str) -> str:

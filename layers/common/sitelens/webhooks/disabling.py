@@ -5,13 +5,9 @@ endpoints subscribed to it, and the metric `WebhookEndpointsDisabled` by account
 
 from __future__ import annotations
 
-from email.message import EmailMessage
-
-from sitelens.accounts.keys import get_account
+from sitelens.accounts import notices
 from sitelens.core import clock, metrics
-from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import mail
 from sitelens.data import webhooks as stored
 from sitelens.webhooks import events, registry
 
@@ -42,18 +38,12 @@ def disable(account_id: str, endpoint_id: str, since: str, failing_since: str) -
 
 
 def _mail(account_id: str, data: dict[str, object]) -> None:
-    account = get_account(account_id)
-    if account is None or not account.email or not (settings().mail_from or settings().mail_outbox):
-        return
-    message = EmailMessage()
-    message["From"] = settings().mail_from or "sitelens@localhost"
-    message["To"] = account.email
-    message["Subject"] = f"Sitelens: webhook endpoint {data['endpoint']} was disabled"
-    message.set_content(
-        f"Deliveries to {data['url']} kept failing, so the endpoint is disabled and\n"
-        f"gets no more events. {data['disabled_reason']}\n"
-    )
     try:
-        mail.send(message)
+        notices.send(
+            account_id,
+            f"Sitelens: webhook endpoint {data['endpoint']} was disabled",
+            f"Deliveries to {data['url']} kept failing, so the endpoint is disabled and\n"
+            f"gets no more events. {data['disabled_reason']}\n",
+        )
     except Exception:
         logger.exception("disabled-endpoint email not sent", extra={"endpoint": data["endpoint"]})

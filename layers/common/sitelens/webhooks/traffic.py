@@ -10,14 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from email.message import EmailMessage
 from typing import Any
 
-from sitelens.accounts.keys import get_account
+from sitelens.accounts import notices
 from sitelens.core import clock, metrics, scopes
-from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import mail, traffic
+from sitelens.data import traffic
 from sitelens.data import websites as stored_websites
 from sitelens.webhooks import anomalies, events, registry
 
@@ -126,17 +124,8 @@ def judge_website(account_id: str, website_id: int, hour: datetime) -> str | Non
 def _mail(account_id: str, alert: str, data: dict[str, Any]) -> None:
     """The alert by email to the account's address, when mail goes anywhere; a failure is
     logged and counted, never raised (the webhook event went already)."""
-    if not (settings().mail_from or settings().mail_outbox):
-        return
-    account = get_account(account_id)
-    if account is None or not account.email:
-        return
     word = "spike" if alert == "spike" else "drop"
-    message = EmailMessage()
-    message["From"] = settings().mail_from or "sitelens@localhost"
-    message["To"] = account.email
-    message["Subject"] = f"Sitelens: traffic {word} on {data['domain']}"
-    message.set_content(
+    text = (
         f"{data['domain']} had {data['pageviews']} pageviews in the hour from {data['hour']}"
         f" (UTC), against about {data['baseline']} in that hour of the weeks before:\n"
         f"a {word} beyond its alert threshold of {data['threshold']} times.\n\n"
@@ -145,7 +134,7 @@ def _mail(account_id: str, alert: str, data: dict[str, Any]) -> None:
         f"{data['website_id']}.\n"
     )
     try:
-        mail.send(message)
+        notices.send(account_id, f"Sitelens: traffic {word} on {data['domain']}", text)
     except Exception:
         logger.exception("traffic alert email not sent", extra={"website_id": data["website_id"]})
         metrics.count("TrafficAlertsLost", reason="mail")
