@@ -11,12 +11,13 @@ pydantic-settings: most handlers never load pydantic, and this must not make the
 
 from __future__ import annotations
 
-import ipaddress
 import os
 from dataclasses import dataclass
 from functools import cache
 
-PREFIX = "SITELENS_"
+from sitelens.core import env
+from sitelens.core.env import PREFIX, ConfigError, Networks, Ports
+
 # A warm container trusts a key it looked up for this long, so a revoked key stops working
 # everywhere within it; in the container that revokes it, at once (`auth.forget`).
 DEFAULT_KEY_CACHE_SECONDS = 5.0
@@ -59,31 +60,8 @@ DEFAULT_AUDIT_SCHEDULED = 20
 MAX_AUDIT_CAP = 100_000_000
 
 
-@dataclass(frozen=True)
-class Ports:
-    """Ports as inclusive ranges (`80,443,8000-8999` is three), so that `1-65535` is one
-    range to test rather than a set of 65,535 ports built at every settings load."""
-
-    ranges: tuple[tuple[int, int], ...]
-
-    def __contains__(self, port: object) -> bool:
-        return isinstance(port, int) and any(low <= port <= high for low, high in self.ranges)
-
-
 # The ports report fetches may reach: the web's own, so that a report cannot probe others.
 DEFAULT_FETCH_PORTS = Ports(((80, 80), (443, 443)))
-Networks = tuple[ipaddress.IPv4Network | ipaddress.IPv6Network, ...]
-
-
-class ConfigError(RuntimeError):
-    """A required environment variable is missing or malformed."""
-
-
-def _required(name: str) -> str:
-    value = os.environ.get(PREFIX + name, "").strip()
-    if not value:
-        raise ConfigError(f"{PREFIX}{name} is not set.")
-    return value
 
 
 @dataclass(frozen=True)
@@ -272,7 +250,7 @@ DEPRECATED = {"SIGNING_KEYS": "CURSOR_SECRET", "SIGNING_KEYS_ARN": "CURSOR_SECRE
 
 @cache
 def _value(name: str) -> str:
-    return _required(name)
+    return env.required(name)
 
 
 @cache
@@ -280,78 +258,18 @@ def _optional(name: str) -> str:
     return os.environ.get(PREFIX + name, "").strip()
 
 
-def _flag(name: str) -> bool:
-    raw = os.environ.get(PREFIX + name, "").strip().lower()
-    if raw in {"", "0", "false", "no", "off"}:
-        return False
-    if raw in {"1", "true", "yes", "on"}:
-        return True
-    raise ConfigError(f"{PREFIX}{name} must be 1 or 0, not {raw!r}.")
-
-
-def _seconds(name: str, default: float, maximum: float) -> float:
-    raw = os.environ.get(PREFIX + name, "").strip()
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value <= maximum:
-        raise ConfigError(f"{PREFIX}{name} must be a number of seconds from 0 to {maximum:g}.")
-    return value
-
-
-def _count(name: str, default: int, maximum: int) -> int:
-    raw = os.environ.get(PREFIX + name, "").strip()
-    if not raw:
-        return default
-    if not raw.isascii() or not raw.isdigit() or int(raw) > maximum:
-        raise ConfigError(f"{PREFIX}{name} must be a whole number from 0 to {maximum}.")
-    return int(raw)
-
-
-def _ports(name: str, default: Ports) -> Ports:
-    """Ports and ranges of ports, comma-separated: `80,443,8000-8999`."""
-    raw = os.environ.get(PREFIX + name, "").strip()
-    if not raw:
-        return default
-    ranges: list[tuple[int, int]] = []
-    for part in raw.split(","):
-        first, _, last = part.strip().partition("-")
-        bounds = (first, last or first)
-        if not all(b.isascii() and b.isdigit() and 1 <= int(b) <= 65535 for b in bounds):
-            raise ConfigError(
-                f"{PREFIX}{name} must list ports from 1 to 65535 or ranges of them, "
-                "such as 80,443,8000-8999."
-            )
-        ranges.append((int(bounds[0]), int(bounds[1])))
-    return Ports(tuple(ranges))
-
-
 def _rate(name: str, default_rate: int, default_burst: int) -> tuple[int, int]:
     """A token bucket's `<name>_LIMIT` a second and `<name>_BURST`."""
-    rate = _count(f"{name}_LIMIT", default_rate, MAX_RATE_LIMIT)
-    burst = _count(f"{name}_BURST", default_burst, MAX_RATE_BURST)
+    rate = env.count(f"{name}_LIMIT", default_rate, MAX_RATE_LIMIT)
+    burst = env.count(f"{name}_BURST", default_burst, MAX_RATE_BURST)
     if rate and not burst:  # a bucket that holds no request would refuse every one
         raise ConfigError(f"{PREFIX}{name}_BURST must be at least 1 when there is a limit.")
     return rate, burst
 
 
-def _networks(name: str) -> Networks:
-    """Addresses and CIDR ranges, separated by commas or white space: `10.0.0.5, 2001:db8::/32`."""
-    raw = os.environ.get(PREFIX + name, "").replace(",", " ").split()
-    try:
-        return tuple(ipaddress.ip_network(part, strict=False) for part in raw)
-    except ValueError:
-        raise ConfigError(
-            f"{PREFIX}{name} must list IP addresses or CIDR ranges, such as 10.0.0.5,10.1.0.0/16."
-        ) from None
-
-
 def _site_share() -> tuple[int, int]:
-    rate = _count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
-    burst = _count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
+    rate = env.count("SITE_HITS_PER_SECOND", DEFAULT_SITE_HITS_PER_SECOND, MAX_SITE_HITS_PER_SECOND)
+    burst = env.count("SITE_HITS_BURST", DEFAULT_SITE_HITS_BURST, MAX_SITE_HITS_BURST)
     if rate and not burst:  # a bucket that holds no hit would refuse every one
         raise ConfigError(f"{PREFIX}SITE_HITS_BURST must be at least 1 when hits are shared.")
     return rate, burst
@@ -368,12 +286,12 @@ def settings() -> Settings:
         "SHARE_RATE", DEFAULT_SHARE_RATE_LIMIT, DEFAULT_SHARE_RATE_BURST
     )
     return Settings(
-        allow_private_urls=_flag("ALLOW_PRIVATE_URLS"),
+        allow_private_urls=env.flag("ALLOW_PRIVATE_URLS"),
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
         datacenter_ranges=os.environ.get(PREFIX + "DATACENTER_RANGES", "").strip(),
-        behind_cloudfront=_flag("BEHIND_CLOUDFRONT"),
-        trusted_proxies=_networks("TRUSTED_PROXIES"),
-        key_cache_seconds=_seconds(
+        behind_cloudfront=env.flag("BEHIND_CLOUDFRONT"),
+        trusted_proxies=env.networks("TRUSTED_PROXIES"),
+        key_cache_seconds=env.seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS
         ),
         account_rate_limit=account_rate_limit,
@@ -382,22 +300,23 @@ def settings() -> Settings:
         share_rate_burst=share_rate_burst,
         site_hits_per_second=site_hits_per_second,
         site_hits_burst=site_hits_burst,
-        fetch_ports=_ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),
-        audit_rate=_count("AUDIT_RATE", DEFAULT_AUDIT_RATE, MAX_AUDIT_RATE) or DEFAULT_AUDIT_RATE,
-        audit_host_concurrency=_count(
+        fetch_ports=env.ports("FETCH_PORTS", DEFAULT_FETCH_PORTS),
+        audit_rate=env.count("AUDIT_RATE", DEFAULT_AUDIT_RATE, MAX_AUDIT_RATE)
+        or DEFAULT_AUDIT_RATE,
+        audit_host_concurrency=env.count(
             "AUDIT_HOST_CONCURRENCY", DEFAULT_AUDIT_HOST_CONCURRENCY, MAX_AUDIT_HOST_CONCURRENCY
         )
         or 1,
-        audit_account_rate=_count(
+        audit_account_rate=env.count(
             "AUDIT_ACCOUNT_RATE", DEFAULT_AUDIT_ACCOUNT_RATE, MAX_AUDIT_ACCOUNT_RATE
         ),
-        audit_account_burst=_count(
+        audit_account_burst=env.count(
             "AUDIT_ACCOUNT_BURST", DEFAULT_AUDIT_ACCOUNT_BURST, MAX_AUDIT_ACCOUNT_BURST
         )
         or 1,
-        audit_active_runs=_count("AUDIT_ACTIVE_RUNS", DEFAULT_AUDIT_ACTIVE_RUNS, MAX_AUDIT_CAP),
-        audit_daily_pages=_count("AUDIT_DAILY_PAGES", DEFAULT_AUDIT_DAILY_PAGES, MAX_AUDIT_CAP),
-        audit_scheduled=_count("AUDIT_SCHEDULED", DEFAULT_AUDIT_SCHEDULED, MAX_AUDIT_CAP),
+        audit_active_runs=env.count("AUDIT_ACTIVE_RUNS", DEFAULT_AUDIT_ACTIVE_RUNS, MAX_AUDIT_CAP),
+        audit_daily_pages=env.count("AUDIT_DAILY_PAGES", DEFAULT_AUDIT_DAILY_PAGES, MAX_AUDIT_CAP),
+        audit_scheduled=env.count("AUDIT_SCHEDULED", DEFAULT_AUDIT_SCHEDULED, MAX_AUDIT_CAP),
     )
 
 
