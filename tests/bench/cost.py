@@ -656,7 +656,12 @@ def bill(
     }
     rate = hits / SECONDS
     api_requests = READS + REPORTS
-    b = m.batching[batching_key(hits, option.window_s)]
+    # The aggregator's batches: from its SQS event source, closed by the option's window;
+    # or (CostProfile=lean) from HitsDrainFunction, a run every period taking what waits.
+    drain = next((s for s in deployed.schedules if s.function == "HitsDrainFunction"), None)
+    window_s = SECONDS / drain.runs_a_month if drain else option.window_s
+    aggregator = "HitsDrainFunction" if drain else "AggregatorFunction"
+    b = m.batching[batching_key(hits, window_s)]
 
     # Hit path: the edge, the event function, the queue, the aggregator, the counters.
     script_loads = hits * m.pageviews_per_hit * SCRIPT_REQUESTS_PER_PAGEVIEW.value
@@ -679,13 +684,16 @@ def bill(
         )
         script_invocations = script_loads
     batches = hits * b["batches_per_hit"]
+    # the aggregator's invocations: a batch each, or a drain run each (a run takes every
+    # batch waiting, and runs on its schedule whether any waits or not)
+    aggregations = drain.runs_a_month if drain else batches
     compactions = SECONDS / 3600
     lines.append(
         _line(
             "hits",
             "Lambda",
             "requests: event, script, aggregator, compaction",
-            hits + script_invocations + batches + compactions,
+            hits + script_invocations + aggregations + compactions,
             LAMBDA_REQUESTS,
         )
     )
@@ -697,17 +705,26 @@ def bill(
         + website_lookups / hits * 2 * DYNAMODB_MS.value
     )
     exists_lookups = cached_lookups(batches, batches / SECONDS, m.website_cache_s)
-    aggregate_ms = (
-        b["hits_per_batch"] * m.aggregate_cpu_ms * cpu_stretch(mem["AggregatorFunction"])
+    batch_ms = (
+        b["hits_per_batch"] * m.aggregate_cpu_ms * cpu_stretch(mem[aggregator])
         + exists_lookups / batches * DYNAMODB_MS.value
         + b["write_rounds_per_batch"] * DYNAMODB_MS.value
         + 2 * DYNAMODB_MS.value  # the delivery records: written, then read back
+    )
+    # A drain also receives its batches (ten hits a request, one empty at the end of a run)
+    # and deletes them (ten a request; the event source deletes for the aggregator).
+    drain_receives = hits / 10 + aggregations if drain else 0.0
+    deletes = batches * b["deletes_per_batch"]
+    aggregate_ms = (
+        (batches * batch_ms + (drain_receives + deletes) * SQS_SEND_MS.value) / aggregations
+        if drain
+        else batch_ms
     )
     script_ms = m.warm_get_us / 1000 * cpu_stretch(mem["ScriptFunction"])
     inits = HIT_PATH_INITS_PER_HOUR.value * SECONDS / 3600
     for function, invocations, ms in (
         ("EventFunction", hits, event_ms),
-        ("AggregatorFunction", batches, aggregate_ms),
+        (aggregator, aggregations, aggregate_ms),
         ("ScriptFunction", script_invocations, script_ms),
     ):
         if not invocations:
@@ -743,25 +760,36 @@ def bill(
 
     chunks = math.ceil(m.message_bytes / (64 * 1024))
     lines.append(_line("hits", "SQS", "SendMessage", hits * chunks, SQS_STANDARD))
-    polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
-    receives = max(polls, hits / MESSAGES_PER_RECEIVE.value)
-    lines.append(
-        _line(
-            "hits",
-            "SQS",
-            f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
-            f"{max(0.0, receives - hits / MESSAGES_PER_RECEIVE.value):,.0f} of them empty)",
-            receives,
-            SQS_STANDARD,
+    if drain:
+        lines.append(
+            _line(
+                "hits",
+                "SQS",
+                f"ReceiveMessage (the drain, every {window_s:g} s: ten hits a request)",
+                drain_receives,
+                SQS_STANDARD,
+            )
         )
-    )
+    else:
+        polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
+        receives = max(polls, hits / MESSAGES_PER_RECEIVE.value)
+        lines.append(
+            _line(
+                "hits",
+                "SQS",
+                f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
+                f"{max(0.0, receives - hits / MESSAGES_PER_RECEIVE.value):,.0f} of them empty)",
+                receives,
+                SQS_STANDARD,
+            )
+        )
     lines.append(
         _line(
             "hits",
             "SQS",
             f"DeleteMessageBatch (batches of {b['hits_per_batch']:.1f} hits, "
-            f"{option.window_s:g} s window)",
-            batches * b["deletes_per_batch"],
+            f"{window_s:g} s {'drain' if drain else 'window'})",
+            deletes,
             SQS_STANDARD,
         )
     )
@@ -956,12 +984,10 @@ def bill(
 
     hit_logs = (
         hits * (system("EventFunction") + m.event_log_bytes)
-        + batches * (system("AggregatorFunction") + m.aggregate_log_bytes)
+        + aggregations * system(aggregator)
+        + batches * m.aggregate_log_bytes
         + script_invocations * system("ScriptFunction")
-        + inits
-        * sum(
-            system(f, cold=True) for f in ("EventFunction", "AggregatorFunction", "ScriptFunction")
-        )
+        + inits * sum(system(f, cold=True) for f in ("EventFunction", aggregator, "ScriptFunction"))
     ) / GIB
     api_logs = (
         api_requests * system("ListReportsFunction")
@@ -1001,7 +1027,7 @@ def bill(
     )
     traces = hits * sampled_share(rate) if hit_traced else 0.0
     others = (
-        ("AggregatorFunction", batches),
+        (aggregator, aggregations),
         ("ScriptFunction", script_invocations),
         ("CompactionFunction", compactions),
         ("ListReportsFunction", api_requests),
@@ -1068,8 +1094,10 @@ def bill(
             SQS_STANDARD,
         )
     )
-    # Scheduled functions besides compaction (priced with the hit path): their runs
-    scheduled = [s for s in deployed.schedules if s.function != "CompactionFunction"]
+    # Scheduled functions besides compaction and the drain (priced with the hit path)
+    scheduled = [
+        s for s in deployed.schedules if s.function not in ("CompactionFunction", aggregator)
+    ]
     runs = sum(s.runs_a_month for s in scheduled)
     lines.append(
         _line(

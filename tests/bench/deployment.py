@@ -175,6 +175,8 @@ def describe(resolved: dict[str, Any]) -> Deployment:
         queue = (arn.get("Fn::GetAtt") or [""])[0] if isinstance(arn, dict) else ""
         if resources.get(queue, {}).get("Type") != "AWS::SQS::Queue":
             continue
+        if str(props.get("Enabled", True)).lower() == "false":  # no pollers: lean's drain
+            continue
         function = props["FunctionName"]["Ref"]
         queues.append(
             QueueSource(

@@ -28,10 +28,10 @@ import pytest
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.core import config
-from sitelens.data import clients, warehouse
+from sitelens.data import clients, queues, warehouse
 from sitelens.data import stats as stored_stats
 from sitelens.data import websites as stored_websites
-from sitelens.local import gateway, resources, template, worker
+from sitelens.local import gateway, resources, template
 from tests.bench import report, timing
 
 HITS = 100 if timing.QUICK else 10_000
@@ -363,7 +363,7 @@ def test_ingestion(
         return Counter(collect(event, collect_context)["statusCode"] for event in events)
 
     def count_all(batch: int = BATCH) -> int:
-        records = [worker.lambda_record(m, "HitsQueue") for m in queue.messages]
+        records = [queues.lambda_record(m, "HitsQueue") for m in queue.messages]
         failures = 0
         for start in range(0, len(records), batch):
             answer = aggregate({"Records": records[start : start + batch]}, aggregate_context)
@@ -404,7 +404,7 @@ def test_ingestion(
             for size in sorted({BATCH, 2 * BATCH, HITS // 2, HITS, deployed})
         }
         record_bytes = sum(
-            len(json.dumps(worker.lambda_record(m, "HitsQueue"))) for m in queue.messages
+            len(json.dumps(queues.lambda_record(m, "HitsQueue"))) for m in queue.messages
         ) / len(queue.messages)
 
         # Timed: both stages in process, stats writes answered by the stub.

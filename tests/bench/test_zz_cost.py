@@ -40,12 +40,12 @@ from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, config
 from sitelens.core.log import logger
-from sitelens.data import clients, stats
+from sitelens.data import clients, queues, stats
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from sitelens.data.items import to_item
 from sitelens.data.transactions import item_size
-from sitelens.local import gateway, worker
+from sitelens.local import gateway
 from tests.bench import cost, deployment, report, test_ingest, test_writes, timing
 from tests.fixtures import deployed as sam
 
@@ -288,7 +288,7 @@ def _inputs_from(results: dict[str, Any], measured_here: dict[str, Any]) -> cost
         if name not in found:
             found[name], sources[name] = default, "default (run of f9454dd)"
     built = deployments()
-    functions = next(iter(built.values())).functions
+    functions = {name for built_one in built.values() for name in built_one.functions}
     init = found.pop("init_ms")
     init_ms = {
         name: float(init.get(name, DEFAULTS["init_ms"])) if isinstance(init, dict) else init
@@ -509,7 +509,7 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         rate = cost.HITS / cost.SECONDS
 
         # The real aggregator on window-sized batches: it counts, and what it logs.
-        records = [worker.lambda_record(m, "HitsQueue") for m in messages]
+        records = [queues.lambda_record(m, "HitsQueue") for m in messages]
         aggregate_context = gateway.LambdaContext("AggregatorFunction")
         sizes = cost.window_batches(len(hits), rate, deployed["window_s"], deployed["batch_size"])
         with _captured_logs() as logs, contextlib.redirect_stdout(emitted):

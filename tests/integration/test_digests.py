@@ -27,7 +27,7 @@ import pytest
 from sitelens import accounts, cli, digests
 from sitelens.analytics.hits import Hit
 from sitelens.core import config
-from sitelens.data import clients, mail
+from sitelens.data import clients, mail, queues
 from sitelens.digests import claims, composing, planning
 from sitelens.local import gateway, openapi, sqs, template, worker
 from tests.fixtures.analytics import hit_record, run
@@ -103,7 +103,7 @@ class DigestQueue:
         deliveries = 0
         while messages := self._receive(batch):
             deliveries += len(messages)
-            event = {"Records": [worker.lambda_record(m, QUEUE) for m in messages]}
+            event = {"Records": [queues.lambda_record(m, QUEUE) for m in messages]}
             failed = {f["itemIdentifier"] for f in send(event)["batchItemFailures"]}
             for message in messages:
                 if message["MessageId"] not in failed:

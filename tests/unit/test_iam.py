@@ -71,6 +71,7 @@ IAM_PREFIXES = {"sesv2": "ses"}
 # Operations IAM authorizes as another action (SQS's batches as their single call).
 IAM_ACTIONS = {
     "sqs:SendMessageBatch": "sqs:SendMessage",
+    "sqs:DeleteMessageBatch": "sqs:DeleteMessage",
     "s3:ListObjectsV2": "s3:ListBucket",
     "s3:DownloadFile": "s3:GetObject",  # boto3's managed transfers
     "s3:UploadFile": "s3:PutObject",

@@ -36,6 +36,38 @@ def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:
         return yaml.load(stream, Loader=Loader)  # noqa: S506 - SafeLoader subclass
 
 
+def deployed(spec: dict[str, Any], resource: dict[str, Any]) -> bool:
+    """Whether the stack deployed with its parameters' defaults (as make serve runs it) has
+    this resource: it has no `Condition`, or its condition holds for those values."""
+    name = resource.get("Condition")
+    return name is None or bool(resolved(spec, spec["Conditions"][name]))
+
+
+def resolved(spec: dict[str, Any], node: Any) -> Any:
+    """A property's value with the parameters' defaults: `Ref` of a parameter, `Fn::If`,
+    and the condition functions."""
+    if not isinstance(node, dict):
+        return node
+    ((function, argument),) = node.items()
+    if function == "Ref":  # a parameter's; a resource's has no value before deploying
+        return spec["Parameters"][argument].get("Default", "")
+    if function == "Condition":
+        return resolved(spec, spec["Conditions"][argument])
+    if function == "Fn::If":
+        chosen = resolved(spec, spec["Conditions"][argument[0]])
+        return resolved(spec, argument[1] if chosen else argument[2])
+    values = [resolved(spec, item) for item in argument]
+    if function == "Fn::Equals":
+        return str(values[0]) == str(values[1])
+    if function == "Fn::Not":
+        return not values[0]
+    if function == "Fn::And":
+        return all(values)
+    if function == "Fn::Or":
+        return any(values)
+    raise ValueError(f"a condition make serve cannot decide: {function}")
+
+
 @dataclass(frozen=True)
 class Route:
     api: str  # logical id of the AWS::Serverless::Api

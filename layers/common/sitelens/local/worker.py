@@ -21,8 +21,8 @@ from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 from sitelens.core.log import logger
-from sitelens.data import clients
-from sitelens.local import gateway
+from sitelens.data import clients, queues
+from sitelens.local import gateway, template
 
 MAX_WINDOW_SECONDS = 1.0
 SCHEDULE_SECONDS = 3600.0  # a daily schedule runs hourly here: it does nothing twice
@@ -100,7 +100,7 @@ class QueueWorker(_Background):
         return messages
 
     def _deliver(self, sqs: Any, url: str, messages: list[dict[str, Any]]) -> None:
-        event = {"Records": [lambda_record(m, self.queue) for m in messages]}
+        event = {"Records": [queues.lambda_record(m, self.queue) for m in messages]}
         try:
             with self.lock:
                 result = self.handler(event, gateway.LambdaContext(self.function)) or {}
@@ -167,30 +167,6 @@ class TallyFlusher(_Background):
                 logger.exception("excluded tallies not queued")
 
 
-def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
-    """The record Lambda's event source mapping passes for a received SQS message."""
-    attributes = {
-        name: {
-            **({"stringValue": value["StringValue"]} if "StringValue" in value else {}),
-            "stringListValues": [],
-            "binaryListValues": [],
-            "dataType": value["DataType"],
-        }
-        for name, value in (message.get("MessageAttributes") or {}).items()
-    }
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message.get("Attributes", {}),
-        "messageAttributes": attributes,
-        "md5OfBody": message.get("MD5OfBody", ""),
-        "eventSource": "aws:sqs",
-        "eventSourceARN": f"arn:aws:sqs:local:000000000000:{queue}",
-        "awsRegion": "local",
-    }
-
-
 def _every(schedule: dict[str, Any]) -> float:
     """How often a schedule runs here: rate(1 minute) (goal.converted's pass) every
     MINUTE_SECONDS or SITELENS_LOCAL_MINUTE_SECONDS; any other every SCHEDULE_SECONDS."""
@@ -224,6 +200,8 @@ def start_all(
     for name, resource in spec["Resources"].items():
         if resource.get("Type") != "AWS::Serverless::Function":
             continue
+        if not template.deployed(spec, resource):  # another profile's (HitsDrainFunction)
+            continue
         props = resource["Properties"]
         for event in (props.get("Events") or {}).values():
             if event.get("Type") in ("ScheduleV2", "Schedule"):
@@ -233,21 +211,18 @@ def start_all(
                 workers.append(scheduled)
             if event.get("Type") == "SQS":
                 source = event["Properties"]
+                if template.resolved(spec, source.get("Enabled", True)) is False:
+                    continue
                 worker = QueueWorker(
                     name,
                     props,
                     queue=source["Queue"]["Fn::GetAtt"][0],
-                    batch=int(_setting(spec, source.get("BatchSize", 10))),
-                    window=float(_setting(spec, source.get("MaximumBatchingWindowInSeconds", 0))),
+                    batch=int(template.resolved(spec, source.get("BatchSize", 10))),
+                    window=float(
+                        template.resolved(spec, source.get("MaximumBatchingWindowInSeconds", 0))
+                    ),
                     lock=lock,
                 )
                 worker.start()
                 workers.append(worker)
     return workers
-
-
-def _setting(spec: dict[str, Any], value: Any) -> Any:
-    """A property's value: `!Ref Parameter` is the parameter's default."""
-    if isinstance(value, dict) and "Ref" in value:
-        return spec["Parameters"][value["Ref"]]["Default"]
-    return value
