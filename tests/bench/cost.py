@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from tests.bench.deployment import Deployment
+from tests.bench.deployment import Deployment, Schedule
 
 # ----------------------------------------------------------------------------- prices
 
@@ -642,6 +642,19 @@ def free_tier(lines: Iterable[Line]) -> float:
     return credit
 
 
+def hits_drain(deployed: Deployment) -> Schedule | None:
+    """HitsDrainFunction's schedule (CostProfile=lean), if the deployment has it."""
+    return next((s for s in deployed.schedules if s.function == "HitsDrainFunction"), None)
+
+
+def batch_window_s(m: Inputs, option: Option, profile: str) -> float:
+    """How long the aggregator's batches gather hits: the option's batching window of the
+    SQS event source, or (CostProfile=lean) HitsDrainFunction's period, a run taking what
+    waits."""
+    drain = hits_drain(m.deployments[deployment_key(profile, option.hit_path)])
+    return SECONDS / drain.runs_a_month if drain else option.window_s
+
+
 def bill(
     m: Inputs, option: Option = OPTIONS[0], hits: int = HITS, profile: str = PROFILES[0]
 ) -> list[Line]:
@@ -656,10 +669,8 @@ def bill(
     }
     rate = hits / SECONDS
     api_requests = READS + REPORTS
-    # The aggregator's batches: from its SQS event source, closed by the option's window;
-    # or (CostProfile=lean) from HitsDrainFunction, a run every period taking what waits.
-    drain = next((s for s in deployed.schedules if s.function == "HitsDrainFunction"), None)
-    window_s = SECONDS / drain.runs_a_month if drain else option.window_s
+    drain = hits_drain(deployed)
+    window_s = batch_window_s(m, option, profile)
     aggregator = "HitsDrainFunction" if drain else "AggregatorFunction"
     b = m.batching[batching_key(hits, window_s)]
 

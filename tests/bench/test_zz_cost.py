@@ -564,7 +564,7 @@ def priced(inputs: cost.Inputs) -> dict[str, dict[str, dict[str, Any]]]:
             found.setdefault(f"{profile}/{option.name}", {})[str(volume)] = {
                 "title": f"{profile}: {option.title}",
                 "profile": profile,
-                "window_s": option.window_s,
+                "window_s": cost.batch_window_s(inputs, option, profile),
                 "total_usd": round(sum(totals.values()), 2),
                 "fixed_usd": round(totals["fixed"], 2),
                 "variable_usd": round(totals["hits"] + totals["api"], 2),
