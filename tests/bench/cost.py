@@ -1192,12 +1192,14 @@ def bill(
             KMS_KEYS,
         )
     )
-    kms = deployed.tables * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
+    # a table with SSEEnabled uses the AWS-managed key (billed requests); one without, the
+    # AWS-owned key (free)
+    kms = deployed.tables_kms * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
     lines.append(
         _line(
             "fixed",
             "KMS",
-            f"requests: {deployed.tables} tables' AWS-managed key (rough)",
+            f"requests: {deployed.tables_kms} of {deployed.tables} tables' AWS-managed key (rough)",
             kms,
             KMS_REQUESTS,
         )

@@ -35,6 +35,7 @@ def resolve(translated: dict[str, Any], overrides: dict[str, str] | None = None)
     """The translated template as CloudFormation deploys it with these parameter values."""
     parameters = parameter_values(translated, overrides or {})
     conditions = translated.get("Conditions") or {}
+    mappings = translated.get("Mappings") or {}
     decided: dict[str, bool] = {}
 
     def condition(name: str) -> bool:
@@ -66,6 +67,15 @@ def resolve(translated: dict[str, Any], overrides: dict[str, str] | None = None)
                 return any(value(a) for a in arg)
             if key == "Condition" and isinstance(arg, str):
                 return condition(arg)
+            if key == "Fn::FindInMap":
+                table, first, second = (value(a) for a in arg)
+                return value(mappings[table][str(first)][second])
+            if key == "Fn::Sub" and isinstance(arg, str):  # parameters only; the rest stays
+                return re.sub(
+                    r"\$\{([A-Za-z0-9]+)\}",
+                    lambda found: parameters.get(found[1], found[0]),
+                    arg,
+                )
         return {k: v for k, v in ((k, value(v)) for k, v in node.items()) if v is not NO_VALUE}
 
     resources = {
@@ -120,6 +130,7 @@ class Deployment:
     kms_keys: int
     firehose_streams: int
     tables: int
+    tables_kms: int  # tables encrypted with a KMS key (SSEEnabled): each KMS request is billed
     resource_types: Counter[str] = field(default_factory=Counter)
 
     def memory(self, function: str) -> int:
@@ -222,5 +233,10 @@ def describe(resolved: dict[str, Any]) -> Deployment:
         kms_keys=len(of_type("AWS::KMS::Key")),
         firehose_streams=len(of_type("AWS::KinesisFirehose::DeliveryStream")),
         tables=len(of_type("AWS::DynamoDB::Table")),
+        tables_kms=sum(
+            1
+            for props in of_type("AWS::DynamoDB::Table").values()
+            if str((props.get("SSESpecification") or {}).get("SSEEnabled", False)).lower() == "true"
+        ),
         resource_types=Counter(r["Type"] for r in resources.values()),
     )

@@ -496,7 +496,14 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
                 start += len(arrived)
             return cost.batching(found, times, keys_of, key_bytes, counting.WORKERS)
 
-        windows = sorted({deployed["window_s"], *(o.window_s for o in cost.OPTIONS), *WINDOWS_S})
+        drains = {
+            cost.SECONDS / drain.runs_a_month
+            for built in deployments().values()
+            if (drain := cost.hits_drain(built))
+        }
+        windows = sorted(
+            {deployed["window_s"], *(o.window_s for o in cost.OPTIONS), *WINDOWS_S, *drains}
+        )
         by_window = {
             cost.batching_key(volume, window): figures(volume, window)
             for volume in cost.VOLUMES

@@ -206,35 +206,12 @@ def test_gateway_responses_keep_each_error_s_own_status(api):
     assert "statusCode" not in responses["DEFAULT_4XX"]
 
 
-def holds(condition: str, parameters: dict[str, str]) -> bool:
-    """Whether the template's condition is true for these parameter values (else defaults)."""
-
-    def value(node: Any) -> Any:
-        if isinstance(node, dict) and "Ref" in node:
-            name = node["Ref"]
-            return str(parameters.get(name, SOURCE["Parameters"][name].get("Default", "")))
-        if isinstance(node, dict) and "Fn::Equals" in node:
-            left, right = node["Fn::Equals"]
-            return str(value(left)) == str(value(right))
-        if isinstance(node, dict) and "Fn::Not" in node:
-            return not value(node["Fn::Not"][0])
-        if isinstance(node, dict) and "Fn::And" in node:
-            return all(value(part) for part in node["Fn::And"])
-        if isinstance(node, dict) and "Fn::Or" in node:
-            return any(value(part) for part in node["Fn::Or"])
-        if isinstance(node, dict) and "Condition" in node:
-            return value(stack()["Conditions"][node["Condition"]])
-        return node
-
-    return bool(value(stack()["Conditions"][condition]))
-
-
 def deployed_with(**parameters: str) -> dict[str, dict[str, Any]]:
     """The translated resources CloudFormation creates with these parameters."""
     return {
         name: resource
         for name, resource in stack_resources().items()
-        if "Condition" not in resource or holds(resource["Condition"], parameters)
+        if template.deployed(stack(), resource, parameters)
     }
 
 
@@ -364,8 +341,14 @@ def test_queues_alarm_on_the_age_of_their_oldest_hit():
 
     kept = stack_resources()["HitsDeadLetterQueue"]["Properties"]["MessageRetentionPeriod"]
     assert 0 < age_alarm("HitsDeadLetterQueue")["Threshold"] <= kept / 4  # days to redrive
-    # the drain (lean) lets a hit wait its five-minute period: three periods is behind
-    assert age_alarm("HitsQueue")["Threshold"] == {"Fn::If": ["LeanProfile", 900, 300]}
+    # the drain (lean) lets a hit wait its period: three periods is behind
+    threshold = age_alarm("HitsQueue")["Threshold"]
+    lean = {"Fn::FindInMap": ["HitsDrain", {"Ref": "HitsDrainMinutes"}, "BacklogSeconds"]}
+    assert threshold == {"Fn::If": ["LeanProfile", lean, 300]}
+    minutes = stack()["Parameters"]["HitsDrainMinutes"]["AllowedValues"]
+    assert {str(m): {"BacklogSeconds": 3 * 60 * m} for m in minutes} == stack()["Mappings"][
+        "HitsDrain"
+    ]
 
 
 def test_firehose_delivery_errors_alarm():

@@ -36,36 +36,45 @@ def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:
         return yaml.load(stream, Loader=Loader)  # noqa: S506 - SafeLoader subclass
 
 
-def deployed(spec: dict[str, Any], resource: dict[str, Any]) -> bool:
-    """Whether the stack deployed with its parameters' defaults (as make serve runs it) has
-    this resource: it has no `Condition`, or its condition holds for those values."""
+def deployed(
+    spec: dict[str, Any], resource: dict[str, Any], parameters: dict[str, str] | None = None
+) -> bool:
+    """Whether the stack deployed with these parameter values (else the defaults, as make
+    serve runs it) has this resource: it has no `Condition`, or its condition holds."""
     name = resource.get("Condition")
-    return name is None or bool(resolved(spec, spec["Conditions"][name]))
+    return name is None or bool(resolved(spec, {"Condition": name}, parameters))
 
 
-def resolved(spec: dict[str, Any], node: Any) -> Any:
-    """A property's value with the parameters' defaults: `Ref` of a parameter, `Fn::If`,
-    and the condition functions."""
-    if not isinstance(node, dict):
-        return node
-    ((function, argument),) = node.items()
-    if function == "Ref":  # a parameter's; a resource's has no value before deploying
-        return spec["Parameters"][argument].get("Default", "")
-    if function == "Condition":
-        return resolved(spec, spec["Conditions"][argument])
-    if function == "Fn::If":
-        chosen = resolved(spec, spec["Conditions"][argument[0]])
-        return resolved(spec, argument[1] if chosen else argument[2])
-    values = [resolved(spec, item) for item in argument]
-    if function == "Fn::Equals":
-        return str(values[0]) == str(values[1])
-    if function == "Fn::Not":
-        return not values[0]
-    if function == "Fn::And":
-        return all(values)
-    if function == "Fn::Or":
-        return any(values)
-    raise ValueError(f"a condition make serve cannot decide: {function}")
+def resolved(spec: dict[str, Any], node: Any, parameters: dict[str, str] | None = None) -> Any:
+    """A property's value with these parameter values (else the defaults): `Ref` of a
+    parameter, `Fn::If`, `Fn::FindInMap` and the condition functions."""
+    given = parameters or {}
+
+    def value(node: Any) -> Any:
+        if not isinstance(node, dict) or len(node) != 1:
+            return node
+        ((function, argument),) = node.items()
+        if function == "Ref":  # a parameter's; a resource's has no value before deploying
+            return given.get(argument, spec["Parameters"][argument].get("Default", ""))
+        if function == "Condition":
+            return value(spec["Conditions"][argument])
+        if function == "Fn::If":
+            return value(argument[1] if value(spec["Conditions"][argument[0]]) else argument[2])
+        values = [value(item) for item in argument]
+        if function == "Fn::FindInMap":
+            table, first, second = values
+            return spec["Mappings"][table][str(first)][second]
+        if function == "Fn::Equals":
+            return str(values[0]) == str(values[1])
+        if function == "Fn::Not":
+            return not values[0]
+        if function == "Fn::And":
+            return all(values)
+        if function == "Fn::Or":
+            return any(values)
+        raise ValueError(f"a value make serve cannot decide: {function}")
+
+    return value(node)
 
 
 @dataclass(frozen=True)
