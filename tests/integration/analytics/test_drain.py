@@ -80,6 +80,17 @@ def test_a_run_counts_every_waiting_hit_once_and_empties_the_queue(analytics):
     assert pageviews(analytics, site) == 4
 
 
+def test_realtime_shows_a_visitor_before_the_drain_runs(analytics):
+    """The lean profile's realtime probe: statistics wait for the drain, "visitors now"
+    does not (the event function writes presences as it accepts hits)."""
+    site = send(analytics, ["/now"])
+    live = analytics.get(f"/api/v1/stats/{site['id']}/realtime").data
+    assert (live["visitors"], live["pages"]) == (1, [{"value": "/now", "count": 1}])
+    assert pageviews(analytics, site) == 0
+    drain()
+    assert pageviews(analytics, site) == 1
+
+
 def test_a_batch_that_failed_stays_queued_and_counts_once_when_it_comes_back(
     analytics, monkeypatch
 ):
