@@ -1,7 +1,7 @@
 """Every hit counted once, and exactly one warehouse row, by its id: through a kill midway,
 the dead-letter queue and a redrive (new message ids), standard-queue duplicates, replays,
 two batches holding the same hit at once, and a crash at any step of counting, sending
-rows or compacting. On moto and on DynamoDB Local."""
+rows or compacting. On moto and on DynamoDB Local, under both CostProfiles' triggers."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from sitelens.core import config
 from sitelens.data import warehouse
 from sitelens.local.warehouse import LocalWarehouse
 from tests.conftest import Client, make_account
-from tests.fixtures.analytics import failures, hit_record, run
+from tests.fixtures.analytics import drained, failures, hit_record, run
 from tests.integration.test_aggregator import Crash, RecordingClient, record_calls, stored_counts
 
 START = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
@@ -56,6 +56,18 @@ def store(tmp_path: Path) -> Any:
     yield local
     warehouse.use(None)
     local.close()
+
+
+@pytest.fixture(
+    autouse=True,
+    params=["event source", pytest.param("drain", marks=pytest.mark.slow)],
+)
+def trigger(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """What brings the aggregator its batches: Lambda's SQS event source (CostProfile
+    standard) or HitsDrainFunction (lean). Every guarantee here holds under both."""
+    if request.param == "drain":
+        monkeypatch.setitem(globals(), "run", drained)
+    return str(request.param)
 
 
 @pytest.fixture

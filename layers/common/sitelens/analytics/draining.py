@@ -13,6 +13,7 @@ queue after maxReceiveCount, as with the event source.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sitelens.analytics import aggregation
@@ -27,19 +28,26 @@ BATCH_SIZE = 5000  # the aggregator's BatchSize in template.yaml (test_template 
 RESERVE_MS = 15_000
 
 
-def drain(context: Any) -> dict[str, int]:
+Receive = Callable[[int], list[dict[str, Any]]]
+Delete = Callable[[list[str]], int]
+
+
+def drain(
+    context: Any, receive: Receive = queues.receive_hits, delete: Delete = queues.delete_hits
+) -> dict[str, int]:
     """Count what waits in the hits queue, a batch at a time, until it is empty or the run
-    is nearly over; what was received, counted (deleted) and left for a retry."""
+    is nearly over; what was received, counted (deleted) and left for a retry. `receive`
+    and `delete` are the queue's (tests hand a batch of their own)."""
     received = deleted = retried = 0
     while context.get_remaining_time_in_millis() > RESERVE_MS:
-        batch = _batch()
+        batch = _batch(receive)
         if not batch:
             break
         received += len(batch)
         answer = aggregation.aggregate({"Records": batch}, context)
         failed = {item["itemIdentifier"] for item in answer.get("batchItemFailures") or []}
         done = [r["receiptHandle"] for r in batch if r["messageId"] not in failed]
-        undeleted = queues.delete_hits(done)
+        undeleted = delete(done)
         deleted += len(done) - undeleted
         retried += len(failed)
         if undeleted:  # counted: they come back, are found counted, and are deleted then
@@ -51,10 +59,10 @@ def drain(context: Any) -> dict[str, int]:
     return summary
 
 
-def _batch() -> list[dict[str, Any]]:
+def _batch(receive: Receive) -> list[dict[str, Any]]:
     batch: list[dict[str, Any]] = []
     while len(batch) < BATCH_SIZE:
-        found = queues.receive_hits(BATCH_SIZE - len(batch))
+        found = receive(BATCH_SIZE - len(batch))
         if not found:
             break
         batch += found
