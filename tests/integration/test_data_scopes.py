@@ -165,7 +165,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "note_active active hourly_pageviews alert_state judge_hour",
         "traffic alerts' counters, read by their schedule",
     ),
-    "realtime": ("put put_flush since", "presences of a website, written by its hits, read first (scoped)"),
+    "realtime": (
+        "put put_flush since",
+        "presences of a website, written by its hits, read first (scoped)",
+    ),
     "conversions": ("add websites_of claim done", "goal conversions' counters, for a schedule"),
     "dashboards": (
         "get put spend claim release",

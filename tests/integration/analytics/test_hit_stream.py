@@ -20,8 +20,7 @@ from sitelens.analytics import aggregation, counting
 from sitelens.core import clock, config
 from sitelens.data import clients
 from sitelens.data import websites as stored_websites
-from sitelens.local import gateway
-from sitelens.local import worker
+from sitelens.local import gateway, worker
 from tests.fixtures.analytics import CHROME, run
 from tests.integration.analytics.test_counted_once import counted_pageviews
 from tests.integration.analytics.test_realtime import presence_items, realtime
