@@ -165,7 +165,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "note_active active hourly_pageviews alert_state judge_hour",
         "traffic alerts' counters, read by their schedule",
     ),
-    "realtime": ("put since", "presences of a website, written by its hits, read first (scoped)"),
+    "realtime": (
+        "put put_flush since",
+        "presences of a website, written by its hits, read first (scoped)",
+    ),
     "conversions": ("add websites_of claim done", "goal conversions' counters, for a schedule"),
     "dashboards": (
         "get put spend claim release",
@@ -184,7 +187,12 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "limits": ("take give_back held_for fail succeed forget", "rate limits"),
     "mail": ("send", "email"),
-    "queues": ("send_hit hit_account send_cleanup cleanup_website", "queue messages"),
+    "queues": (
+        "send_hit park_hit hit_account send_cleanup cleanup_website receive_hits "
+        "lambda_record delete_hits",
+        "queue messages",
+    ),
+    "hit_stream": ("put is_stream_batch read", "stream records"),
     "salts": ("expires_at for_day forget", "the daily salts"),
     "secrets": (
         "secret_string file_string put_file_string put_secret_string",

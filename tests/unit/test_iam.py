@@ -84,6 +84,10 @@ NOT_RUN = {
     ("ListWebsitesFunction", "dynamodb:BatchGetItem"): "websites' indexes hold whole records "
     "(no `slim_indexes`), so a page never fetches them again",
     ("ListProjectsFunction", "dynamodb:BatchGetItem"): "projects' index holds whole rows too",
+    ("AggregatorFunction", "sqs:SendMessage"): "it parks hits (data.queues.park_hit) only when "
+    "it reads a stream: StreamAggregatorFunction (HitStream=kinesis)",
+    ("HitsDrainFunction", "sqs:SendMessage"): "it drains the queue (HitStream=queue): parking "
+    "is the stream's (StreamAggregatorFunction)",
 }
 
 # Actions a service takes with the caller's credentials while serving a call the code makes:
@@ -509,13 +513,24 @@ def _statements(function: str) -> Iterator[dict[str, Any]]:
         # Lambda itself sends a failed asynchronous run to EventInvokeConfig's OnFailure
         # queue with the role (test_deployment checks that queue); the code never calls it.
         if policy["PolicyName"] != f"{function}EventInvokeConfigOnFailureSQSPolicy":
-            yield from policy["PolicyDocument"]["Statement"]
+            yield from _either(policy["PolicyDocument"]["Statement"])
     for arn in properties.get("ManagedPolicyArns", []):
         if "Ref" not in arn:
             continue  # AWS's own (logs, X-Ray), which SAM attaches
         managed = stack()["Resources"][arn["Ref"]]
         assert managed["Type"] == "AWS::IAM::ManagedPolicy", arn
         yield from managed["Properties"]["PolicyDocument"]["Statement"]
+
+
+def _either(statements: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """The statements, each branch of a conditional one (`!If [HitsOnQueue, ...]`) included:
+    the code runs under either value of the condition."""
+    for statement in statements:
+        if "Fn::If" in statement:
+            branches = statement["Fn::If"][1:]
+            yield from _either([b for b in branches if b != {"Ref": "AWS::NoValue"}])
+        else:
+            yield statement
 
 
 def policy_of(function: str) -> set[Call]:

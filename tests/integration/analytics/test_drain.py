@@ -154,8 +154,8 @@ def test_the_drain_takes_batches_as_big_as_the_event_source_s():
     resources = template.load()["Resources"]
     source = resources["AggregatorFunction"]["Properties"]["Events"]["Hits"]["Properties"]
     assert source["BatchSize"] == draining.BATCH_SIZE
-    assert source["Enabled"] == {"Fn::If": ["LeanProfile", False, True]}
-    assert resources["HitsDrainFunction"]["Condition"] == "LeanProfile"
+    assert source["Enabled"] == {"Fn::If": ["HitsDrained", False, True]}
+    assert resources["HitsDrainFunction"]["Condition"] == "HitsDrained"
     # make serve runs the defaults (standard): the event source, not the drain
     spec = template.load()
     assert template.resolved(spec, source["Enabled"]) is True

@@ -14,6 +14,13 @@ queue's retention, the dead-letter queue's and one redrive) may have been counte
 and its records be gone since (they are kept a day longer than that path): it is parked,
 never counted. Its message is given back (HitsParked, alarmed) until SQS moves it to the
 dead-letter queue, where it stays for a human to see.
+
+From a Kinesis stream (HitStream=kinesis) the batch is the same step; a record to retry
+is reported by its sequence number (Lambda reads the shard again from the first one).
+A stream keeps records 24 hours, so what cannot succeed is parked at once in the hits
+dead-letter queue (unreadable, too old: `PARK_AT_ONCE`), and what keeps failing is
+parked there once it has waited PARK_AFTER_SECONDS; parked, it is reported done
+(HitsParked, alarmed). Nothing is left to the stream's expiry.
 """
 
 from __future__ import annotations
@@ -28,7 +35,7 @@ from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, metrics
 from sitelens.core.log import logger
-from sitelens.data import queues, traffic, warehouse
+from sitelens.data import hit_stream, queues, traffic, warehouse
 from sitelens.data import websites as stored_websites
 
 if TYPE_CHECKING:
@@ -48,8 +55,15 @@ class CountsNotWritten(Exception):
     again."""
 
 
+# A streamed hit that keeps failing is parked once it is this old (the function's
+# MaximumRecordAgeInSeconds in template.yaml, an hour, gives up later: parked first).
+PARK_AFTER_SECONDS = 900
+PARK_AT_ONCE = frozenset({"unreadable", "too_old"})  # retrying cannot help
+
+
 def aggregate(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    """Count an SQS batch of hits; the partial batch response names the messages to retry.
+    """Count an SQS or Kinesis batch of hits; the partial batch response names the
+    messages to retry (the first record to retry, from a stream).
 
     Hits of websites that no longer exist are dropped (and reported done)."""
     from aws_lambda_powertools.utilities.batch import (
@@ -58,8 +72,16 @@ def aggregate(event: dict[str, Any], context: Any) -> dict[str, Any]:
         process_partial_response,
     )
 
+    records = event.get("Records") or []
+    if hit_stream.is_stream_batch(records):
+        try:
+            return _aggregate_stream([hit_stream.read(record) for record in records])
+        finally:
+            metrics.flush()
+            initialized()
     try:
-        failed = _step(event.get("Records") or [])
+        messages, unreadable = _read_queued(records)
+        failed = _step(messages, unreadable, len(records))
     finally:
         metrics.flush()
 
@@ -74,8 +96,47 @@ def aggregate(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return response
 
 
-def _step(records: list[dict[str, Any]]) -> set[str]:
-    """Count the records' hits and send their rows; the ids of the messages to retry."""
+def _aggregate_stream(streamed: list[hit_stream.StreamedHit]) -> dict[str, Any]:
+    """Count a Kinesis batch: park what `PARK_AT_ONCE` or `PARK_AFTER_SECONDS` say to
+    park, and name the first record still to retry (Lambda reads on from it)."""
+    messages: list[_Message] = []
+    unreadable: dict[str, str] = {}
+    for found in streamed:
+        try:
+            hit = Hit.from_json(found.body)
+            if not found.account:
+                raise ValueError("hit without an account")
+        except (ValueError, KeyError, TypeError):
+            logger.error("unreadable hit", extra={"sequence": found.sequence})
+            unreadable[found.sequence] = "unreadable"
+            continue
+        messages.append(_Message(found.sequence, found.account, hit, hit.id or found.sequence))
+    retry = _step(messages, unreadable, len(streamed))
+    now = clock.now().timestamp()
+    parked: Counter[str] = Counter()
+    first_failed = None
+    for found in streamed:
+        why = retry.get(found.sequence)
+        if why is None:
+            continue
+        if why in PARK_AT_ONCE or now - found.arrived >= PARK_AFTER_SECONDS:
+            try:
+                queues.park_hit(found.account, found.body, why)
+                parked[why] += 1
+                continue
+            except Exception:
+                logger.exception("hit not parked", extra={"sequence": found.sequence})
+        first_failed = found.sequence  # Lambda retries from here; later records come again
+        break
+    for why, total in parked.items():
+        if why != "too_old":  # counted as parked already (`_countable`)
+            metrics.count("HitsParked", total, reason=why)
+    failures = [{"itemIdentifier": first_failed}] if first_failed else []
+    return {"batchItemFailures": failures}
+
+
+def _read_queued(records: list[dict[str, Any]]) -> tuple[list[_Message], dict[str, str]]:
+    """The SQS records' hits, and the ids of the unreadable ones (to retry)."""
     retry: dict[str, str] = {}
     messages: list[_Message] = []
     for record in records:
@@ -85,6 +146,13 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
             # Kept failing until SQS moves it to the dead-letter queue, for a human to see.
             logger.error("unreadable hit", extra={"message_id": record.get("messageId")})
             retry[record.get("messageId", "")] = "unreadable"
+    return messages, retry
+
+
+def _step(messages: list[_Message], unreadable: dict[str, str], received: int) -> dict[str, str]:
+    """Count the messages' hits and send their rows; the ids of the messages to retry (the
+    `unreadable` ones among them), with why."""
+    retry = dict(unreadable)
     messages, parked = _countable(messages)
     retry.update(dict.fromkeys(parked, "too_old"))
     live, unchecked = _live(messages)
@@ -115,7 +183,7 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
     logger.info(
         "aggregated",
         extra={
-            "messages": len(records),
+            "messages": received,
             "hits": len(by_hit),
             "dropped": len(messages) - len(live) - len(unchecked),
             "already_counted": outcome.already_counted,
@@ -123,7 +191,7 @@ def _step(records: list[dict[str, Any]]) -> set[str]:
             "retried": len(retry),
         },
     )
-    return set(retry)
+    return retry
 
 
 def _send_rows(counted: list[_Message]) -> set[str]:

@@ -97,9 +97,9 @@ def _record(host: str, values: dict[str, str], headers: dict[str, str], source_i
         raise errors.Forbidden() from None
     finally:
         EXCLUDED.send_due()
-    queues.send_hit(website["account"], _sqs_text(hit.to_json()))
+    queues.send_hit(website["account"], _sqs_text(hit.to_json()), hit.id)
     metrics.count("HitsAccepted")
-    realtime.note(hit)  # here, not in the aggregator: "visitors now" waits for no batch
+    realtime.note(hit)  # here (or the stream's presence consumer): waits for no batch
 
 
 class ExcludedTally:
@@ -158,7 +158,7 @@ class ExcludedTally:
         for (account, website_id, why, day), (weight, last) in due.items():
             tally = hits.excluded({"id": website_id}, why, last, weight)
             try:
-                queues.send_hit(account, tally.to_json())
+                queues.send_hit(account, tally.to_json(), tally.id)
             except Exception:
                 logger.exception("excluded tally kept for later", extra={"hits": weight})
                 with self.lock:

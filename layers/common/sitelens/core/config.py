@@ -97,6 +97,17 @@ class Settings:
     def hits_queue_url(self) -> str:
         return _value("HITS_QUEUE_URL")
 
+    # HitStream=kinesis (template.yaml): the Kinesis data stream hits go to instead of the
+    # hits queue; "" (the default, and make serve): the queue.
+    @property
+    def hits_stream(self) -> str:
+        return _optional("HITS_STREAM")
+
+    # Where the stream's aggregator parks the hits it gives up on (HitsDeadLetterQueue).
+    @property
+    def hits_parking_queue_url(self) -> str:
+        return _value("HITS_PARKING_QUEUE_URL")
+
     @property
     def cleanup_queue_url(self) -> str:
         return _value("CLEANUP_QUEUE_URL")
@@ -240,7 +251,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "PROJECTS_TABLE",
     "STATS_TABLE",
     "SALTS_TABLE",
-    "HITS_QUEUE_URL",
+    ("HITS_QUEUE_URL", "HITS_STREAM"),  # where hits go: the queue, or the stream
     "CLEANUP_QUEUE_URL",
     ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN"),
 )

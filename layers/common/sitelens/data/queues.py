@@ -1,5 +1,6 @@
-"""Messages between functions: hits on their way to the aggregator, websites whose
-statistics are to be removed. The only code that talks to SQS."""
+"""Messages between functions: hits on their way to the aggregator (on the hits queue, or
+the hits stream: `data.hit_stream`), hits parked, websites whose statistics are to be
+removed. The only code that talks to SQS."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import json
 from typing import Any
 
 from sitelens.core.config import settings
+from sitelens.data import hit_stream
 from sitelens.data.clients import client
 
 # How long a hit can travel through its queues, as template.yaml sets them (HitsQueue's and
@@ -28,8 +30,17 @@ HIT_RECORDS_KEPT_SECONDS = HIT_LONGEST_PATH_SECONDS + 86_400
 ACCOUNT_ATTRIBUTE = "account"
 
 
-def send_hit(account_id: str, hit_json: str) -> None:
-    """Queue one hit (`Hit.to_json`) of one of the account's websites for counting."""
+def send_hit(account_id: str, hit_json: str, hit_id: str = "") -> None:
+    """Queue one hit (`Hit.to_json`) of one of the account's websites for counting: on the
+    hits stream when there is one (`hit_id` its partition key), else on the hits queue.
+    Raises when it was not taken (the event function answers 500)."""
+    if settings().hits_stream:
+        hit_stream.put(account_id, hit_json, hit_id)
+    else:
+        _queue_hit(account_id, hit_json)
+
+
+def _queue_hit(account_id: str, hit_json: str) -> None:
     client("sqs").send_message(
         QueueUrl=settings().hits_queue_url,
         MessageBody=hit_json,
@@ -41,6 +52,20 @@ def hit_account(record: dict[str, Any]) -> str:
     """The account of a queued hit, from its SQS record in a Lambda event; "" if absent."""
     attribute = (record.get("messageAttributes") or {}).get(ACCOUNT_ATTRIBUTE) or {}
     return str(attribute.get("stringValue") or "")
+
+
+def park_hit(account_id: str, body: str, reason: str) -> None:
+    """Keep a streamed hit the aggregator gives up on in the parking queue (the hits
+    dead-letter queue), as a message the hits queue would have held, for a human to see
+    and redrive (docs/pipeline.md): the stream itself keeps it 24 hours only."""
+    attributes = {"reason": {"DataType": "String", "StringValue": reason}}
+    if account_id:
+        attributes[ACCOUNT_ATTRIBUTE] = {"DataType": "String", "StringValue": account_id}
+    client("sqs").send_message(
+        QueueUrl=settings().hits_parking_queue_url,
+        MessageBody=body,
+        MessageAttributes=attributes,
+    )
 
 
 def send_cleanup(website_id: int, delayed: bool = True) -> None:

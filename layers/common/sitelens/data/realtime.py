@@ -1,5 +1,6 @@
 """Who is on a website now: an item per visitor and minute in the stats table, written by
-the event function as it accepts each hit and read by the realtime route.
+the event function as it accepts each hit (or, from a hits stream, an item per site and
+flush: `put_flush`) and read by the realtime route.
 
 Items: `live#<website id>`, `<minute>#<visitor>` (the minute as a zero-padded Unix minute),
 with `at` (the second of the visitor's last hit in that minute), `page` (the page it was
@@ -11,19 +12,28 @@ sets, never adds: the same hit sent twice writes the same item. Two hits of a vi
 minute may reach two containers and land in either order (the landing's write after the
 next page's): the latest hit's page wins, and the source is written only by a landing,
 whichever comes last.
+
+A flush item (`<minute>#~<flush id>#<part>`, the minute of its latest presence) holds
+the flush's presences as JSON in `visitors` ([visitor, at, page, source or null] each,
+one per visitor, its latest); the reader takes the latest per visitor over all items, so
+the two shapes answer alike. Put unconditionally: the same flush again is the same item.
 """
 
 from __future__ import annotations
 
+import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core.config import settings
+from sitelens.data import batches
 from sitelens.data.clients import client
 from sitelens.data.items import is_condition_failure
 
 KEPT_SECONDS = 600  # a presence outlives the realtime window twice over, then TTL takes it
 MAX_ITEMS_READ = 20_000  # per answer: 5 minutes of 4,000 visitors a minute
+FLUSH_ITEM_BYTES = 300_000  # a flush item's presences, well under DynamoDB's 400 KB an item
 
 
 @dataclass(frozen=True)
@@ -73,6 +83,44 @@ def put(seen: Presence) -> None:
     )
 
 
+def put_flush(sites: Sequence[Sequence[Presence]], flush_id: str) -> int:
+    """Record a flush's presences, each site's (one per visitor) in one item, or a few when
+    they outgrow FLUSH_ITEM_BYTES: BatchWriteItem puts; raises when some were not written.
+    The number of items written."""
+    requests = []
+    for presences in sites:
+        for part, chunk in enumerate(_chunks(presences)):
+            latest = max(seen.at for seen in chunk)
+            item = {
+                "series": {"S": f"live#{chunk[0].website_id}"},
+                "slot": {"S": f"{latest // 60:010d}#~{flush_id}#{part}"},
+                "visitors": {"S": json.dumps([_entry(seen) for seen in chunk])},
+                "at": {"N": str(latest)},
+                "expires_at": {"N": str(latest + KEPT_SECONDS)},
+            }
+            requests.append({"PutRequest": {"Item": item}})
+    if requests:
+        batches.write(settings().stats_table, requests)
+    return len(requests)
+
+
+def _entry(seen: Presence) -> list[Any]:
+    return [seen.visitor, seen.at, seen.page, seen.source]
+
+
+def _chunks(presences: Sequence[Presence]) -> list[list[Presence]]:
+    chunks: list[list[Presence]] = [[]]
+    size = 0
+    for seen in presences:
+        entry = len(json.dumps(_entry(seen)))
+        if chunks[-1] and size + entry > FLUSH_ITEM_BYTES:
+            chunks.append([])
+            size = 0
+        chunks[-1].append(seen)
+        size += entry
+    return [chunk for chunk in chunks if chunk]
+
+
 def _updated(request: dict[str, Any]) -> bool:
     """Whether the conditional update was made (False: its condition did not hold)."""
     try:
@@ -99,6 +147,12 @@ def since(website_id: int, start: int) -> tuple[list[Presence], bool]:
     while True:
         answer = client("dynamodb").query(**query)
         for item in answer["Items"]:
+            if "visitors" in item:  # a flush's item
+                found.extend(
+                    Presence(website_id, visitor, int(at), page, source or "")
+                    for visitor, at, page, source in json.loads(item["visitors"]["S"])
+                )
+                continue
             found.append(
                 Presence(
                     website_id,

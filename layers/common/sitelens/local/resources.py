@@ -53,8 +53,9 @@ def function_environment(
     spec: dict[str, Any], values: dict[str, str], function: dict[str, Any] | None = None
 ) -> dict[str, str]:
     """The Globals (and a function's own) environment, with `!Ref X` as `values[X]`
-    (default: a parameter's default value, else the logical id, the local name of a table).
-    Other intrinsics are left out."""
+    (default: a parameter's default value, else the logical id, the local name of a table)
+    and `!If` decided on the parameters' defaults (HitStream=queue). Other intrinsics, and
+    `AWS::NoValue`, are left out."""
     merged = dict(
         ((spec.get("Globals") or {}).get("Function") or {}).get("Environment", {}).get("Variables")
         or {}
@@ -65,6 +66,11 @@ def function_environment(
         )
     env = {}
     for key, value in merged.items():
+        while isinstance(value, dict) and "Fn::If" in value:
+            condition, when_true, when_false = value["Fn::If"]
+            value = when_true if _holds(spec, {"Condition": condition}) else when_false
+        if value == {"Ref": "AWS::NoValue"}:
+            continue
         if isinstance(value, str):
             env[key] = value
         elif isinstance(value, dict) and "Ref" in value:
@@ -72,6 +78,26 @@ def function_environment(
             default = (spec.get("Parameters") or {}).get(name, {}).get("Default", name)
             env[key] = str(values.get(name, default))
     return env
+
+
+def _holds(spec: dict[str, Any], condition: Any) -> bool:
+    """A template condition (Equals, Not, And, Or, Condition) on the parameters' defaults."""
+    (kind, arg), *_ = condition.items()
+    if kind == "Condition":
+        return _holds(spec, spec["Conditions"][arg])
+    if kind == "Fn::Not":
+        return not _holds(spec, arg[0])
+    if kind in ("Fn::And", "Fn::Or"):
+        found = [_holds(spec, part) for part in arg]
+        return all(found) if kind == "Fn::And" else any(found)
+    if kind == "Fn::Equals":
+        parameters = spec.get("Parameters") or {}
+        values = [
+            str(parameters[v["Ref"]].get("Default", "")) if isinstance(v, dict) else str(v)
+            for v in arg
+        ]
+        return values[0] == values[1]
+    raise ValueError(f"a condition this reader cannot decide: {condition}")
 
 
 def table_environment(spec: dict[str, Any], names: dict[str, str]) -> dict[str, str]:

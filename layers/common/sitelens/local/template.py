@@ -56,7 +56,7 @@ def resolved(spec: dict[str, Any], node: Any, parameters: dict[str, str] | None 
         ((function, argument),) = node.items()
         if function == "Ref":  # a parameter's; a resource's has no value before deploying
             return given.get(argument, spec["Parameters"][argument].get("Default", ""))
-        if function == "Condition":
+        if function in ("Condition", "Fn::Condition"):  # translated, or as loaded (!Condition)
             return value(spec["Conditions"][argument])
         if function == "Fn::If":
             return value(argument[1] if value(spec["Conditions"][argument[0]]) else argument[2])
