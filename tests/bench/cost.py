@@ -90,6 +90,9 @@ XRAY_RECORDED = Price(5.00, 1_000_000, "traces")
 XRAY_SCANNED = Price(0.50, 1_000_000, "traces")
 KMS_KEYS = Price(1.00, 1, "key-month")  # a customer managed key, rotation included
 SCHEDULER = Price(1.00, 1_000_000, "invocations")  # EventBridge Scheduler
+KINESIS_SHARD_HOURS = Price(0.015, 1, "shard-hours")  # provisioned mode
+KINESIS_PUT_UNITS = Price(0.014, 1_000_000, "PUT payload units")  # 25 KB each
+KINESIS_PUT_UNIT_BYTES = 25 * 1024
 
 # The always-free tier (not the 12-month one), shown apart: the model's totals are without
 # it. Each allowance is of the price's unit and shared by every line at that price.
@@ -125,6 +128,7 @@ PRICED_RESOURCES: dict[str, str] = {
     "AWS::SecretsManager::Secret": "per secret, and GetSecretValue calls",
     "AWS::KMS::Key": "per key",
     "AWS::KinesisFirehose::DeliveryStream": "ingestion (5 KB records) and Parquet conversion",
+    "AWS::Kinesis::Stream": "shard-hours, PUT payload units, KMS requests of its data keys",
     "AWS::S3::Bucket": "PUTs, GETs and storage of the warehouse",
 }
 FREE_RESOURCES: dict[str, str] = {
@@ -202,6 +206,19 @@ KEYRING_READERS = Assumption(
 )
 DYNAMODB_MS = Assumption(
     5.0, "one in-region DynamoDB GetItem/UpdateItem from Lambda, SDK included: single-digit ms"
+)
+KINESIS_PUT_MS = Assumption(
+    20.0, "a Kinesis PutRecord from Lambda, like an SQS SendMessage: tens of milliseconds"
+)
+PRESENCE_VISITOR_BYTES = Assumption(
+    60.0,
+    "a visitor's entry in a site's presence item of a flush (HitStream=kinesis): digest, "
+    "page and source (data.realtime.put_flush)",
+)
+KINESIS_KMS_REQUESTS_PER_SHARD_HOUR = Assumption(
+    24.0,
+    "Kinesis asks KMS for a data key about every 5 minutes per shard, for the producer and "
+    "for each consumer's reads",
 )
 SQS_SEND_MS = Assumption(
     20.0, "SQS's FAQ puts typical SendMessage latency in the tens of milliseconds"
@@ -457,8 +474,8 @@ class Inputs:
     sources: dict[str, str] = field(default_factory=dict)
 
 
-def deployment_key(profile: str, hit_path: str) -> str:
-    return f"{profile}/{hit_path}"
+def deployment_key(profile: str, hit_path: str, hit_stream: str = "queue") -> str:
+    return f"{profile}/{hit_path}/{hit_stream}"
 
 
 def batching_key(hits: int, window_s: float) -> str:
@@ -559,6 +576,11 @@ class Option:
     script_from_cloudfront: bool  # else the REST API and the script function
     window_s: float  # MaximumBatchingWindowInSeconds
     hit_path: str = "HttpApi"  # the HitPath parameter it is deployed with
+    hit_stream: str = "queue"  # the HitStream parameter: queue, or kinesis
+
+    def parameters(self) -> dict[str, str]:
+        """The template's parameters this option is deployed with."""
+        return {"HitPath": self.hit_path, "HitStream": self.hit_stream}
 
     def api_name(self) -> str:
         return {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}.get(
@@ -573,8 +595,21 @@ OPTIONS = (
     Option("http_api", "HTTP API, script on CloudFront", API_GATEWAY_HTTP, True, 300.0),
     # modelled for comparison only: not a HitPath of the template (docs/operations.md)
     Option("function_url", "function URL, script on CloudFront", FUNCTION_URL, True, 300.0),
+    # past about 10M hits a month, a Kinesis stream instead of per-hit SQS requests, and
+    # presences written once per site and flush (docs/pipeline.md, "Ingest: queue or stream")
+    Option(
+        "function_url_kinesis",
+        "function URL, Kinesis stream, script on CloudFront",
+        FUNCTION_URL,
+        True,
+        300.0,
+        hit_stream="kinesis",
+    ),
 )
-CHEAPEST = "function_url"
+CHEAPEST = "function_url"  # at HITS (test_options); the stream's option wins from ~10M
+# The lean profile's targets (issue 44): its cheapest option at each volume, all in, no free
+# tier.
+LEAN_TARGETS_USD = {1_000_000: 5.00, 100_000_000: 150.00}
 
 
 @dataclass(frozen=True)
@@ -651,8 +686,82 @@ def batch_window_s(m: Inputs, option: Option, profile: str) -> float:
     """How long the aggregator's batches gather hits: the option's batching window of the
     SQS event source, or (CostProfile=lean) HitsDrainFunction's period, a run taking what
     waits."""
-    drain = hits_drain(m.deployments[deployment_key(profile, option.hit_path)])
+    drain = hits_drain(m.deployments[deployment_key(profile, option.hit_path, option.hit_stream)])
     return SECONDS / drain.runs_a_month if drain else option.window_s
+
+
+def _queue_lines(
+    m: Inputs,
+    hits: int,
+    rate: float,
+    b: dict[str, float],
+    window_s: float,
+    drain_receives: float | None,
+    deletes: float,
+) -> list[Line]:
+    """HitsQueue's requests: a send per hit; receives by the event source's long pollers,
+    or by the drain (`drain_receives`, CostProfile=lean); deletes of ten."""
+    lines: list[Line] = []
+    drain = drain_receives is not None
+    chunks = math.ceil(m.message_bytes / (64 * 1024))
+    lines.append(_line("hits", "SQS", "SendMessage", hits * chunks, SQS_STANDARD))
+    if drain:
+        lines.append(
+            _line(
+                "hits",
+                "SQS",
+                f"ReceiveMessage (the drain, every {window_s:g} s: ten hits a request)",
+                drain_receives or 0.0,
+                SQS_STANDARD,
+            )
+        )
+    else:
+        polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
+        receives = max(polls, hits / MESSAGES_PER_RECEIVE.value)
+        lines.append(
+            _line(
+                "hits",
+                "SQS",
+                f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
+                f"{max(0.0, receives - hits / MESSAGES_PER_RECEIVE.value):,.0f} of them empty)",
+                receives,
+                SQS_STANDARD,
+            )
+        )
+    lines.append(
+        _line(
+            "hits",
+            "SQS",
+            f"DeleteMessageBatch (batches of {b['hits_per_batch']:.1f} hits, "
+            f"{window_s:g} s {'drain' if drain else 'window'})",
+            deletes,
+            SQS_STANDARD,
+        )
+    )
+    return lines
+
+
+def _stream_lines(m: Inputs, hits: int, shards: int) -> list[Line]:
+    """HitsDataStream (HitStream=kinesis): its shards, a PUT payload unit per hit, and KMS's
+    data keys; its consumers read at no charge per request."""
+    units = math.ceil(m.message_bytes / KINESIS_PUT_UNIT_BYTES)
+    return [
+        _line(
+            "fixed",
+            "Kinesis",
+            f"shard-hours: {shards} provisioned shard(s)",
+            shards * SECONDS / 3600,
+            KINESIS_SHARD_HOURS,
+        ),
+        _line("hits", "Kinesis", "PUT payload units: a hit each", hits * units, KINESIS_PUT_UNITS),
+        _line(
+            "fixed",
+            "KMS",
+            "requests: the stream's data keys (aws/kinesis)",
+            shards * KINESIS_KMS_REQUESTS_PER_SHARD_HOUR.value * SECONDS / 3600,
+            KMS_REQUESTS,
+        ),
+    ]
 
 
 def bill(
@@ -661,7 +770,7 @@ def bill(
     """A month's lines for `hits` tracked hits through the hit path `option`, with
     template.yaml deployed under the CostProfile `profile`."""
     lines: list[Line] = []
-    deployed = m.deployments[deployment_key(profile, option.hit_path)]
+    deployed = m.deployments[deployment_key(profile, option.hit_path, option.hit_stream)]
     mem = {name: f.memory_mb for name, f in deployed.functions.items()}
     duration = {
         name: LAMBDA_ARM64_DURATION if f.architecture == "arm64" else LAMBDA_X86_DURATION
@@ -671,7 +780,26 @@ def bill(
     api_requests = READS + REPORTS
     drain = hits_drain(deployed)
     window_s = batch_window_s(m, option, profile)
-    aggregator = "HitsDrainFunction" if drain else "AggregatorFunction"
+    stream = bool(deployed.stream_sources)  # HitStream=kinesis
+    aggregator = (
+        "StreamAggregatorFunction"
+        if stream
+        else "HitsDrainFunction"
+        if drain
+        else "AggregatorFunction"
+    )
+    presence_flush = next(
+        (s for s in deployed.stream_sources if s.function == "PresenceFunction"), None
+    )
+    # a flush is a batch of the presence consumer: one every window while hits come
+    flushes = (
+        SECONDS
+        / presence_flush.window_s
+        * (1 - math.exp(-rate * presence_flush.window_s))
+        * deployed.stream_shards
+        if presence_flush
+        else 0.0
+    )
     b = m.batching[batching_key(hits, window_s)]
 
     # Hit path: the edge, the event function, the queue, the aggregator, the counters.
@@ -704,7 +832,7 @@ def bill(
             "hits",
             "Lambda",
             "requests: event, script, aggregator, compaction",
-            hits + script_invocations + aggregations + compactions,
+            hits + script_invocations + aggregations + compactions + flushes,
             LAMBDA_REQUESTS,
         )
     )
@@ -712,7 +840,8 @@ def bill(
     website_lookups = cached_lookups(hits, rate, m.website_cache_s)
     event_ms = (
         m.event_cpu_ms * cpu_stretch(mem["EventFunction"])
-        + SQS_SEND_MS.value
+        + (KINESIS_PUT_MS.value if stream else SQS_SEND_MS.value)
+        + m.presences_per_hit * (0 if stream else 1) * DYNAMODB_MS.value
         + website_lookups / hits * 2 * DYNAMODB_MS.value
     )
     exists_lookups = cached_lookups(batches, batches / SECONDS, m.website_cache_s)
@@ -737,6 +866,7 @@ def bill(
         ("EventFunction", hits, event_ms),
         (aggregator, aggregations, aggregate_ms),
         ("ScriptFunction", script_invocations, script_ms),
+        ("PresenceFunction", flushes, 2 * DYNAMODB_MS.value),  # a BatchWriteItem, rounded up
     ):
         if not invocations:
             continue
@@ -769,41 +899,12 @@ def bill(
         )
     )
 
-    chunks = math.ceil(m.message_bytes / (64 * 1024))
-    lines.append(_line("hits", "SQS", "SendMessage", hits * chunks, SQS_STANDARD))
-    if drain:
-        lines.append(
-            _line(
-                "hits",
-                "SQS",
-                f"ReceiveMessage (the drain, every {window_s:g} s: ten hits a request)",
-                drain_receives,
-                SQS_STANDARD,
-            )
-        )
+    if stream:
+        lines += _stream_lines(m, hits, deployed.stream_shards)
     else:
-        polls = long_polls(rate, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)
-        receives = max(polls, hits / MESSAGES_PER_RECEIVE.value)
-        lines.append(
-            _line(
-                "hits",
-                "SQS",
-                f"ReceiveMessage ({IDLE_POLLERS.value:g} long pollers, "
-                f"{max(0.0, receives - hits / MESSAGES_PER_RECEIVE.value):,.0f} of them empty)",
-                receives,
-                SQS_STANDARD,
-            )
+        lines += _queue_lines(
+            m, hits, rate, b, window_s, drain_receives if drain else None, deletes
         )
-    lines.append(
-        _line(
-            "hits",
-            "SQS",
-            f"DeleteMessageBatch (batches of {b['hits_per_batch']:.1f} hits, "
-            f"{window_s:g} s {'drain' if drain else 'window'})",
-            deletes,
-            SQS_STANDARD,
-        )
-    )
     lines.append(
         _line(
             "hits",
@@ -832,15 +933,31 @@ def bill(
             DYNAMODB_READS,
         )
     )
-    lines.append(
-        _line(
-            "hits",
-            "DynamoDB",
-            f"writes: realtime presences, by the event path ({m.presences_per_hit:.2f} per hit)",
-            hits * m.presences_per_hit,
-            DYNAMODB_WRITES,
+    if flushes:
+        # one item per site and flush, of its visitors: one site here, every hit a visitor
+        per_flush = hits / flushes
+        item = ITEM_OVERHEAD_BYTES + per_flush * PRESENCE_VISITOR_BYTES.value
+        lines.append(
+            _line(
+                "hits",
+                "DynamoDB",
+                f"writes: realtime presences, a site's item per flush ({flushes:,.0f} flushes "
+                f"of {per_flush:.1f} hits)",
+                flushes * write_units(math.ceil(item)),
+                DYNAMODB_WRITES,
+            )
         )
-    )
+    else:
+        lines.append(
+            _line(
+                "hits",
+                "DynamoDB",
+                f"writes: realtime presences, by the event path ({m.presences_per_hit:.2f} "
+                "per hit)",
+                hits * m.presences_per_hit,
+                DYNAMODB_WRITES,
+            )
+        )
     # by_host: the claim (eventually consistent) and the website (consistent), both small;
     # the aggregator's existence check: the website (consistent).
     lines.append(
@@ -997,6 +1114,7 @@ def bill(
         hits * (system("EventFunction") + m.event_log_bytes)
         + aggregations * system(aggregator)
         + batches * m.aggregate_log_bytes
+        + (flushes * system("PresenceFunction") if flushes else 0.0)
         + script_invocations * system("ScriptFunction")
         + inits * sum(system(f, cold=True) for f in ("EventFunction", aggregator, "ScriptFunction"))
     ) / GIB
@@ -1040,6 +1158,7 @@ def bill(
     others = (
         (aggregator, aggregations),
         ("ScriptFunction", script_invocations),
+        *((("PresenceFunction", flushes),) if flushes else ()),
         ("CompactionFunction", compactions),
         ("ListReportsFunction", api_requests),
         *((s.function, s.runs_a_month) for s in deployed.schedules),

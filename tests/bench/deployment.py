@@ -106,6 +106,16 @@ class QueueSource:
 
 
 @dataclass(frozen=True)
+class StreamSource:
+    """A Kinesis event source: Lambda reads the stream at no charge per request."""
+
+    function: str
+    stream: str
+    window_s: float
+    batch_size: int
+
+
+@dataclass(frozen=True)
 class Schedule:
     function: str
     expression: str
@@ -125,6 +135,8 @@ class Deployment:
     alarm_metrics: int  # metrics the alarms watch: a metric-math alarm is billed per metric
     metric_filters: int
     queue_sources: list[QueueSource]
+    stream_sources: list[StreamSource]
+    stream_shards: int  # provisioned shards of the Kinesis streams
     schedules: list[Schedule]
     secrets: int
     kms_keys: int
@@ -180,10 +192,20 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             p for p in of_type("AWS::ApiGateway::Stage").values() if "AnalyticsApi" in str(p)
         )
         hit_log = stage.get("AccessLogSetting") or {}
-    queues = []
+    queues, streams = [], []
     for name, props in of_type("AWS::Lambda::EventSourceMapping").items():
         arn = props.get("EventSourceArn") or {}
         queue = (arn.get("Fn::GetAtt") or [""])[0] if isinstance(arn, dict) else ""
+        if resources.get(queue, {}).get("Type") == "AWS::Kinesis::Stream":
+            streams.append(
+                StreamSource(
+                    props["FunctionName"]["Ref"],
+                    queue,
+                    float(props.get("MaximumBatchingWindowInSeconds", 0)),
+                    int(props.get("BatchSize", 100)),
+                )
+            )
+            continue
         if resources.get(queue, {}).get("Type") != "AWS::SQS::Queue":
             continue
         if str(props.get("Enabled", True)).lower() == "false":  # no pollers: lean's drain
@@ -228,6 +250,10 @@ def describe(resolved: dict[str, Any]) -> Deployment:
         ),
         metric_filters=len(of_type("AWS::Logs::MetricFilter")),
         queue_sources=queues,
+        stream_sources=streams,
+        stream_shards=sum(
+            int(props.get("ShardCount", 1)) for props in of_type("AWS::Kinesis::Stream").values()
+        ),
         schedules=schedules,
         secrets=len(of_type("AWS::SecretsManager::Secret")),
         kms_keys=len(of_type("AWS::KMS::Key")),

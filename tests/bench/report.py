@@ -258,17 +258,21 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
             )
     found = results.get("cost")
     if found and "options" in found:
+        targets = {
+            (t["option"], int(t["hits"])): t["usd"]
+            for t in found.get("targets") or [found["target"] | {"option": found["cheapest"]}]
+        }
         for name, volumes in found["options"].items():
             for volume, figures in volumes.items():
-                cheapest = name == found["cheapest"] and int(volume) == found["target"]["hits"]
+                usd = targets.get((name, int(volume)))
                 rows.append(
                     Line(
                         f"cost a month: {int(volume) / 1e6:g}M hits, {figures['title']}",
                         f"${figures['total_usd']:,.2f} (hit path "
                         f"${figures['totals_usd']['hits']:,.2f}, "
                         f"{figures['window_s']:g} s window)",
-                        "<= $5.00" if cheapest else "",
-                        _verdict(figures["total_usd"] <= 5.0) if cheapest else None,
+                        f"<= ${usd:,.2f}" if usd is not None else "",
+                        _verdict(figures["total_usd"] <= usd) if usd is not None else None,
                     )
                 )
     else:

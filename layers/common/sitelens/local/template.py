@@ -25,8 +25,8 @@ def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:
             value = loader.construct_sequence(node, deep=True)
         else:
             value = loader.construct_mapping(node, deep=True)
-        if suffix == "Ref":
-            return {"Ref": value}
+        if suffix in ("Ref", "Condition"):  # CloudFormation's JSON has no "Fn::" on these
+            return {suffix: value}
         if suffix == "GetAtt" and isinstance(value, str):
             value = value.split(".", 1)
         return {f"Fn::{suffix}": value}
@@ -56,7 +56,7 @@ def resolved(spec: dict[str, Any], node: Any, parameters: dict[str, str] | None 
         ((function, argument),) = node.items()
         if function == "Ref":  # a parameter's; a resource's has no value before deploying
             return given.get(argument, spec["Parameters"][argument].get("Default", ""))
-        if function in ("Condition", "Fn::Condition"):  # translated, or as loaded (!Condition)
+        if function == "Condition":
             return value(spec["Conditions"][argument])
         if function == "Fn::If":
             return value(argument[1] if value(spec["Conditions"][argument[0]]) else argument[2])
