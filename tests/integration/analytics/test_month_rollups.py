@@ -149,6 +149,7 @@ def test_a_run_again_rewrites_nothing(analytics, account, website, moment, monke
     before = stored_roll_ups(wid)
     writes: list[Any] = []
     monkeypatch.setattr(stored_stats, "write_batch", writes.append)
+    monkeypatch.setattr(stored_months, "finish", lambda *args: writes.append(args))
     again = CLOSED + timedelta(days=1)
     assert months.run(again) == months.Pass(whole=1)
     assert months.roll_up(account.id, wid, MONTH)  # forced: the same sums, nothing put

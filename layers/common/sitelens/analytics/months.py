@@ -147,6 +147,8 @@ def roll_up(account: str, website_id: int, month: str) -> bool | None:
     if puts or deletes:
         months.start_rewrite(website_id, month)
         months.replace(website_id, puts, deletes)
+    elif state.done and state.count == pageviews:
+        return True  # whole as it stands: nothing to write
     return months.finish(website_id, month, pageviews, state.changed)
 
 
