@@ -255,15 +255,15 @@ def test_a_realistic_batch_writes_per_counter_in_few_requests(dynamodb, website,
     expected = sum_counts(hits)
     assert stored_counts(website["id"]) == expected
     assert sorted(dynamodb.added) == sorted(map(counter_key, expected))
-    # 169 day counters and their month roll-ups, where one write per counted stat of each
-    # hit would be 14,596
-    assert len(expected) == 336
-    assert dynamodb.calls["transact_write_items"] == 5  # 99 counters each at most
+    # 169 day counters (the month roll-ups are the daily job's), where one write per
+    # counted stat of each hit would be 7,298
+    assert len(expected) == 169
+    assert dynamodb.calls["transact_write_items"] == 3  # 99 counters each at most
     assert dynamodb.calls["batch_write_item"] == 1  # what the batch counts, before counting
     assert dynamodb.calls["query"] == 1  # the records of its one bucket of hit time
     assert dynamodb.calls["batch_get_item"] == 1  # the registries of distinct values
-    # values new to them, one per capped stat and period (day and month)
-    assert dynamodb.calls["update_item"] == 24
+    # values new to them, one per capped stat of the day
+    assert dynamodb.calls["update_item"] == 12
     assert sum(dynamodb.calls.values()) <= len(hits) / 30  # a site's first batch of the day
 
 
@@ -312,11 +312,11 @@ def test_short_values_are_kept_in_the_sort_key_only(dynamodb, website, account):
 
 def test_chunks_never_hold_more_than_a_transaction():
     keys = [(1, "page", f"/p{n}", "2026-11-21") for n in range(5000)]
-    chunks = counting._chunk_count(keys)
+    chunks = counting._chunk_count(keys, "2026-11")
     sizes = Counter(counting._chunk(key, chunks) for key in keys)
     assert max(sizes.values()) <= stored_stats.CHUNK_COUNTERS
     assert chunks <= 5000 / 70  # about 80% full
-    assert counting._chunk_count(keys) == chunks  # the same keys, the same chunks
+    assert counting._chunk_count(keys, "2026-11") == chunks  # the same keys, the same chunks
 
 
 # -- exactly once -------------------------------------------------------------------------
@@ -332,7 +332,7 @@ def test_a_failed_chunk_fails_exactly_its_messages_and_a_retry_is_exact(dynamodb
 
     answer = run("HitsQueue", batch)
 
-    chunks = counting._chunk_count(list(expected))
+    chunks = counting._chunk_count(list(expected), "2026-11")
     in_failed_chunk = {
         key for key in expected if counting._chunk(key, chunks) == counting._chunk(failing, chunks)
     }
@@ -378,7 +378,7 @@ def test_a_batch_killed_after_its_last_write_adds_nothing_again(dynamodb, websit
     wid = website["id"]
     hits = realistic_batch(wid, size=300)
     batch = records(hits, account.id)
-    chunks = counting._chunk_count(list(sum_counts(hits)))
+    chunks = counting._chunk_count(list(sum_counts(hits)), "2026-11")
     dynamodb.kill_after("transact_write_items", chunks - 1, landing=True)
     crash(batch)
     assert stored_counts(wid) == sum_counts(hits)

@@ -157,13 +157,17 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "goals": ("of change", "goals inside a website record already read (scoped)"),
     "funnels": ("of change", "funnels inside a website record already read (scoped)"),
     "stats": (
-        "digest slot add_chunk registries register counts daily_counts span_counts "
-        "many_counts write_batch",
+        "digest slot counter_key counter_item add_chunk registries register counts "
+        "daily_counts span_counts many_counts write_batch",
         "statistics of a website id whose record was read first (scoped), or the aggregator's",
     ),
     "traffic": (
         "note_active active hourly_pageviews alert_state judge_hour",
         "traffic alerts' counters, read by their schedule",
+    ),
+    "months": (
+        "note noted states span_states start_rewrite replace finish",
+        "month roll-ups of a website read first (scoped), or of the daily job (system)",
     ),
     "realtime": (
         "put put_flush since",

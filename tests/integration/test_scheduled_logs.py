@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from sitelens import digests
+from sitelens.analytics import months
 from sitelens.analytics.warehouse import compaction
 from sitelens.core.log import logger
 from sitelens.local import gateway
@@ -22,6 +23,7 @@ FUNCTIONS: dict[str, tuple[str, Any, str, Any]] = {
     "webhooks/goals": ("goal.converted", goals, "run", goals.Pass(sent=1)),
     "alerts/traffic": ("traffic alerts", traffic, "run", traffic.Pass(judged=2)),
     "digests/plan": ("digests planned", digests, "plan", digests.Plan(["2026-W47"], queued=1)),
+    "analytics/rollup": ("months rolled up", months, "run", months.Pass(rolled=1)),
     "analytics/compact": (
         "compacted",
         compaction,
@@ -59,7 +61,7 @@ def test_a_pass_with_nothing_to_do_writes_no_line(aws_env, written, monkeypatch,
 @pytest.mark.parametrize("folder", FUNCTIONS)
 def test_a_pass_that_did_something_says_what(aws_env, written, monkeypatch, folder):
     message, owner, name, outcome = FUNCTIONS[folder]
-    monkeypatch.setattr(owner, name, lambda *_: outcome)
+    monkeypatch.setattr(owner, name, lambda *_, **__: outcome)
     module = gateway.load_module(gateway.ROOT / "functions" / folder / "app.py")
     module.handler({}, gateway.LambdaContext(folder))
     assert messages(written).count(message) == 1

@@ -9,7 +9,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from sitelens.analytics import counting
+from sitelens.analytics import counting, months
 from sitelens.analytics import stats as analytics_stats
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
@@ -32,9 +32,12 @@ def at(day: int, hour: int = 9, month: int = 11) -> datetime:
 
 
 def count(account_id: str, hits: list[Hit]) -> None:
-    """Count hits the way the aggregator does, as if the event endpoint had queued them."""
+    """Count hits the way the aggregator does, as if the event endpoint had queued them,
+    then roll their months up as the daily job does once they have closed."""
     batch = [hit_record(hit, account_id, n) for n, hit in enumerate(hits)]
     assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    for website_id, month in sorted({(h.website_id, h.at.strftime("%Y-%m")) for h in hits}):
+        assert months.roll_up(account_id, website_id, month)
 
 
 def view(website_id: int, when: datetime, page: str = "/", visit: bool = False, **more: Any) -> Hit:

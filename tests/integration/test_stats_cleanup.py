@@ -13,7 +13,7 @@ import boto3
 import pytest
 from botocore.exceptions import ClientError
 
-from sitelens.analytics import cleanup
+from sitelens.analytics import cleanup, months
 from sitelens.analytics.hit import SERIES_NAMES, Hit
 from sitelens.core import config
 from sitelens.data import batches, cleanups
@@ -55,6 +55,7 @@ def busy_website(analytics: Any, account_id: str, domain: str, pages: int) -> in
     hits.append(Hit(website_id=website_id, at=DAY, page="/", visit=False, event="signup::"))
     batch = [hit_record(hit, account_id, n) for n, hit in enumerate(hits)]
     assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    assert months.roll_up(account_id, website_id, DAY.strftime("%Y-%m"))  # the daily job's
     return website_id
 
 

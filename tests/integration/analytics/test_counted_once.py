@@ -288,7 +288,7 @@ def test_a_crash_at_any_step_leaves_counters_and_rows_in_agreement(
     dynamodb, site, store, operation, after, landed
 ):
     account, wid = site
-    hits = hits_of(wid, 60, pages=60)  # three chunks
+    hits = hits_of(wid, 120, pages=120)  # three chunks
     batch = batch_of(hits, account)
     dynamodb.kill_after(operation, after, landing=landed)
     with pytest.raises(Crash):

@@ -71,30 +71,16 @@ def test_websites_are_kept_apart() -> None:
 
 def test_events_count_only_the_event() -> None:
     event = Hit(website_id=1, at=at(21, 9), page="/signup", visit=False, event="signup:pro:plan")
-    assert sum_counts([event, event, event]) == {
-        (1, "event", "signup:pro:plan", "2026-11-21"): 3,
-        (1, "event@month", "signup:pro:plan", "2026-11"): 3,
-    }
+    assert sum_counts([event, event, event]) == {(1, "event", "signup:pro:plan", "2026-11-21"): 3}
 
 
-def test_every_daily_counter_but_the_hourly_ones_rolls_up_into_its_month() -> None:
+def test_a_batch_counts_days_only_the_month_roll_ups_are_the_daily_jobs() -> None:
     batch = [
         pageview(1, at(21, 9), "/", visit=True),
-        pageview(1, at(22, 9), "/pricing", visit=True),
         pageview(1, datetime(2026, 12, 1, tzinfo=UTC), "/pricing"),
     ]
-    months = {key: n for key, n in sum_counts(batch).items() if key[1].endswith(MONTH_SUFFIX)}
-    assert months == {
-        (1, "pageviews@month", "2026-11", "2026-11"): 2,
-        (1, "pageviews@month", "2026-12", "2026-12"): 1,
-        (1, "visitors@month", "2026-11", "2026-11"): 2,
-        (1, "page@month", "/", "2026-11"): 1,
-        (1, "page@month", "/pricing", "2026-11"): 1,
-        (1, "page@month", "/pricing", "2026-12"): 1,
-        (1, "landing_page@month", "/", "2026-11"): 1,
-        (1, "landing_page@month", "/pricing", "2026-11"): 1,
-        (1, "browser@month", "Firefox", "2026-11"): 2,
-    }
+    assert {key[3] for key in sum_counts(batch)} == {"2026-11-21", "2026-12-01"}
+    assert not [key for key in sum_counts(batch) if key[1].endswith(MONTH_SUFFIX)]
 
 
 def test_a_tally_counts_its_weight() -> None:

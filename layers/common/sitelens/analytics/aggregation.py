@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sitelens import initialized
-from sitelens.analytics import converted, counting
+from sitelens.analytics import converted, counting, months
 from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, metrics
@@ -170,6 +170,7 @@ def _step(messages: list[_Message], unreadable: dict[str, str], received: int) -
     for hit_id in unsent:
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "rows"))
     _note_traffic(counted)
+    months.note((m.account, m.hit.website_id, m.hit.at) for m in counted)  # for the roll-ups
     # goal.converted webhooks: each counted hit's conversions, once by hit id (`converted`)
     for hit_id in converted.note([(m.account, m.hit_id, m.hit) for m in counted]):
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), "conversions"))

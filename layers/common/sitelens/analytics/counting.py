@@ -5,11 +5,13 @@ timeout or a crash; a standard queue may deliver a duplicate; a redrive from the
 dead-letter queue sends the same body under a new message id. So effects are keyed on the
 hit's id (minted at the edge, `hit.new_id`), never on the message:
 
-1. A batch sums its hits in memory; each distinct counter (website, stat, value, period)
-   gets one write per batch, in chunks of at most 99 counters, each chunk one
+1. A batch sums its hits in memory; each distinct daily counter (website, stat, value,
+   day) gets one write per batch, in chunks of at most 99 counters, each chunk one
    TransactWriteItems with a commit marker for (batch, chunk): its counts land with the
    marker or not at all. A counter's chunk follows from its key (a hash modulo the
-   batch's number of chunks).
+   batch's number of chunks). Month roll-ups are a daily job's (`months`): a chunk with
+   counters of a month that has closed also marks that month's roll-up changed, one
+   action per website and month (counted in the 99).
 2. Before it writes any counter, the batch records the hits it takes on: an item per
    bucket of hit time (BUCKET_SECONDS) holding their id digests, its number of chunks
    and when it recorded them. Then it reads every record of its buckets (strongly
@@ -46,7 +48,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from sitelens.analytics.hit import MONTH_SUFFIX, Hit, counters
+from sitelens.analytics.hit import Hit, counts
 from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import ledger, queues, stats
@@ -73,7 +75,7 @@ _R = TypeVar("_R")
 
 def keys(hit: Hit) -> list[StatKey]:
     """The counters a hit adds to, before distinct values are capped."""
-    return [(hit.website_id, name, value, period) for name, value, period in counters(hit)]
+    return [(hit.website_id, name, value, day) for name, value, day in counts(hit)]
 
 
 def sum_counts(hits: Iterable[Hit]) -> dict[StatKey, int]:
@@ -112,8 +114,9 @@ def count(hits: dict[str, Hit]) -> Outcome:
         return outcome
 
     batch = secrets.token_hex(12)
-    chunks = _chunk_count(list({key for found in wanted.values() for key in found}))
     now = _now()
+    month = _month(now)
+    chunks = _chunk_count(list({key for found in wanted.values() for key in found}), month)
     buckets = {hit_id: _bucket(hits[hit_id]) for hit_id in wanted}
     try:
         ledger.record_deliveries(
@@ -128,7 +131,7 @@ def count(hits: dict[str, Hit]) -> Outcome:
         return outcome
 
     weights = {hit_id: hits[hit_id].weight for hit_id in to_add}
-    failed = _add(batch, chunks, to_add, weights, outcome)
+    failed = _add(batch, chunks, to_add, weights, outcome, month)
     for hit_id in to_add:
         if hit_id in failed:
             outcome.retry[hit_id] = "chunk"
@@ -140,6 +143,17 @@ def count(hits: dict[str, Hit]) -> Outcome:
 def _now() -> int:
     """Unix seconds; the one clock of the records (tests move it)."""
     return int(time.time())
+
+
+def _month(now: int) -> str:
+    return time.strftime("%Y-%m", time.gmtime(now))
+
+
+def _closed(key: StatKey, month: str) -> tuple[int, str] | None:
+    """(website id, month) of a counter of a month that closed before `month`, whose
+    roll-up its chunk marks changed (`months`); None for the open month's."""
+    day = key[3]
+    return (key[0], day[:7]) if day[:7] < month else None
 
 
 def _bucket(hit: Hit) -> int:
@@ -218,7 +232,7 @@ def parallel(call: Callable[[_T], _R], items: list[_T]) -> list[_R]:
 
 
 def _capped(name: str) -> bool:
-    return name.removesuffix(MONTH_SUFFIX) not in UNCAPPED
+    return name not in UNCAPPED
 
 
 def _admit(hits: list[Hit]) -> dict[StatKey, StatKey]:
@@ -291,6 +305,7 @@ def _add(
     to_add: dict[str, set[StatKey]],
     weights: dict[str, int],
     outcome: Outcome,
+    month: str,
 ) -> set[str]:
     """Add each hit's counters, in chunks; returns the ids of the hits with a counter in a
     chunk that did not commit."""
@@ -300,14 +315,16 @@ def _add(
             totals[key] += weights[hit_id]
     expires_at = _now() + RECORDS_KEPT_SECONDS
     by_chunk: dict[int, list[stats.Count]] = defaultdict(list)
+    closed: dict[int, set[tuple[int, str]]] = defaultdict(set)
     for (website_id, name, value, period), total in totals.items():
-        by_chunk[_chunk((website_id, name, value, period), chunks)].append(
-            (website_id, name, period, value, total)
-        )
+        key = (website_id, name, value, period)
+        by_chunk[_chunk(key, chunks)].append((website_id, name, period, value, total))
+        if (late := _closed(key, month)) is not None:
+            closed[_chunk(key, chunks)].add(late)
 
     def commit(chunk: int) -> int | None:
         try:
-            stats.add_chunk(batch, chunk, by_chunk[chunk], expires_at)
+            stats.add_chunk(batch, chunk, by_chunk[chunk], expires_at, sorted(closed[chunk]))
         except Exception:
             logger.exception("chunk not written", extra={"counters": len(by_chunk[chunk])})
             return chunk
@@ -336,11 +353,19 @@ def _chunk(key: StatKey, chunks: int) -> int:
     return _key_hash(key) % chunks
 
 
-def _chunk_count(found: list[StatKey]) -> int:
+def _chunk_count(found: list[StatKey], month: str) -> int:
     """How many chunks to hash the counters into: enough for each to be about 80% of a
-    transaction, and more while hashing fills one past what a transaction holds."""
-    hashes = [_key_hash(key) for key in found]
+    transaction, and more while hashing fills one past what a transaction holds (its
+    counters, and a mark for each closed month among them)."""
+    hashes = [(_key_hash(key), _closed(key, month)) for key in found]
     chunks = max(1, -(-len(found) * 5 // (stats.CHUNK_COUNTERS * 4)))
-    while max(Counter(h % chunks for h in hashes).values()) > stats.CHUNK_COUNTERS:
+    while True:
+        sizes: Counter[int] = Counter()
+        marks: dict[int, set[tuple[int, str]]] = defaultdict(set)
+        for h, late in hashes:
+            sizes[h % chunks] += 1
+            if late is not None:
+                marks[h % chunks].add(late)
+        if max(sizes[c] + len(marks[c]) for c in sizes) <= stats.CHUNK_COUNTERS:
+            return chunks
         chunks += 1
-    return chunks

@@ -40,14 +40,15 @@ STAT_NAMES = (
     "utm_content",
     "excluded",
 )
-# Month roll-ups: every daily stat but the hourly ones is also counted per month, under
-# `<stat>@month` with the month (`YYYY-MM`) in place of the day, so that a long period
-# is read a month per item instead of a day per item.
+# Month roll-ups: every daily stat but the hourly ones is also summed per month, under
+# `<stat>@month` with the month (`YYYY-MM`) in place of the day, by a daily job once the
+# month has closed (`months`), so that a long period is read a month per item instead of
+# a day per item.
 MONTH_SUFFIX = "@month"
 MONTHLY_NAMES = tuple(
     name for name in STAT_NAMES if name not in ("pageviews_hour", "visitors_hour")
 )
-# Every series the aggregator writes, for readers that remove or list them all.
+# Every series of counters, for readers that remove or list them all.
 SERIES_NAMES = STAT_NAMES + tuple(name + MONTH_SUFFIX for name in MONTHLY_NAMES)
 
 # Values a visit counts under the name of the same Hit attribute, besides the visitor counts.
@@ -149,19 +150,6 @@ class Hit:
 
 
 _FIELD_NAMES = tuple(field.name for field in dataclasses.fields(Hit))
-
-
-def counters(hit: Hit) -> list[tuple[str, str, str]]:
-    """Every (name, value, period) counter this hit adds `hit.weight` to: its daily
-    `counts` and their month roll-ups (`<name>@month`, the period `YYYY-MM`)."""
-    daily = counts(hit)
-    month = hit.at.strftime("%Y-%m")
-    monthly = [
-        (name + MONTH_SUFFIX, month if value == day else value, month)
-        for name, value, day in daily
-        if name in MONTHLY_NAMES
-    ]
-    return daily + monthly
 
 
 def counts(hit: Hit) -> list[tuple[str, str, str]]:

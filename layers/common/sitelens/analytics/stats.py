@@ -2,20 +2,25 @@
 a share page's overview.
 
 A period is read by calendar months where it can: a month the period covers whole is read
-from its month roll-up (`<stat>@month`, one counter per value and month) when the roll-up
-is complete and counted no value under "(other)", and every other day from the daily
-counters. A roll-up is complete when its
-`pageviews@month` counter equals the sum of the month's daily `pageviews` (a month whose
-counting by month began after some of its hits has a smaller one, and is read by days).
-`pageviews` and `visitors`, whose values are the days, and the hourly statistics are
-always read by days.
+from its month roll-up (`<stat>@month`, one counter per value and month, written by a
+daily job once the month has closed: `months`) when the roll-up is complete and counted
+no value under "(other)", and every other day from the daily counters. A roll-up is
+complete when it is whole (no counter of the month was added since it was written:
+`data.months`) and its `pageviews@month` counter equals the sum of the month's daily
+`pageviews`; the month still open, and a month not rolled up yet or changed by a late hit
+since, are read by days. `pageviews` and `visitors`, whose values are the days, and the
+hourly statistics are always read by days.
 
 Every page sums the whole period, which stays bounded however many values were sent: a
-period has at most MAX_DAYS days, so at most 10 whole months and 60 other days (70
-periods; 11 and 31 for the share page's last 12 months), and a statistic has at most
-MAX_VALUES + 1 counters a day and a month (the aggregator counts the rest under
-"(other)"): a request reads at most 70 x 501 = 35,070 items of the statistic, and at most
-378 of `pageviews` to choose the months.
+period has at most MAX_DAYS days, and a statistic has at most MAX_VALUES + 1 counters a
+day and a month (the aggregator and the roll-up count the rest under "(other)"). With
+every closed month rolled up, a period reads at most 10 whole months by month, the open
+month by its days when the period holds it whole, and 60 other days (100 periods), so at
+most 100 x 501 = 50,100 items of the statistic; in the hours between a month's close and
+its roll-up (the job runs daily), or the day between a late hit and the next run, one more
+month is read by days (130 periods: 65,130 items), and a month whose roll-up failed is
+read by days until a run succeeds (at most 366 x 501 = 183,366 items). Choosing the
+months reads at most 366 daily `pageviews` and 12 roll-up states (378 items).
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from sitelens.analytics.counting import OTHER
 from sitelens.analytics.hit import MONTH_SUFFIX, MONTHLY_NAMES
 from sitelens.core import errors
+from sitelens.data import months as stored_months
 from sitelens.data import stats
 from sitelens.data import websites as stored_websites
 from sitelens.records import listing
@@ -91,10 +97,10 @@ def summed(website_id: int, name: str, first: date, last: date) -> tuple[Counter
     plan = Plan(first, last)
     if name in BY_MONTH and months:
         extent = Plan(months[0], _month_end(months[-1]))
-        (daily, monthly), cost = stats.many_counts(
-            [extent.days_of(website_id, "pageviews"), extent.months_of(website_id, "pageviews")]
-        )
-        plan = Plan.choose(first, last, daily, monthly)
+        (daily,), cost = stats.many_counts([extent.days_of(website_id, "pageviews")])
+        states, spent = extent.month_states(website_id)
+        plan = Plan.choose(first, last, daily, states)
+        cost = _added(cost, spent)
     sums, spent = _read(website_id, plan, (name,))
     return sums[name], _added(cost, spent)
 
@@ -158,18 +164,20 @@ class Plan:
         first: date,
         last: date,
         daily_pageviews: Iterable[tuple[str, str, int]],
-        monthly_pageviews: Iterable[tuple[str, str, int]],
+        states: dict[str, stored_months.State],
     ) -> Plan:
-        """Whole months of the period whose roll-up is complete (its `pageviews@month`
-        equals the sum of its days' `pageviews`) by month, every other day by day."""
+        """Whole months of the period whose roll-up is complete (whole, and its
+        `pageviews@month` equals the sum of its days' `pageviews`) by month, every other
+        day by day."""
         by_days: Counter[str] = Counter()
         for period, _, count in daily_pageviews:
             by_days[period[:7]] += count
-        by_month = {month: count for month, _, count in monthly_pageviews}
         complete = {
             start
             for start in _whole_months(first, last)
-            if by_month.get(_month(start)) == by_days[_month(start)]
+            if (state := states.get(_month(start))) is not None
+            and state.whole
+            and state.count == by_days[_month(start)]
         }
         months: list[tuple[date, date]] = []
         days: list[tuple[date, date]] = []
@@ -199,9 +207,9 @@ class Plan:
         """Every day of the period of a daily series."""
         return stats.Span(website_id, name, self.first.isoformat(), self.last.isoformat())
 
-    def months_of(self, website_id: int, name: str) -> stats.Span:
-        """Every month the period touches of a month roll-up."""
-        return stats.Span(website_id, name + MONTH_SUFFIX, _month(self.first), _month(self.last))
+    def month_states(self, website_id: int) -> tuple[dict[str, stored_months.State], Cost]:
+        """The roll-up state of every month the period touches (one Query)."""
+        return stored_months.span_states(website_id, _month(self.first), _month(self.last))
 
 
 def _whole_months(first: date, last: date) -> list[date]:
@@ -295,17 +303,18 @@ class Overview:
 
 
 def overview(website_id: int, first: date, last: date) -> Overview:
-    """The share page's numbers for a period, read as `summed` reads them, in two rounds of
-    parallel Queries: the days' visitors and pageviews and the months' pageviews (which
-    choose the months), then every ranked statistic."""
+    """The share page's numbers for a period, read as `summed` reads them: the days'
+    visitors and pageviews (parallel Queries) and the months' roll-up states (which choose
+    the months), then every ranked statistic in parallel Queries."""
     days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
     period = Plan(first, last)
     reads = [period.days_of(website_id, "pageviews"), period.days_of(website_id, "visitors")]
+    (pageviews, visitors), cost = stats.many_counts(reads)
+    states: dict[str, stored_months.State] = {}
     if _whole_months(first, last):
-        reads.append(period.months_of(website_id, "pageviews"))
-    found, cost = stats.many_counts(reads)
-    pageviews, visitors, monthly = found[0], found[1], found[2] if len(found) > 2 else []
-    plan = Plan.choose(first, last, pageviews, monthly)
+        states, spent = period.month_states(website_id)
+        cost = _added(cost, spent)
+    plan = Plan.choose(first, last, pageviews, states)
 
     every, spent = _read(website_id, plan, RANKED, top=TOP_ROWS)
     ranked = {}

@@ -8,6 +8,9 @@ Items of the stats table, by `series` (partition) and `slot` (sort key):
 - registry: `<website id>#<stat name>`, `values#<YYYY-MM-DD>`; the digests of the values
   that have a counter of their own that day (`digests`), and their length in bytes
   (`bytes`). It sorts after every day, so stats Queries never read it.
+- month roll-up: `<website id>#<stat name>@month`, `<YYYY-MM>#<value key>`, put whole by
+  the daily roll-up job (`data.months`) from the month's daily counters; its
+  `pageviews@month` counter also holds the roll-up's state (CHANGED, ROLLED).
 
 The same table holds the aggregator's delivery ledger (`ledger`), and the progress of
 removing a deleted website's statistics (`cleanups`); `add_chunk` writes a chunk's commit
@@ -17,6 +20,7 @@ marker with its counters.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +39,11 @@ CHUNK_COUNTERS = 99
 _TRANSACTION_ATTEMPTS = 5  # at most 0.3 s of backoff in all, well within a 30 s invocation
 # Cancellation reasons that a later attempt of the same transaction can get past.
 _TRANSIENT = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputExceeded"}
+
+# A month's roll-up is `pageviews@month`'s counter, with CHANGED: how many chunks added to
+# the month's days after it closed (`add_chunk`), and ROLLED: how many the roll-up saw.
+MONTH_TOTAL = "pageviews@month"
+CHANGED, ROLLED = "changed", "rolled"
 
 Group = tuple[int, str, str]  # website id, stat name, day
 Count = tuple[int, str, str, str, int]  # website id, stat name, day, value, how much to add
@@ -63,20 +72,38 @@ def slot(day: str, value: str) -> str:
     return f"{day}#{_value_key(value)}"
 
 
-def _counter_key(website_id: int, name: str, day: str, value: str) -> dict[str, Any]:
+def counter_key(website_id: int, name: str, day: str, value: str) -> dict[str, Any]:
+    """The key of a counter (of a day, or of a month in a month roll-up)."""
     return {"series": {"S": f"{website_id}#{name}"}, "slot": {"S": slot(day, value)}}
+
+
+def counter_item(website_id: int, name: str, period: str, value: str, count: int) -> dict[str, Any]:
+    """A whole counter item, as `add_chunk` leaves it (a month roll-up is put whole)."""
+    item = {**counter_key(website_id, name, period, value), "count": {"N": str(count)}}
+    if _value_key(value) != value:
+        item["value"] = {"S": value}
+    return item
 
 
 # -- counting --------------------------------------------------------------------------------
 
 
-def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> bool:
-    """Add a chunk of at most CHUNK_COUNTERS counts and mark (batch, chunk) committed, in
-    one transaction: both land or neither. False if the chunk had been committed already
-    (an SDK retry of a transaction that landed although its answer was lost)."""
-    if len(counts) > CHUNK_COUNTERS:
-        raise ValueError(f"a chunk holds at most {CHUNK_COUNTERS} counters")
+def add_chunk(
+    batch: str,
+    chunk: int,
+    counts: list[Count],
+    expires_at: int,
+    closed: Sequence[tuple[int, str]] = (),
+) -> bool:
+    """Add a chunk of counts and mark (batch, chunk) committed, in one transaction: both
+    land or neither; with them, each `closed` (website id, month) gets its month's roll-up
+    marked changed (`_mark_changed`). At most CHUNK_COUNTERS counts and marks. False
+    if the chunk had been committed already (an SDK retry of a transaction that landed
+    although its answer was lost)."""
+    if len(counts) + len(closed) > CHUNK_COUNTERS:
+        raise ValueError(f"a chunk holds at most {CHUNK_COUNTERS} counters and marks")
     actions: list[dict[str, Any]] = [_counter_update(*count) for count in counts]
+    actions += [_mark_changed(website_id, month) for website_id, month in closed]
     actions.append(
         {
             "Put": {
@@ -108,10 +135,23 @@ def add_chunk(batch: str, chunk: int, counts: list[Count], expires_at: int) -> b
     raise failure
 
 
+def _mark_changed(website_id: int, month: str) -> dict[str, Any]:
+    """The update that tells a closed month's roll-up its days changed (`data.months`)."""
+    return {
+        "Update": {
+            "TableName": _stats_table(),
+            "Key": counter_key(website_id, MONTH_TOTAL, month, month),
+            "UpdateExpression": "ADD #changed :one",
+            "ExpressionAttributeNames": {"#changed": CHANGED},
+            "ExpressionAttributeValues": {":one": {"N": "1"}},
+        }
+    }
+
+
 def _counter_update(website_id: int, name: str, day: str, value: str, count: int) -> dict[str, Any]:
     update: dict[str, Any] = {
         "TableName": _stats_table(),
-        "Key": _counter_key(website_id, name, day, value),
+        "Key": counter_key(website_id, name, day, value),
         "UpdateExpression": "ADD #count :n",
         "ExpressionAttributeNames": {"#count": "count"},
         "ExpressionAttributeValues": {":n": {"N": str(count)}},
@@ -216,11 +256,15 @@ def daily_counts(
     return span_counts(Span(website_id, name, first_day, last_day))
 
 
-def span_counts(span: Span) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
+def span_counts(
+    span: Span, consistent: bool = False
+) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
     """(period, value, count) of every counter of a span, and what reading them cost: one
-    Query, continued only past DynamoDB's 1 MB pages."""
+    Query, continued only past DynamoDB's 1 MB pages. An item without a count (a month
+    marked changed before its first roll-up, `months`) is no counter."""
     query: dict[str, Any] = {
         "TableName": _stats_table(),
+        "ConsistentRead": consistent,
         # `$` follows `#`: every slot of the last period sorts before `<last period>$`.
         "KeyConditionExpression": "#series = :series AND #slot BETWEEN :first AND :last",
         "ProjectionExpression": "#slot, #value, #count",
@@ -246,6 +290,7 @@ def span_counts(span: Span) -> tuple[list[tuple[str, str, int]], dict[str, int]]
         found.extend(
             (item["slot"]["S"][:length], _value(item, length), int(item["count"]["N"]))
             for item in answer["Items"]
+            if "count" in item
         )
         if "LastEvaluatedKey" not in answer:
             return found, cost
@@ -253,16 +298,20 @@ def span_counts(span: Span) -> tuple[list[tuple[str, str, int]], dict[str, int]]
 
 
 def many_counts(
-    spans: list[Span],
+    spans: list[Span], consistent: bool = False
 ) -> tuple[list[list[tuple[str, str, int]]], dict[str, int]]:
     """`span_counts` of each span, in order, up to READERS Queries at once; and what
     reading them all cost."""
     client("dynamodb")  # created here, once, before the threads share it
+
+    def read(span: Span) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
+        return span_counts(span, consistent)
+
     if len(spans) <= 1:
-        answers = [span_counts(span) for span in spans]
+        answers = [read(span) for span in spans]
     else:
         with scopes.ThreadPool(max_workers=min(READERS, len(spans))) as pool:
-            answers = list(pool.map(span_counts, spans))
+            answers = list(pool.map(read, spans))
     cost = {"requests": 0, "items_read": 0}
     for _, spent in answers:
         cost["requests"] += spent["requests"]
