@@ -25,8 +25,8 @@ def load(path: Path = DEFAULT_PATH) -> dict[str, Any]:
             value = loader.construct_sequence(node, deep=True)
         else:
             value = loader.construct_mapping(node, deep=True)
-        if suffix == "Ref":
-            return {"Ref": value}
+        if suffix in ("Ref", "Condition"):  # CloudFormation's JSON has no "Fn::" on these
+            return {suffix: value}
         if suffix == "GetAtt" and isinstance(value, str):
             value = value.split(".", 1)
         return {f"Fn::{suffix}": value}
