@@ -340,6 +340,13 @@ def test_a_hit_that_went_well_writes_no_line_when_quiet_and_a_loss_always_does(
     assert [json.loads(line)["HitsAccepted"] for line in written] == (
         [] if quiet == "1" else [[1.0]]
     )
+    bot = function_url_event()
+    bot["headers"]["user-agent"] = bot["requestContext"]["http"]["userAgent"] = "curl/8.5.0"
+    handler_of("event")(bot, gateway.LambdaContext("EventFunction"))  # excluded: not a loss
+    written = capsys.readouterr().out.splitlines()
+    assert [list(json.loads(line))[-1] for line in written] == (
+        [] if quiet == "1" else ["HitsExcluded"]
+    )
     sent = b'{"n":"pageview","u":"https://nobody.example/","d":"nobody.example"}'
     unknown = function_url_event(body=base64.b64encode(sent).decode())
     unknown["headers"]["content-type"] = "text/plain"  # Plausible's script's
