@@ -205,7 +205,8 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "slots": ("reserve_host reserve_account send_later", "politeness slots of hosts"),
     "transactions": ("write attempts backoff item_size", "transactions"),
     "warehouse": (
-        "object_keys download upload delete use dialect run put put_text local_engine",
+        "object_keys download upload delete use dialect run put put_text local_engine pack "
+        "documents",
         "the events warehouse, queried for a website read first (scoped)",
     ),
     "leases": ("acquire release", "the compaction's lease: one item, no account's"),

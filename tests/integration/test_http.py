@@ -288,20 +288,73 @@ def tracked_site(aws_env: None) -> None:
     assert created["statusCode"] == 201
 
 
-def test_the_event_function_queues_the_same_hit_from_either_api(tracked_site):
+FUNCTION_URL_EVENT = gateway.ROOT / "events" / "event-functionurl.json"
+
+
+def function_url_event(**changes: Any) -> dict[str, Any]:
+    """The event function's URL's event (HitPath=FunctionUrl): payload 2.0, route $default."""
+    event: dict[str, Any] = json.loads(FUNCTION_URL_EVENT.read_text())
+    event.update(changes)
+    return event
+
+
+def test_the_event_function_queues_the_same_hit_from_either_api_or_its_url(tracked_site):
     rest = json.loads((gateway.ROOT / "events" / "analytics-event.json").read_text())
     hits = []
-    for event in (rest, http_api_event()):
+    for event in (rest, http_api_event(), function_url_event()):
         answer = handler_of("event")(event, gateway.LambdaContext("EventFunction"))
         assert answer["statusCode"] == 202, answer["body"]
         assert answer["headers"]["Access-Control-Allow-Origin"] == "*"
         [record] = receive("HitsQueue")
         hits.append(json.loads(record["body"]))
-    from_rest, from_http_api = hits
+    from_rest, from_http_api, from_url = hits
     # the same visitor (address and agent), page, campaign, referrer, browser and language
     same = ("visitor", "page", "campaign", "referrer", "browser", "language", "country")
     assert {k: from_http_api.get(k) for k in same} == {k: from_rest.get(k) for k in same}
+    assert {k: from_url.get(k) for k in same} == {k: from_rest.get(k) for k in same}
     assert from_http_api["page"] == "/pricing?plan=pro"
+
+
+def test_the_event_function_s_url_answers_other_paths_and_methods_as_the_apis_do(tracked_site):
+    event = function_url_event(rawPath="/api/v1/websites")
+    answer = handler_of("event")(event, gateway.LambdaContext("EventFunction"))
+    assert (answer["statusCode"], json.loads(answer["body"])["status"]) == (404, 404)
+    event = function_url_event(body=None, isBase64Encoded=False)
+    event["requestContext"]["http"]["method"] = "GET"
+    answer = handler_of("event")(event, gateway.LambdaContext("EventFunction"))
+    assert (answer["statusCode"], answer["headers"]["Allow"]) == (405, "POST, OPTIONS")
+    assert answer["headers"]["Access-Control-Allow-Origin"] == "*"  # the page may read it
+    assert receive("HitsQueue") == []  # no hit from either
+
+
+@pytest.mark.parametrize("quiet", ["0", "1"])
+def test_a_hit_that_went_well_writes_no_line_when_quiet_and_a_loss_always_does(
+    tracked_site, quiet, monkeypatch, capsys
+):
+    monkeypatch.setenv("SITELENS_QUIET_HITS", quiet)  # the template's, under CostProfile=lean
+    config.reset()
+    capsys.readouterr()
+    answer = handler_of("event")(function_url_event(), gateway.LambdaContext("EventFunction"))
+    assert answer["statusCode"] == 202
+    written = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["HitsAccepted"] for line in written] == (
+        [] if quiet == "1" else [[1.0]]
+    )
+    bot = function_url_event()
+    bot["headers"]["user-agent"] = bot["requestContext"]["http"]["userAgent"] = "curl/8.5.0"
+    handler_of("event")(bot, gateway.LambdaContext("EventFunction"))  # excluded: not a loss
+    written = capsys.readouterr().out.splitlines()
+    assert [list(json.loads(line))[-1] for line in written] == (
+        [] if quiet == "1" else ["HitsExcluded"]
+    )
+    sent = b'{"n":"pageview","u":"https://nobody.example/","d":"nobody.example"}'
+    unknown = function_url_event(body=base64.b64encode(sent).decode())
+    unknown["headers"]["content-type"] = "text/plain"  # Plausible's script's
+    answer = handler_of("event")(unknown, gateway.LambdaContext("EventFunction"))
+    assert answer["statusCode"] == 202  # as Plausible answers
+    [line] = capsys.readouterr().out.splitlines()  # a hit for no website: lost, so counted
+    assert json.loads(line)["_aws"]["CloudWatchMetrics"][0]["Metrics"][0]["Name"] == "HitsDropped"
+    config.reset()
 
 
 def test_the_script_function_answers_an_http_api_event(aws_env):

@@ -80,7 +80,7 @@ def test_every_method_is_throttled_and_the_tracking_endpoint_on_its_own():
 
 @pytest.mark.parametrize("api", APIS)
 def test_access_logs_are_json_lines_kept_for_the_retention(api):
-    setting = stage(api)["AccessLogSetting"]
+    setting = resolved(stage(api)["AccessLogSetting"])
     group = setting["DestinationArn"]["Fn::GetAtt"][0]
     assert stack_resources()[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
     line = json.loads(re.sub(r"\$context\.[\w.]+", "1", setting["Format"]))
@@ -161,7 +161,7 @@ def test_each_api_alarms_on_5xx_and_on_throttling(api):
     [errors] = [a for a in alarms if {"Name": "ApiName", "Value": name} in a.get("Dimensions", [])]
     assert (errors["Namespace"], errors["MetricName"]) == ("AWS/ApiGateway", "5XXError")
     assert {"Name": "Stage", "Value": {"Ref": "StageName"}} in errors["Dimensions"]
-    log_group = stage(api)["AccessLogSetting"]["DestinationArn"]["Fn::GetAtt"][0]
+    log_group = resolved(stage(api)["AccessLogSetting"])["DestinationArn"]["Fn::GetAtt"][0]
     [counter] = [
         f
         for f in of_type("AWS::Logs::MetricFilter").values()
@@ -206,6 +206,23 @@ def test_gateway_responses_keep_each_error_s_own_status(api):
         assert body["status"] == status, kind
     # A type added later keeps its own status too: DEFAULT_4XX sets none.
     assert "statusCode" not in responses["DEFAULT_4XX"]
+
+
+def holds(condition: str, parameters: dict[str, str]) -> bool:
+    """Whether the template's condition is true for these parameter values (else defaults)."""
+    return bool(template.resolved(stack(), {"Condition": condition}, parameters))
+
+
+def resolved(node: Any, parameters: dict[str, str] | None = None) -> Any:
+    """`node` with each Fn::If chosen as these parameters (else the defaults) choose it;
+    None for AWS::NoValue."""
+    if isinstance(node, dict) and "Fn::If" in node:
+        condition, yes, no = node["Fn::If"]
+        chosen = resolved(yes if holds(condition, parameters or {}) else no, parameters)
+        return None if chosen == {"Ref": "AWS::NoValue"} else chosen
+    if isinstance(node, dict):
+        return {key: resolved(value, parameters) for key, value in node.items()}
+    return node
 
 
 def deployed_with(**parameters: str) -> dict[str, dict[str, Any]]:
@@ -261,9 +278,10 @@ def test_with_hit_path_http_api_the_hits_and_the_script_have_an_http_api_of_thei
         "ThrottlingRateLimit": {"Ref": "EventThrottleRate"},
         "ThrottlingBurstLimit": {"Ref": "EventThrottleBurst"},
     }
-    group = stage["AccessLogSettings"]["DestinationArn"]["Fn::GetAtt"][0]
+    logged = resolved(stage["AccessLogSettings"], {"HitPath": "HttpApi"})
+    group = logged["DestinationArn"]["Fn::GetAtt"][0]
     assert resources[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
-    assert "sourceIp" not in stage["AccessLogSettings"]["Format"]
+    assert "sourceIp" not in logged["Format"]
     alarmed = {r["Properties"].get("MetricName") for r in resources.values()}
     assert {"HitsHttpApiThrottled", "5xx"} <= alarmed
 
@@ -519,3 +537,77 @@ def test_schedule_names_leave_room_for_the_stack_s_name():
     for name, props in schedules.items():
         suffix = props["Name"]["Fn::Sub"].replace("${AWS::StackName}", "")
         assert len(suffix) <= SCHEDULE_SUFFIX_CHARS, f"{name}: {suffix}"
+
+
+@pytest.mark.parametrize("hit_path", ["RestApi", "HttpApi"])
+def test_the_lean_profile_keeps_no_access_log_on_the_apis_that_take_hits(hit_path):
+    lean = {"HitPath": hit_path, "CostProfile": "lean"}
+    resources = deployed_with(**lean)
+    stages = [
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] in ("AWS::ApiGateway::Stage", "AWS::ApiGatewayV2::Stage")
+    ]
+    logs = {
+        resources_name(r): resolved(r.get("AccessLogSetting") or r.get("AccessLogSettings"), lean)
+        for r in stages
+    }
+    assert logs.pop("SeoApi") is not None  # no hits there
+    assert set(logs.values()) == {None}
+    # the edge throttles' counters read those logs: they go with them (docs/operations.md)
+    filters = [
+        r["Properties"] for r in resources.values() if r["Type"] == "AWS::Logs::MetricFilter"
+    ]
+    assert [f["MetricTransformations"][0]["MetricName"] for f in filters] == ["SeoApiThrottled"]
+    standard = deployed_with(HitPath=hit_path)
+    assert {"AnalyticsApiAccessLogs", "AnalyticsApiThrottleAlarm"} <= set(standard)
+    assert ("HitsHttpApiThrottleAlarm" in standard) == (hit_path == "HttpApi")
+
+
+def resources_name(stage_properties: dict[str, Any]) -> str:
+    api = stage_properties.get("RestApiId") or stage_properties.get("ApiId")
+    return str(api["Ref"])
+
+
+def test_the_lean_profile_s_event_function_writes_no_line_for_a_hit_that_went_well():
+    [function] = [
+        r["Properties"] for name, r in stack_resources().items() if name == "EventFunction"
+    ]
+    quiet = function["Environment"]["Variables"]["SITELENS_QUIET_HITS"]
+    assert resolved(quiet, {"CostProfile": "lean"}) == "1"
+    assert resolved(quiet) == "0"
+    logging = resolved(function["LoggingConfig"], {"CostProfile": "lean"})
+    # no START/END/REPORT; application lines at INFO, where Lambda files the EMF lines
+    assert logging == {"LogFormat": "JSON", "ApplicationLogLevel": "INFO", "SystemLogLevel": "WARN"}
+
+
+def test_with_hit_path_function_url_hits_go_to_the_event_function_s_own_url():
+    assert "FunctionUrl" in SOURCE["Parameters"]["HitPath"]["AllowedValues"]
+    assert [r for r in deployed_with().values() if r["Type"] == "AWS::Lambda::Url"] == []
+    resources = deployed_with(HitPath="FunctionUrl")
+    [url] = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Url"]
+    assert url["TargetFunctionArn"] == {"Fn::GetAtt": ["EventFunction", "Arn"]}
+    assert url["AuthType"] == "NONE"
+    # the preflight is Lambda's, as open as the HTTP API's
+    http_api = SOURCE["Resources"]["HitsHttpApi"]["Properties"]["CorsConfiguration"]
+    assert url["Cors"]["AllowOrigins"] == http_api["AllowOrigins"] == ["*"]
+    assert url["Cors"]["ExposeHeaders"] == http_api["ExposeHeaders"]
+    assert url["Cors"]["AllowMethods"] == ["POST"]
+    grants = sorted(
+        (r["Properties"]["Action"], r["Properties"]["Principal"])
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Permission"
+        and r["Properties"]["FunctionName"] == {"Ref": "EventFunction"}
+        and r["Properties"]["Principal"] == "*"
+    )
+    assert grants == [("lambda:InvokeFunction", "*"), ("lambda:InvokeFunctionUrl", "*")]
+    [invoke] = [
+        r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Permission"
+        and r["Properties"]["Action"] == "lambda:InvokeFunction"
+        and r["Properties"]["Principal"] == "*"
+    ]
+    assert invoke["InvokedViaFunctionUrl"] is True  # public only through the URL
+    assert not [r for r in resources.values() if r["Type"].startswith("AWS::ApiGatewayV2")]
+    assert SOURCE["Outputs"]["HitFunctionUrl"]["Condition"] == "UseFunctionUrl"

@@ -19,8 +19,9 @@ import pytest
 from sitelens.analytics import counting
 from sitelens.analytics.counting import sum_counts
 from sitelens.analytics.hit import Hit, new_id
+from sitelens.analytics.warehouse import reingest
 from sitelens.core import config
-from sitelens.data import warehouse
+from sitelens.data import clients, warehouse
 from sitelens.local.warehouse import LocalWarehouse
 from tests.conftest import Client, make_account
 from tests.fixtures.analytics import drained, failures, hit_record, run
@@ -348,3 +349,67 @@ def test_a_compaction_cut_off_before_it_removes_landing_loses_and_doubles_nothin
     )
     assert warehouse_pageviews(store, wid) == counted_pageviews(wid)
     assert not list((store.root / "landing").glob("hour=*/*.parquet"))
+
+
+class PackedStream:
+    """Firehose as the aggregator's client: the records of each PutRecordBatch handed to
+    make serve's stand-in, which splits them into rows as the stream does, except those
+    refused (each `refuse`-th record offered) and one whose conversion failed (Firehose
+    writes it whole to landing-errors/, for the compaction to re-ingest)."""
+
+    def __init__(self, store: LocalWarehouse, refuse: int) -> None:
+        self.store, self.refuse = store, refuse
+        self.offered = self.rows = 0
+        self.records: list[bytes] = []
+
+    def put_record_batch(self, DeliveryStreamName: str, Records: list[dict[str, bytes]]) -> Any:
+        answers: list[dict[str, str]] = []
+        for record in Records:
+            self.offered += 1
+            if self.offered % self.refuse == 0:
+                answers.append({"ErrorCode": "ServiceUnavailableException"})
+                continue
+            self.records.append(record["Data"])
+            answers.append({"RecordId": str(self.offered)})
+            if len(self.records) == 2:  # the conversion of the second record accepted fails
+                path = self.store.root / reingest.error_file("2026-11-21", "EventsStream-1")
+                path.parent.mkdir(parents=True, exist_ok=True)
+                failed = reingest.error_document(record["Data"], "Glue.AccessDenied", "", START)
+                path.write_text(json.dumps(failed) + "\n")
+            else:
+                self.store.receive([record["Data"]])
+        failed_count = sum(1 for answer in answers if "ErrorCode" in answer)
+        return {"FailedPutCount": failed_count, "RequestResponses": answers}
+
+
+@pytest.mark.usefixtures("redelivered_later")
+def test_packed_records_land_every_row_once_through_refusals_duplicates_and_failed_conversions(
+    dynamodb, site, store, monkeypatch, capsys
+):
+    account, wid = site
+    hits = hits_of(wid, 40)
+    monkeypatch.setattr(warehouse, "RECORD_BYTES", 1_500)  # a few rows a record
+    monkeypatch.setattr(warehouse, "_FIREHOSE_ATTEMPTS", 1)  # a refused record fails the put
+    monkeypatch.setenv("SITELENS_EVENTS_STREAM", "sitelens-events")
+    config.reset()
+    stream = PackedStream(store, refuse=4)
+    monkeypatch.setitem(clients._clients, "firehose", stream)
+    warehouse.use(None)  # deployed: rows packed for the stream
+    first = batch_of(hits, account)
+    duplicated = [*first, *batch_of(hits[:10], account, "dup")]  # the queue's duplicates
+    capsys.readouterr()
+    retried = failures(run("HitsQueue", duplicated))
+    assert retried  # a quarter of the records refused: only their rows' messages come back
+    assert len(retried) < len(duplicated)
+    emitted = [json.loads(text) for text in capsys.readouterr().out.splitlines() if "_aws" in text]
+    failed = sum(sum(line["RowsFailed"]) for line in emitted if "RowsFailed" in line)
+    delivered = sum(sum(line["RowsDelivered"]) for line in emitted if "RowsDelivered" in line)
+    assert (failed, failed + delivered) == (len({m.split("-")[1] for m in retried}), 40)
+    until_done(again([r for r in duplicated if r["messageId"] in retried]))
+    assert all(len(record) <= 1_500 for record in stream.records)
+    assert max(record.count(b"\n") for record in stream.records) > 1  # rows packed
+    done = store.compact()
+    assert done["error_files"] == 1 and done["reingested"] > 1  # the record, row by row
+    found = store.run(f"SELECT hit_id FROM events WHERE website_id = {wid}")
+    assert sorted(hit for (hit,) in found) == sorted(hit.id for hit in hits)  # each once
+    assert stored_counts(wid) == sum_counts(hits)

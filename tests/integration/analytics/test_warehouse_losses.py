@@ -124,6 +124,39 @@ def test_conversion_failures_are_reingested_once_by_hit_id_or_parked(bucket, tmp
     assert len(keys(bucket, f"{layout.PARKED}/website_id=7/")) == 1  # the same parked file
 
 
+def test_a_packed_record_that_failed_is_reingested_row_by_row(bucket, tmp_path):
+    fresh = rows(7, 3, AT)
+    unfit = {**rows(7, 1, AT)[0], "engagement_ms": "a long time"}
+    [record] = warehouse.pack([fresh[0], unfit, fresh[1], fresh[2]])
+    assert record.rows == 4
+    documents = [failed(record.data), failed(record.data[:-30])]  # whole; cut off mid-row
+    source = reingest.error_file(DAY, "EventsStream-1-2026-11-21-10-00-00-def")
+    bucket.put_object(Bucket=layout_tests.BUCKET, Key=source, Body=error_file(documents))
+    before = pending_metrics("RowsParked")
+    done = compaction.run()
+    # 3 rows of the first record, 2 of the second (a hit twice is kept once); the unfit row
+    # twice and the cut-off row's rest, parked
+    assert (done["error_files"], done["reingested"], done["parked"]) == (1, 5, 3)
+    assert hits(bucket, 7) == sorted(row["hit_id"] for row in fresh)
+    parked = [
+        json.loads(text)
+        for key in keys(bucket, layout.PARKED)
+        for text in bucket.get_object(Bucket=layout_tests.BUCKET, Key=key)["Body"].iter_lines()
+    ]
+    own = [document for document in parked if document["reason"] != "not a JSON row"]
+    assert [reingest.base64.b64decode(d["rawData"]) for d in own] == [line_of(unfit)] * 2
+    after = pending_metrics("RowsParked")
+    assert {why: n - before.get(why, 0) for why, n in after.items()} == {
+        "unfit": 2,
+        "unreadable": 1,
+    }
+
+
+def line_of(row: dict[str, Any]) -> bytes:
+    """A row's bytes in a packed record (without the newline that ends it)."""
+    return warehouse.pack([row])[0].data.rstrip(b"\n")
+
+
 def test_an_error_file_stays_until_its_rows_are_kept(bucket, tmp_path, monkeypatch):
     source = reingest.error_file(DAY, "EventsStream-1-x")
     body = error_file([failed(line(rows(7, 1, AT)[0]))])
@@ -165,6 +198,27 @@ def test_make_serve_writes_unconvertible_rows_as_firehose_does_and_reingests(tmp
         found = store.run("SELECT hit_id FROM events WHERE website_id = 7 ORDER BY hit_id")
         assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in [*good, late])
         assert len(list((tmp_path / layout.PARKED / "website_id=7").glob("*/*.jsonl"))) == 1
+    finally:
+        store.close()
+
+
+def test_make_serve_splits_packed_records_as_firehose_does(tmp_path):
+    store = LocalWarehouse(tmp_path)
+    try:
+        good = rows(7, 3, AT)
+        unfit = {**rows(7, 1, AT)[0], "engagement_ms": "a long time"}
+        fits = warehouse.pack(good)[0].data
+        fails = warehouse.pack([good[0], unfit])[0].data
+        assert store.receive([fits, fails]) == 5
+        [errors] = [p for p in (tmp_path / layout.ERRORS).glob("**/*") if p.is_file()]
+        [document] = list(reingest.documents(errors.read_bytes()))
+        assert reingest.base64.b64decode(document["rawData"]) == fails  # the record, whole
+        found = store.run("SELECT hit_id FROM landing ORDER BY hit_id")
+        assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in good)
+        done = store.compact()
+        assert (done["reingested"], done["parked"]) == (1, 1)  # good[0] again: kept once
+        found = store.run("SELECT hit_id FROM events WHERE website_id = 7 ORDER BY hit_id")
+        assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in good)
     finally:
         store.close()
 

@@ -1,7 +1,8 @@
-"""The deployed warehouse adapter against botocore's stubs on real boto3 clients: Firehose
-batches (500 records, 4 MiB), only the refused records sent again and the give-up after
-the last attempt; Athena polled through QUEUED and RUNNING, its failures, its deadline, and
-its results read page by page. A fake clock stands in for every sleep."""
+"""The deployed warehouse adapter against botocore's stubs on real boto3 clients: rows
+packed into Firehose records (1,000 KiB), batches (500 records, 4 MiB), only the refused
+records sent again and the give-up after the last attempt, for their rows only; Athena
+polled through QUEUED and RUNNING, its failures, its deadline, and its results read page by
+page. A fake clock stands in for every sleep."""
 
 from __future__ import annotations
 
@@ -123,50 +124,65 @@ def expect_put(stubber: Stubber, records: list[dict[str, bytes]], answer: dict[s
     )
 
 
-def test_rows_go_as_json_lines_500_a_call(firehose: Stubber, clock: SteppedClock) -> None:
-    sent = rows(1_201)
-    records = [{"Data": line(row)} for row in sent]
-    for start, end in ((0, 500), (500, 1_000), (1_000, 1_201)):
-        expect_put(firehose, records[start:end], accepted(end - start))
+def packed(sent: list[dict[str, Any]], per_record: int) -> list[dict[str, bytes]]:
+    """The records of rows, `per_record` JSON lines one after another in each."""
+    return [
+        {"Data": b"".join(line(row) for row in sent[start : start + per_record])}
+        for start in range(0, len(sent), per_record)
+    ]
+
+
+def test_rows_go_as_json_lines_packed_into_one_record(
+    firehose: Stubber, clock: SteppedClock
+) -> None:
+    sent = rows(1_201)  # 72 kB of rows: one record, billed as 75 kB, not 1,201 x 5 kB
+    expect_put(firehose, packed(sent, 1_201), accepted(1))
     assert warehouse.put(sent) == 1_201
     assert clock.slept == []
 
 
-def test_a_call_holds_at_most_4_mib_of_records(firehose: Stubber) -> None:
-    sent = rows(1_000, page_bytes=10_000)  # 10 kB a record: 500 of them would be 5 MB
-    records = [{"Data": line(row)} for row in sent]
-    size = len(records[0]["Data"])
-    per_call = (4 * 1024**2) // size
-    assert per_call < 500
-    for start in range(0, len(records), per_call):
-        batch = records[start : start + per_call]
+def test_a_record_holds_at_most_1000_kib_and_a_call_4_mib(firehose: Stubber) -> None:
+    sent = rows(1_000, page_bytes=10_000)  # 10 kB a row: 10 MB in all
+    size = len(line(sent[0]))
+    per_record = warehouse.RECORD_BYTES // size
+    records = packed(sent, per_record)
+    assert all(len(record["Data"]) <= 1_000 * 1024 for record in records)
+    for start in range(0, len(records), 4):  # four records of ~1,000 KiB fit in 4 MiB
+        batch = records[start : start + 4]
         expect_put(firehose, batch, accepted(len(batch)))
     assert warehouse.put(sent) == 1_000
 
 
-def test_only_the_refused_records_are_sent_again(firehose: Stubber, clock: SteppedClock) -> None:
-    sent = rows(5)
-    records = [{"Data": line(row)} for row in sent]
+def test_only_the_refused_records_are_sent_again(
+    firehose: Stubber, clock: SteppedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sent = rows(10)
+    monkeypatch.setattr(warehouse, "RECORD_BYTES", 2 * len(line(sent[0])))
+    records = packed(sent, 2)
     expect_put(firehose, records, refused(records, {1, 3}))
     again = [records[1], records[3]]
     expect_put(firehose, again, refused(again, {1}))
     expect_put(firehose, [records[3]], accepted(1))
-    assert warehouse.put(sent) == 5
+    assert warehouse.put(sent) == 10
     assert len(clock.slept) == 2  # a backoff before each attempt after the first
     ceilings = [transactions.BACKOFF_BASE_SECONDS * 2**n for n in range(2)]
     assert all(0 <= slept <= most for slept, most in zip(clock.slept, ceilings, strict=True))
 
 
-def test_records_still_refused_after_the_last_attempt_fail_the_put(
-    firehose: Stubber, clock: SteppedClock
+def test_records_still_refused_after_the_last_attempt_fail_their_rows_only(
+    firehose: Stubber, clock: SteppedClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sent = rows(3)
-    records = [{"Data": line(row)} for row in sent]
-    expect_put(firehose, records, refused(records, {2}))
+    sent = rows(6, page_bytes=1_000)
+    monkeypatch.setattr(warehouse, "RECORD_BYTES", 2 * len(line(sent[0])))
+    monkeypatch.setattr(warehouse, "_FIREHOSE_BATCH", 2)  # two calls: the second still goes
+    records = packed(sent, 2)
+    expect_put(firehose, records[:2], refused(records[:2], {1}))
     for _ in range(warehouse._FIREHOSE_ATTEMPTS - 1):
-        expect_put(firehose, [records[2]], refused([records[2]], {0}))
-    with pytest.raises(RuntimeError, match=r"^Firehose refused 1 records 4 times$"):
+        expect_put(firehose, [records[1]], refused([records[1]], {0}))
+    expect_put(firehose, records[2:], accepted(1))
+    with pytest.raises(warehouse.RowsRefused, match=r"^Firehose refused 1 records 4 times$") as err:
         warehouse.put(sent)
+    assert err.value.positions == {2, 3}  # the rows of the refused record
     assert len(clock.slept) == warehouse._FIREHOSE_ATTEMPTS - 1
 
 
@@ -179,13 +195,10 @@ def test_the_aggregator_counts_rows_the_stream_refused_and_retries_their_message
         hit_record(Hit(website_id=website["id"], at=at, page=f"/p{n}", visit=True), account.id, n)
         for n in range(2)
     ]
-    for _ in range(warehouse._FIREHOSE_ATTEMPTS):  # every attempt refuses every record
+    for _ in range(warehouse._FIREHOSE_ATTEMPTS):  # every attempt refuses the one record
         firehose.add_response(
             "put_record_batch",
-            {
-                "FailedPutCount": 2,
-                "RequestResponses": [{"ErrorCode": "InternalFailure"} for _ in range(2)],
-            },
+            {"FailedPutCount": 1, "RequestResponses": [{"ErrorCode": "InternalFailure"}]},
         )
     capsys.readouterr()
     answer = run("HitsQueue", batch)

@@ -201,14 +201,21 @@ def _send_rows(counted: list[_Message]) -> set[str]:
     found = {m.hit_id: row for m in counted if (row := rows.row(m.hit, m.hit_id)) is not None}
     if not found:
         return set()
+    hit_ids = list(found)
     try:
         warehouse.put(list(found.values()))
+    except warehouse.RowsRefused as refused:  # the rows of the records refused, no others
+        unsent = {hit_ids[n] for n in refused.positions}
+        logger.error("warehouse rows not accepted", extra={"rows": len(unsent)})
     except Exception:
         logger.exception("warehouse rows not accepted", extra={"rows": len(found)})
-        metrics.count("RowsFailed", len(found))
-        return set(found)
-    metrics.count("RowsDelivered", len(found))
-    return set()
+        unsent = set(found)
+    else:
+        unsent = set()
+    if unsent:
+        metrics.count("RowsFailed", len(unsent))
+    metrics.count("RowsDelivered", len(found) - len(unsent))
+    return unsent
 
 
 # (account, website id, UTC day) noted by this container: a website is noted once a day

@@ -22,7 +22,8 @@
   }
   // <base>/js/script[.<extension>...].js -> <base>
   var base = script.src.replace(/\/js\/script[\w.-]*\.js([?#].*)?$/, '');
-  var endpoint = base + '/api/event';
+  // data-api: hits elsewhere than the script's base (HitPath=FunctionUrl), as Plausible's
+  var endpoint = script.getAttribute('data-api') || base + '/api/event';
   var last = null;
   var sending = Promise.resolve();
 

@@ -222,6 +222,9 @@ class Settings:
     # Any client can send CloudFront-Viewer-* headers: they are read only when the operator
     # declares that a CloudFront distribution adding them sits in front of the API.
     behind_cloudfront: bool = False
+    # CostProfile=lean: a hit accepted or excluded writes no line (no HitsAccepted or
+    # HitsExcluded metric: the counters have both); only losses (dropped, throttled) do
+    quiet_hits: bool = False
     # The addresses of proxies whose X-Forwarded-For names the visitor (`edge.http`): the
     # first-party proxies of docs/proxying.md. Empty: every request's own address is its
     # client's, whatever it forwards.
@@ -301,6 +304,7 @@ def settings() -> Settings:
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
         datacenter_ranges=os.environ.get(PREFIX + "DATACENTER_RANGES", "").strip(),
         behind_cloudfront=env.flag("BEHIND_CLOUDFRONT"),
+        quiet_hits=env.flag("QUIET_HITS"),
         trusted_proxies=env.networks("TRUSTED_PROXIES"),
         key_cache_seconds=env.seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS

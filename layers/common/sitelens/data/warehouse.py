@@ -1,8 +1,10 @@
 """The raw-event warehouse: rows in through Amazon Data Firehose, files on S3, SQL out
 through Athena.
 
-Deployed, `put` sends rows as JSON lines to the Firehose stream, which converts them to
-Parquet with the landing table's schema and writes them to S3 under
+Deployed, `put` sends rows as JSON lines packed into Firehose records (`pack`: up to
+`RECORD_BYTES` each, since Firehose bills a record rounded up to 5 KB) to the stream, which
+splits each record into its JSON documents (`documents`), converts them to Parquet with the
+landing table's schema and writes them to S3 under
 `landing/hour=<YYYY-MM-DD-HH>/`, whatever their site; the compaction
 (`analytics.warehouse.compaction`) lists, fetches, puts and deletes files of the bucket
 through `object_keys`, `download`, `upload`, `put_text` and `delete`; `run` executes a statement in
@@ -31,10 +33,30 @@ MAX_SCANNED_BYTES: Final = 10 * 1024**3  # per query; the workgroup enforces it 
 _POLL_SECONDS: Final = (0.1, 0.2, 0.4, 0.8, 1.0)
 _FIREHOSE_BATCH: Final = 500  # records per PutRecordBatch
 _FIREHOSE_BATCH_BYTES: Final = 4 * 1024**2  # bytes of records per PutRecordBatch
+RECORD_BYTES: Final = 1_000 * 1024  # Firehose's most per record (before base64)
 _FIREHOSE_ATTEMPTS: Final = 4  # then the messages come back, and their rows are sent again
 MAX_RESULT_ROWS: Final = 10_001  # one page of the API and the total-rows check
 
 Rows = Sequence[Sequence[Any]]
+
+
+class RowsRefused(RuntimeError):
+    """Records the stream still refused after the last attempt: `positions` are those of
+    their rows in what `put` was given (every row of a refused record); the others landed."""
+
+    def __init__(self, records: int, positions: frozenset[int]) -> None:
+        super().__init__(f"Firehose refused {records} records {_FIREHOSE_ATTEMPTS} times")
+        self.positions = positions
+
+
+@dataclass(frozen=True)
+class Record:
+    """One Firehose record: rows as JSON lines one after another, and which rows of a
+    `put` they are (positions `first` to `first + rows - 1`)."""
+
+    data: bytes
+    first: int
+    rows: int
 
 
 class TooExpensive(errors.ApiError):
@@ -57,6 +79,9 @@ class LocalEngine:
     compact: Callable[[], dict[str, int]] = lambda: {}
     # a file of the warehouse's folder, written with its text (a deleted website's tombstone)
     mark_deleted: Callable[[str], None] = lambda path: None
+    # the stream's stand-in (make serve): given the packed records, split as Firehose does;
+    # the rows that landed. Without one, `store` takes the rows (tests' stand-ins).
+    receive: Callable[[Sequence[bytes]], int] | None = None
 
 
 def _json_default(value: Any) -> Any:
@@ -65,17 +90,57 @@ def _json_default(value: Any) -> Any:
     raise TypeError(type(value).__name__)
 
 
-def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
-    """Send rows to the stream; the failed records of a batch are sent again, backing off,
-    and RuntimeError if some are still refused (the caller's messages come back)."""
+def pack(rows: Iterable[Mapping[str, Any]]) -> list[Record]:
+    """Rows as Firehose records, in order: JSON lines (timestamps as Glue reads them), as
+    many to a record as fit in `RECORD_BYTES`. Firehose's conversion (OpenXJsonSerDe) reads
+    every JSON document of a record as a row."""
+    records: list[Record] = []
+    lines: list[bytes] = []
+    size = first = 0
+    for position, row in enumerate(rows):
+        line = (json.dumps(row, default=_json_default, separators=(",", ":")) + "\n").encode()
+        if lines and size + len(line) > RECORD_BYTES:
+            records.append(Record(b"".join(lines), first, len(lines)))
+            lines, size, first = [], 0, position
+        lines.append(line)
+        size += len(line)
+    if lines:
+        records.append(Record(b"".join(lines), first, len(lines)))
+    return records
+
+
+def documents(data: bytes) -> tuple[list[tuple[Any, bytes]], bytes]:
+    """The JSON documents of `data`, one after another (whitespace or not between them),
+    each with its own bytes, as Firehose splits a record; and the bytes from the first that
+    is not JSON on (b"" when none)."""
+    text = data.decode("utf-8", errors="replace")
+    decoder = json.JSONDecoder()
+    found: list[tuple[Any, bytes]] = []
+    at = 0
+    while True:
+        while at < len(text) and text[at].isspace():
+            at += 1
+        if at >= len(text):
+            return found, b""
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except json.JSONDecodeError:
+            return found, text[at:].encode()
+        found.append((value, text[at:end].encode()))
+        at = end
+
+
+def _firehose_put(records: Sequence[Record]) -> int:
+    """Send records to the stream; the failed records of a batch are sent again, backing off,
+    and RowsRefused, once every batch was sent, for those still refused (their rows'
+    messages come back)."""
     stream = settings().events_stream
-    records = [
-        (json.dumps(row, default=_json_default, separators=(",", ":")) + "\n").encode()
-        for row in rows
-    ]
+    refused: list[Record] = []
     for batch in _firehose_batches(records):
         for _ in transactions.attempts(_FIREHOSE_ATTEMPTS):
-            answer = client("firehose").put_record_batch(DeliveryStreamName=stream, Records=batch)
+            answer = client("firehose").put_record_batch(
+                DeliveryStreamName=stream, Records=[{"Data": record.data} for record in batch]
+            )
             if not answer.get("FailedPutCount"):
                 break
             batch = [
@@ -84,22 +149,28 @@ def _firehose_put(rows: Iterable[Mapping[str, Any]]) -> int:
                 if result.get("ErrorCode")
             ]
         else:
-            raise RuntimeError(f"Firehose refused {len(batch)} records {_FIREHOSE_ATTEMPTS} times")
-    return len(records)
+            refused += batch
+    if refused:
+        positions = {
+            n for record in refused for n in range(record.first, record.first + record.rows)
+        }
+        raise RowsRefused(len(refused), frozenset(positions))
+    return sum(record.rows for record in records)
 
 
-def _firehose_batches(records: Sequence[bytes]) -> Iterator[list[dict[str, bytes]]]:
-    """The records as PutRecordBatch's `Records`, in order: at most `_FIREHOSE_BATCH`
-    records and `_FIREHOSE_BATCH_BYTES` bytes a call (rows carry URLs of up to 2,048
-    characters, so 500 of them can pass 4 MiB)."""
-    batch: list[dict[str, bytes]] = []
+def _firehose_batches(records: Sequence[Record]) -> Iterator[list[Record]]:
+    """The records as PutRecordBatch calls, in order: at most `_FIREHOSE_BATCH` records and
+    `_FIREHOSE_BATCH_BYTES` bytes a call (four full records)."""
+    batch: list[Record] = []
     size = 0
-    for data in records:
-        if batch and (len(batch) == _FIREHOSE_BATCH or size + len(data) > _FIREHOSE_BATCH_BYTES):
+    for record in records:
+        if batch and (
+            len(batch) == _FIREHOSE_BATCH or size + len(record.data) > _FIREHOSE_BATCH_BYTES
+        ):
             yield batch
             batch, size = [], 0
-        batch.append({"Data": data})
-        size += len(data)
+        batch.append(record)
+        size += len(record.data)
     if batch:
         yield batch
 
@@ -225,8 +296,14 @@ def run(sql: str) -> Rows:
 
 
 def put(rows: Iterable[Mapping[str, Any]]) -> int:
-    """Store raw event rows with the engine in use; returns how many were sent."""
-    return _local.store(rows) if _local else _firehose_put(rows)
+    """Store raw event rows with the engine in use, packed into records (`pack`) for the
+    stream or its stand-in; returns how many were sent. RowsRefused: those of the records
+    the stream refused (the others were sent)."""
+    if _local is None:
+        return _firehose_put(pack(rows))
+    if _local.receive is not None:
+        return _local.receive([record.data for record in pack(rows)])
+    return _local.store(rows)
 
 
 def local_engine() -> LocalEngine | None:

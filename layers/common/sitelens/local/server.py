@@ -129,6 +129,7 @@ class LocalStack:
                 self.warehouse.write,
                 self.warehouse.compact,
                 self.warehouse.mark_deleted,
+                self.warehouse.receive,
             )
         )
 

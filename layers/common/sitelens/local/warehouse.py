@@ -1,6 +1,7 @@
 """`make serve`'s warehouse: the deployed layout on disk, compacted and queried by DuckDB.
 
-Rows land as the deployment's Firehose writes them, whatever their site, in
+Rows land as the deployment's Firehose writes them (`receive` splits the packed records as
+the stream does), whatever their site, in
 `landing/hour=<YYYY-MM-DD-HH>/` (the hour of arrival), one Parquet file per flush;
 `compact` merges them into `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` with the
 deployed compaction's code (`warehouse.compaction`); queries run in process on DuckDB
@@ -13,13 +14,14 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from sitelens.analytics.warehouse import compaction, layout, reingest, schema, summaries
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
+from sitelens.data import warehouse
 
 
 class LocalWarehouse:
@@ -45,35 +47,53 @@ class LocalWarehouse:
         """Land rows (dicts with every column and partition key) in this hour's landing
         folder, one new file, written aside and renamed into place; returns how many.
 
-        As Firehose does, rows that do not convert to the landing schema go to
-        landing-errors/ in its error format, and the others land (`_land_apart`)."""
+        Rows DuckDB cannot convert are taken as Firehose takes records of one row each
+        (`_convert`): those that fit land, the others go to landing-errors/."""
         import duckdb
 
         found = list(rows)
         if not found:
             return 0
         with self.lock:
-            hour = clock.now().strftime("%Y-%m-%d-%H")
-            path = self.root / compaction.landing_folder(hour) / f"part-{uuid.uuid4().hex}.parquet"
+            path = self._landing_file()
             try:
                 layout.land_file(self.connection, found, path)
             except duckdb.Error:
-                self._land_apart(found, path)
+                lines = [(json.dumps(dict(row), default=str) + "\n").encode() for row in found]
+                self._convert(lines, path)
             self.defined = False
         return len(found)
 
-    def _land_apart(self, rows: list[Mapping[str, Any]], path: Path) -> None:
-        """Rows of a batch DuckDB could not convert: those that fit the schema land, each
-        other one is written as Firehose writes a record it cannot convert."""
-        fit, failed = [], []
-        for row in rows:
-            line = (json.dumps(dict(row), default=str) + "\n").encode()
+    def receive(self, records: Sequence[bytes]) -> int:
+        """The stream's stand-in: packed records (`warehouse.pack`) split into their rows and
+        converted as Firehose does (`_convert`), in one new landing file; how many rows."""
+        with self.lock:
+            sent = self._convert(records, self._landing_file())
+            self.defined = False
+        return sent
+
+    def _landing_file(self) -> Path:
+        hour = clock.now().strftime("%Y-%m-%d-%H")
+        return self.root / compaction.landing_folder(hour) / f"part-{uuid.uuid4().hex}.parquet"
+
+    def _convert(self, records: Sequence[bytes], path: Path) -> int:
+        """As Firehose's conversion: each record's JSON documents are its rows; a record
+        whose rows all fit the landing schema lands (at `path`), any other is written whole
+        to landing-errors/ in Firehose's error format. How many rows the records held."""
+        fit: list[dict[str, Any]] = []
+        failed: list[dict[str, Any]] = []
+        sent = 0
+        for record in records:
+            found, rest = warehouse.documents(record)
+            sent += len(found) + (1 if rest else 0)
             try:
-                fit.append(reingest.landing_row(json.loads(line)))
+                if rest:
+                    raise reingest.Unfit("not JSON")
+                fit += [reingest.landing_row(raw) for raw, _ in found]
             except reingest.Unfit as err:
                 failed.append(
                     reingest.error_document(
-                        line, "DataFormatConversion.ParseError", str(err), clock.now()
+                        record, "DataFormatConversion.ParseError", str(err), clock.now()
                     )
                 )
         layout.land_file(self.connection, fit, path)
@@ -82,6 +102,7 @@ class LocalWarehouse:
             target = self.root / reingest.error_file(day, f"local-{uuid.uuid4().hex}")
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text("".join(json.dumps(found) + "\n" for found in failed))
+        return sent
 
     def mark_deleted(self, path: str) -> None:
         """Write a tombstone (`deletions.mark`) under `root`."""

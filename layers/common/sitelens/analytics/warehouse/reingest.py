@@ -4,14 +4,17 @@ Firehose writes a record it cannot convert (a row that does not fit the landing 
 schema, or a schema it could not read from Glue at that moment) under
 `landing-errors/<error output type>/<YYYY-MM-DD>/`, one JSON document per record:
 `{"attemptsMade", "arrivalTimestamp", "errorCode", "errorMessage", "rawData", ...}`, where
-`rawData` is the record as sent (our JSON line), base64-encoded. Every compaction first reads
+`rawData` is the record as sent, base64-encoded: the rows `warehouse.pack` put in it, JSON
+lines one after another (a whole record fails or converts). Every compaction first reads
 these files (`reingest_folder` under `make serve`, `reingest_bucket` deployed):
 
+- each row of a record (`warehouse.documents`) is sorted on its own:
 - a row that fits the landing schema (`landing_row`) goes into a landing file of the hour
   (`landing/hour=<now>/part-reingested-<digest of the error file>.parquet`), compacted with the
   others and so kept once per hit id: a row whose hit is in the warehouse already, or a file
   written again after a crash, adds nothing;
-- a row that still does not fit is parked, with Firehose's error and ours, under
+- a row that still does not fit is parked, with Firehose's error and ours (`rawData`: that
+  row's bytes when the record held others), under
   `landing-parked/website_id=<id>/` (`unreadable/` when not even its site can be read), kept
   as long as raw events (EventRetentionDays), counted as RowsParked (alarmed), never dropped.
 
@@ -47,6 +50,7 @@ MAX_ERROR_FILES: Final = 500  # per run; the rest wait for the next (counted in 
 _DAY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
 _BIGINT: Final = (-(2**63), 2**63 - 1)
 _REQUIRED: Final = ("website_id", "day", "hit_id", "ts", "name")
+_NOT_JSON: Final = "not a JSON row"
 
 
 class Unfit(ValueError):
@@ -74,20 +78,11 @@ def error_file(day: str, name: str) -> str:
 
 def documents(data: bytes) -> Iterator[dict[str, Any]]:
     """The error documents of a file: JSON objects one after another (newlines or not)."""
-    text = data.decode("utf-8", errors="replace")
-    decoder = json.JSONDecoder()
-    at = 0
-    while True:
-        while at < len(text) and text[at].isspace():
-            at += 1
-        if at >= len(text):
-            return
-        try:
-            found, at = decoder.raw_decode(text, at)
-        except json.JSONDecodeError:
-            yield {"rawData": "", "unreadable": text[at:]}  # the rest, parked as it is
-            return
-        yield found if isinstance(found, dict) else {"rawData": "", "unreadable": found}
+    found, rest = warehouse.documents(data)
+    for document, _ in found:
+        yield document if isinstance(document, dict) else {"rawData": "", "unreadable": document}
+    if rest:
+        yield {"rawData": "", "unreadable": rest.decode()}  # the rest, parked as it is
 
 
 def _timestamp(value: Any) -> datetime:
@@ -163,18 +158,38 @@ def sort_out(
     fit: list[dict[str, Any]] = []
     parked: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for document in documents(data):
-        raw: Any = None
-        try:
-            line = base64.b64decode(document.get("rawData") or "", validate=True)
-            raw = json.loads(line)
-            fit.append(landing_row(raw))  # a deleted website's: dropped at compaction
-        except (Unfit, ValueError, binascii.Error, TypeError) as err:
+        for raw, kept, why in _rows_of(document):
+            if why is None:
+                fit.append(raw)  # a deleted website's: dropped at compaction
+                continue
             site = _site_of(raw)
             if site != UNREADABLE and int(site.split("=", 1)[1]) in deleted:
                 continue
-            reason = str(err) if isinstance(err, Unfit) else "not a JSON row"
-            parked[site].append({**document, "reason": reason})
+            parked[site].append({**kept, "reason": why})
     return fit, dict(parked)
+
+
+def _rows_of(
+    document: dict[str, Any],
+) -> Iterator[tuple[Any, dict[str, Any], str | None]]:
+    """Each row of an error document's record: the landing row and None when it fits, else
+    what it is, the document to park (that row's own `rawData` when the record held
+    others) and why."""
+    try:
+        record = base64.b64decode(document.get("rawData") or "", validate=True)
+    except (ValueError, binascii.Error):
+        record = b""
+    found, rest = warehouse.documents(record)
+    alone = len(found) == 1 and not rest
+    for raw, line in found:
+        try:
+            yield landing_row(raw), document, None
+        except Unfit as err:
+            own = document if alone else {**document, "rawData": base64.b64encode(line).decode()}
+            yield raw, own, str(err)
+    if rest or not found:  # not JSON from there on: parked as it is
+        own = document if not found else {**document, "rawData": base64.b64encode(rest).decode()}
+        yield None, own, _NOT_JSON
 
 
 def _digest(name: str) -> str:
@@ -207,7 +222,7 @@ def _count(reingested: int, parked: dict[str, list[dict[str, Any]]]) -> None:
 def _reasons(found: list[dict[str, Any]]) -> dict[str, int]:
     totals: dict[str, int] = defaultdict(int)
     for document in found:
-        totals["unreadable" if document["reason"] == "not a JSON row" else "unfit"] += 1
+        totals["unreadable" if document["reason"] == _NOT_JSON else "unfit"] += 1
     return dict(totals)
 
 

@@ -1,0 +1,67 @@
+"""The event function's memory: its resident set in a fresh process (what Lambda's Max
+Memory Used reports) after init and after the new agents that load its patterns and
+Matomo's device database, against template.yaml's MemorySize with 30% of headroom
+(docs/operations.md, "CostProfile=lean on the hit path")."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sitelens.local import resources, template
+
+HEADROOM = 0.30  # of MemorySize left over the measured peak
+NEW_AGENTS = 2_300
+
+_MEASURE = """\
+import importlib.util, json, resource, sys
+def rss():
+    with open("/proc/self/status") as f:
+        return int(dict(l.split(":", 1) for l in f)["VmRSS"].split()[0]) / 1024
+spec = importlib.util.spec_from_file_location("app", sys.argv[1])
+spec.loader.exec_module(importlib.util.module_from_spec(spec))
+found = {"after_init": rss()}
+from sitelens.analytics import visitors
+android = ("Mozilla/5.0 (Linux; Android 13; SM-A546B Build/TP1A.{n}) AppleWebKit/537.36 "
+           "(KHTML, like Gecko) Chrome/120.0.{n}.0 Mobile Safari/537.36")
+visitors.classify(android.format(n=0))
+found["after_first_android"] = rss()
+agents = [android, "Mozilla/5.0 (Linux; Android 10; QX{n} Build/QP1A) AppleWebKit/537.36 "
+          "(KHTML, like Gecko) Chrome/100.0.{n}.0 Mobile Safari/537.36",
+          "Mozilla/5.0 (Linux; Android 11; Redmi Note 8 Pro Build/RP1A.{n}; wv) "
+          "AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/96.0.{n}.0 Mobile "
+          "Safari/537.36", "Mozilla/5.0 (iPhone; CPU iPhone OS 17_{n} like Mac OS X) "
+          "AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+          "Mozilla/5.0 (compatible; Googlebot/2.{n}; +http://www.google.com/bot.html)"]
+for n in range(1, int(sys.argv[2]) + 1):
+    visitors.classify(agents[n % len(agents)].format(n=n))
+found["peak"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc/self/status")
+def test_the_event_function_has_30_percent_of_headroom_over_its_peak():
+    spec = template.load()
+    function = spec["Resources"]["EventFunction"]
+    env = {**os.environ, **resources.function_environment(spec, {}, function)}
+    app = str(template.DEFAULT_PATH.parent / "functions/analytics/event/app.py")
+    found = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", _MEASURE, app, str(NEW_AGENTS)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        ).stdout
+    )
+    memory = function["Properties"]["MemorySize"]
+    assert found["after_init"] < found["after_first_android"] <= found["peak"]
+    assert found["peak"] <= memory * (1 - HEADROOM), found
+    # and not more than needed: the next size down would not leave the headroom
+    assert found["peak"] > memory / 2 * (1 - HEADROOM), found
