@@ -24,8 +24,8 @@ from tests.integration.analytics.test_warehouse import row
 
 pytest.importorskip("duckdb")
 pytest.importorskip("chdb", reason="chdb (in-process ClickHouse) is not installed")
-from sitelens.local.clickhouse import LocalClickHouse  # noqa: E402
-from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+from sitelens.local.clickhouse import LocalClickHouse
+from sitelens.local.warehouse import LocalWarehouse
 
 FIRST, LAST = "2026-11-20", "2026-11-22"
 NOW = datetime(2026, 11, 23, 1, 0, tzinfo=UTC)

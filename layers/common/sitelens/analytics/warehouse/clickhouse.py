@@ -84,7 +84,7 @@ def insert_statement(source: str) -> str:
     return f"""INSERT INTO {TABLE} (website_id, day, {names})
 SELECT website_id, formatDateTime(ts, '%F', 'UTC') AS day, {names}
 FROM {source}
-SETTINGS input_format_parquet_allow_missing_columns = 1"""
+SETTINGS input_format_parquet_allow_missing_columns = 1"""  # noqa: S608 (names are ours)
 
 
 def rendered(text: str) -> str:
@@ -105,15 +105,15 @@ def rendered(text: str) -> str:
             inner = node.this.this
             if isinstance(inner, exp.AtTimeZone):  # UTC instant -> the zone's wall clock
                 return exp.func("toTimeZone", inner.this, node.args["zone"])
-        if isinstance(node, exp.Cast) and node.is_type("timestamp", "datetime"):
-            if isinstance(node.this, exp.Literal) and node.this.is_string:
-                return exp.func(
-                    "toDateTime64", node.this, exp.Literal.number(6), exp.Literal.string("UTC")
-                )
-        if isinstance(node, (exp.From, exp.Join)) and isinstance(node.this, exp.Table):
-            if node.this.name == TABLE:  # `FROM events AS e FINAL`
-                node.set("this", exp.Final(this=node.this.copy()))
-                return node
+        literal = isinstance(node, exp.Cast) and node.this.is_string
+        if literal and node.is_type("timestamp", "datetime"):
+            return exp.func(
+                "toDateTime64", node.this, exp.Literal.number(6), exp.Literal.string("UTC")
+            )
+        table = node.this if isinstance(node, (exp.From, exp.Join)) else None
+        if isinstance(table, exp.Table) and table.name == TABLE:  # `FROM events AS e FINAL`
+            node.set("this", exp.Final(this=table.copy()))
+            return node
         if isinstance(node, exp.Anonymous) and node.name.upper() == "VISITOR_KEY":
             argument = node.expressions[0].sql(dialect=DIALECT)
             return exp.maybe_parse(VISITOR_KEY.format(visitor=argument), dialect=DIALECT)
