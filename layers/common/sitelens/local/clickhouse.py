@@ -17,11 +17,12 @@ from pathlib import Path
 from typing import Any
 
 from sitelens.analytics.warehouse import clickhouse
+from sitelens.data.clickhouse import QUERY_SETTINGS
 
 
 def _settings_sql() -> str:
-    """`clickhouse.QUERY_SETTINGS` as a SETTINGS clause's list (numbers and plain words)."""
-    return ", ".join(f"{name} = {value!r}" for name, value in clickhouse.QUERY_SETTINGS.items())
+    """`QUERY_SETTINGS` as a SETTINGS clause's list (numbers and plain words)."""
+    return ", ".join(f"{name} = {value!r}" for name, value in QUERY_SETTINGS.items())
 
 
 _SESSION: list[Any] = []  # chDB runs one embedded server a process: one session, shared

@@ -15,7 +15,7 @@ Athena reads a month of summaries, and one copy of the rows cannot disagree with
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from sitelens.analytics.warehouse import layout, schema
 
@@ -33,15 +33,6 @@ _TYPES: Final[dict[schema.ColumnType, str]] = {
 # The key: never NULL (a row without them was refused upstream); every other column may be
 # NULL, as in the Parquet files (files written before a column existed lack it).
 _KEY_COLUMNS: Final = frozenset({"hit_id", "ts"})
-# What a query means by its words, as DuckDB and Athena read them: an outer join's missing
-# side is NULL, a name in a SELECT is the column before an alias of the same name, and
-# times without a zone are UTC.
-QUERY_SETTINGS: Final[dict[str, Any]] = {
-    "join_use_nulls": 1,
-    "prefer_column_name_to_alias": 1,
-    "session_timezone": "UTC",
-    "output_format_json_quote_64bit_integers": 0,
-}
 
 
 def _column_type(name: str, kind: schema.ColumnType) -> str:
