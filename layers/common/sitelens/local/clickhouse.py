@@ -2,8 +2,8 @@
 deployed table and statements (`analytics.warehouse.clickhouse`), for tests, the bench and
 `make serve` with SITELENS_LOCAL_WAREHOUSE_ENGINE=clickhouse.
 
-Landing Parquet files go in as deployed (`insert_statement`), read with `file(...)` where
-the deployment reads `s3(...)`; queries run the SQL `warehouse.sql` renders for the
+Landing Parquet files go in as deployed (`insert_statement`), read with file(...) where
+the deployment reads s3(...); queries run the SQL `warehouse.sql` renders for the
 "clickhouse" dialect.
 """
 
@@ -57,7 +57,7 @@ class LocalClickHouse:
     def load(self, files: Sequence[Path]) -> int:
         """Insert the rows of landing (or compacted) Parquet files, as deployed ingest does;
         how many rows the table has now, copies not merged yet counted."""
-        for path in files:  # `file()` takes one path or a glob: one insert a file
+        for path in files:  # file() takes one path or a glob: one insert a file
             # the paths are ours, not a request's
             self._query(clickhouse.insert_statement(f"file('{path}', Parquet)"))
         found = self.run(f"SELECT COUNT(*) FROM {clickhouse.TABLE}")  # noqa: S608

@@ -15,7 +15,7 @@ Athena reads a month of summaries, and one copy of the rows cannot disagree with
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from sitelens.analytics.warehouse import layout, schema
 
@@ -68,7 +68,7 @@ ORDER BY (website_id, day, hit_id)""",
 
 def insert_statement(source: str) -> str:
     """`INSERT ... SELECT` of the landing Parquet rows `source` names (a table function:
-    `s3(...)` deployed, `file(...)` locally), by column name (files written before a column
+    s3(...) deployed, file(...) locally), by column name (files written before a column
     existed lack it: NULL). The partition keys are in the files' rows already (Firehose
     writes them as columns); the day is found again from `ts` for rows of older files."""
     names = ", ".join(name for name, _ in schema.COLUMNS)
@@ -95,12 +95,11 @@ def rendered(text: str) -> str:
         if isinstance(node, exp.AtTimeZone) and isinstance(node.this, exp.Paren):
             inner = node.this.this
             if isinstance(inner, exp.AtTimeZone):  # UTC instant -> the zone's wall clock
-                return exp.func("toTimeZone", inner.this, node.args["zone"])
+                return cast(exp.Expression, exp.func("toTimeZone", inner.this, node.args["zone"]))
         literal = isinstance(node, exp.Cast) and node.this.is_string
         if literal and node.is_type("timestamp", "datetime"):
-            return exp.func(
-                "toDateTime64", node.this, exp.Literal.number(6), exp.Literal.string("UTC")
-            )
+            utc = (exp.Literal.number(6), exp.Literal.string("UTC"))
+            return cast(exp.Expression, exp.func("toDateTime64", node.this, *utc))
         table = node.this if isinstance(node, (exp.From, exp.Join)) else None
         if isinstance(table, exp.Table) and table.name == TABLE:  # `FROM events AS e FINAL`
             node.set("this", exp.Final(this=table.copy()))
