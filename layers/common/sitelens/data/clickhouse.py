@@ -1,20 +1,22 @@
-"""The warehouse on ClickHouse (template parameter WarehouseEngine=clickhouse): statements
-over HTTP(S) through `clickhouse-connect`, ClickHouse's own Python client, to ClickHouse
-Cloud or a self-managed server. The URL and credentials are in a Secrets Manager secret
-whose ARN the function is given (SITELENS_CLICKHOUSE_SECRET), read once a container.
+"""The warehouse on ClickHouse: the settings every statement runs under (`QUERY_SETTINGS`,
+chDB's too), and the client the deployed functions are to use: statements over HTTP(S)
+through `clickhouse-connect`, ClickHouse's own Python client, to ClickHouse Cloud or a
+self-managed server, its URL and credentials in a Secrets Manager secret whose ARN the
+function is given (SITELENS_CLICKHOUSE_SECRET), read once a container.
 
-Every statement runs under `QUERY_SETTINGS`, and a query under the bounds Athena's have
-(`warehouse.MAX_QUERY_SECONDS`, `MAX_SCANNED_BYTES`): the server stops it beyond them.
+Not wired yet: no handler reaches `run` until the template grants the query functions the
+secret (docs/pipeline.md, ClickHouse). Queries are to run under Athena's bounds
+(`max_execution_time`, `max_bytes_to_read`), the server stopping them beyond.
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Sequence
 from functools import cache
 from typing import Any, Final
 
-from sitelens.core.config import settings
 from sitelens.data import secrets
 
 Rows = Sequence[Sequence[Any]]
@@ -36,7 +38,7 @@ LIMIT_CODES: Final = (159, 307)
 def _client() -> Any:
     import clickhouse_connect  # imported here: only a warehouse statement needs it
 
-    found = json.loads(secrets.secret_string(settings().clickhouse_secret))
+    found = json.loads(secrets.secret_string(os.environ["SITELENS_CLICKHOUSE_SECRET"]))
     return clickhouse_connect.get_client(
         host=found["host"],
         port=int(found.get("port", 8443)),

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from sitelens.core import errors
 from sitelens.core.config import settings
-from sitelens.data import clickhouse, transactions
+from sitelens.data import transactions
 from sitelens.data.clients import client
 
 MAX_QUERY_SECONDS: Final = 20.0  # within API Gateway's 29 s, with room to answer
@@ -215,32 +215,13 @@ def use(local: LocalEngine | None) -> None:
 
 
 def dialect() -> str:
-    """SQLGlot's name of the SQL the engine in use speaks: "athena" or "clickhouse"
-    deployed (SITELENS_WAREHOUSE_ENGINE, the same names)."""
-    return _local.sql_dialect if _local else settings().warehouse_engine
-
-
-def _clickhouse_run(sql: str) -> Rows:
-    """The rows of a statement on ClickHouse, under Athena's bounds (`TooExpensive`)."""
-    limits = {"max_execution_time": MAX_QUERY_SECONDS, "max_bytes_to_read": MAX_SCANNED_BYTES}
-    try:
-        return clickhouse.run(sql, limits)[:MAX_RESULT_ROWS]
-    except Exception as err:
-        if clickhouse.stopped_by_limits(err):
-            raise TooExpensive(
-                "The query would read or take too much: narrow its date range, "
-                "its websites or its dimensions."
-            ) from err
-        raise
+    """SQLGlot's name of the SQL the engine in use speaks."""
+    return _local.sql_dialect if _local else "athena"
 
 
 def run(sql: str) -> Rows:
     """The rows of a statement on the engine in use."""
-    if _local:
-        return _local.query(sql)
-    if settings().warehouse_engine == "clickhouse":
-        return _clickhouse_run(sql)
-    return _athena_run(sql)
+    return _local.query(sql) if _local else _athena_run(sql)
 
 
 def put(rows: Iterable[Mapping[str, Any]]) -> int:
