@@ -210,6 +210,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the events warehouse, queried for a website read first (scoped)",
     ),
     "leases": ("acquire release", "the compaction's lease: one item, no account's"),
+    "clickhouse": (
+        "run command stopped_by_limits",
+        "the events warehouse on ClickHouse, queried for a website read first (scoped)",
+    ),
 }
 
 

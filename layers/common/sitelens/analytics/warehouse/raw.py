@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import time, timedelta
 from typing import Final
 
-from sitelens.analytics.warehouse import schema
+from sitelens.analytics.warehouse import clickhouse, schema
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
 
@@ -24,10 +24,13 @@ SiteDays = tuple[tuple[int, str], ...]  # (website id, UTC day) partitions
 
 
 def rendered(text: str, dialect: str) -> str:
-    """DuckDB-dialect text as `dialect`'s SQL: rendered by SQLGlot for Athena, as it is for
-    DuckDB (parsed and written out again, it came back the same, 50 ms later)."""
+    """DuckDB-dialect text as `dialect`'s SQL: rendered by SQLGlot for Athena, with
+    ClickHouse's own words for ClickHouse (`clickhouse.rendered`), as it is for DuckDB
+    (parsed and written out again, it came back the same, 50 ms later)."""
     if dialect == "duckdb":
         return text
+    if dialect == clickhouse.DIALECT:
+        return clickhouse.rendered(text)
     import sqlglot  # imported here: see `schema.literal`
 
     return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)

@@ -2,8 +2,8 @@
 
 The statement is composed in DuckDB's dialect from names out of the fixed lists of
 `dimensions` and `schema` and from values quoted by SQLGlot, then parsed and generated for
-the engine ("duckdb" locally, "athena" deployed), so the two engines never run different
-logic.
+the engine ("duckdb" locally, "athena" or "clickhouse" deployed), so the engines never run
+different logic.
 
 Visits are found by the rule of `visits`, at query time over raw rows, or read from the
 visits compaction found for each whole UTC day (`summaries`), whichever `summaries.plan`
@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import props, raw, schema, summaries, visits
+from sitelens.analytics.warehouse import clickhouse, props, raw, schema, summaries, visits
 from sitelens.analytics.warehouse.dimensions import (
     EVENT_DIMENSIONS,
     IDENTITY_DIMENSIONS,
@@ -253,6 +253,8 @@ def _rendered(text: str, dialect: str) -> str:
     """DuckDB-dialect text as `dialect`'s SQL, each `VISITOR_KEY` call (a visitor hash as a
     number, as compaction stores it: `visits.VISITOR_KEY`) in that engine's words. The two
     engines' numbers differ, but all the visitors of one day come from one of them."""
+    if dialect == clickhouse.DIALECT:  # its own words, its VISITOR_KEY among them
+        return raw.rendered(text, dialect)
     if dialect == "duckdb":  # as it is (`raw.rendered`), with the calls written out
         return re.sub(
             r"VISITOR_KEY\(([^()]*)\)", lambda m: visits.VISITOR_KEY.format(visitor=m[1]), text
@@ -273,10 +275,11 @@ def _rendered(text: str, dialect: str) -> str:
 
 
 def statement(query: Query, dialect: str, stale: SiteDays) -> str:
-    """The query's SQL for `dialect` ("duckdb" or "athena"): one row per group, the
-    dimensions then the metrics in the query's order, then the total row count. `stale`:
-    the range's partitions with rows still in landing (`stale_statement`)."""
-    plan = summaries.plan(query)
+    """The query's SQL for `dialect` ("duckdb", "athena" or "clickhouse"): one row per
+    group, the dimensions then the metrics in the query's order, then the total row count.
+    `stale`: the range's partitions with rows still in landing (`stale_statement`)."""
+    # ClickHouse keeps no summaries: it reads its rows (`clickhouse`)
+    plan = None if dialect == clickhouse.DIALECT else summaries.plan(query)
     # a summary answers a breakdown by time only where the zone is UTC all range long
     dimensions = [dimension_sql(query, d, plan is not None) for d in query.dimensions]
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]

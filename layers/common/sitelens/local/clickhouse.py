@@ -1,0 +1,86 @@
+"""The warehouse on ClickHouse in process (chDB, ClickHouse's own embedded build): the
+deployed table and statements (`analytics.warehouse.clickhouse`), for tests, the bench and
+`make serve` with SITELENS_LOCAL_WAREHOUSE_ENGINE=clickhouse.
+
+Landing Parquet files go in as deployed (`insert_statement`), read with file(...) where
+the deployment reads s3(...); queries run the SQL `warehouse.sql` renders for the
+"clickhouse" dialect.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sitelens.analytics.warehouse import clickhouse
+from sitelens.data.clickhouse import QUERY_SETTINGS
+
+
+def _settings_sql() -> str:
+    """`QUERY_SETTINGS` as a SETTINGS clause's list (numbers and plain words)."""
+    return ", ".join(f"{name} = {value!r}" for name, value in QUERY_SETTINGS.items())
+
+
+_SESSION: list[Any] = []  # chDB runs one embedded server a process: one session, shared
+_LOCK = threading.Lock()
+
+
+def _session() -> Any:
+    from chdb import session
+
+    if not _SESSION:
+        _SESSION.append(session.Session())
+    return _SESSION[0]
+
+
+class LocalClickHouse:
+    """A database of its own in the process's chDB session (the embedded server is one a
+    process); one statement at a time."""
+
+    def __init__(self) -> None:
+        self.database = f"sitelens_{uuid.uuid4().hex}"
+        self._query(f"CREATE DATABASE {self.database}", use=False)
+        for statement in clickhouse.create_statements():
+            self._query(statement)
+
+    def _query(self, sql: str, fmt: str = "CSV", use: bool = True) -> Any:
+        with _LOCK:
+            session = _session()
+            if use:
+                session.query(f"USE {self.database}")
+            return session.query(sql, fmt)
+
+    def load(self, files: Sequence[Path]) -> int:
+        """Insert the rows of landing (or compacted) Parquet files, as deployed ingest does;
+        how many rows the table has now, copies not merged yet counted."""
+        for path in files:  # file() takes one path or a glob: one insert a file
+            # the paths are ours, not a request's
+            self._query(clickhouse.insert_statement(f"file('{path}', Parquet)"))
+        found = self.run(f"SELECT COUNT(*) FROM {clickhouse.TABLE}")  # noqa: S608
+        return int(found[0][0])
+
+    def stop_merges(self) -> None:
+        """Keep every inserted part as it is (copies of a hit stay until read FINAL)."""
+        self._query(f"SYSTEM STOP MERGES {clickhouse.TABLE}")
+
+    def merge(self) -> None:
+        """Merge every part now (`OPTIMIZE ... FINAL`), as ClickHouse does some time later."""
+        self._query(f"OPTIMIZE TABLE {clickhouse.TABLE} FINAL")
+
+    def run(self, sql: str) -> list[tuple[Any, ...]]:
+        """The rows of a statement, with the settings every query runs under."""
+        result = self._query(
+            f"{sql.rstrip().rstrip(';')}\nSETTINGS {_settings_sql()}", "JSONCompact"
+        )
+        text = result.bytes()
+        if not text:
+            return []
+        return [tuple(found) for found in json.loads(text)["data"]]
+
+    def close(self) -> None:
+        """Drop the database."""
+        self._query(f"DROP DATABASE IF EXISTS {self.database}", use=False)

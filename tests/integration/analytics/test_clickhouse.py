@@ -1,0 +1,209 @@
+"""The warehouse on ClickHouse (chDB in process) answers every query of the suite as DuckDB
+does, row by row, from the same rows: generated traffic (`tests.bench.generate`, small)
+and hand-made rows with properties, goals and funnel steps, some hits sent twice.
+
+Counts are compared exactly. Rounded figures (bounce rate, views per visit, percentages,
+conversion rates) may differ by one unit of their last place, and visit duration by one
+second: ClickHouse rounds a float's half to even, DuckDB away from zero.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sitelens.analytics.warehouse import answers, funnels, query, sql
+from sitelens.analytics.warehouse.goals import Goal
+from tests.bench import generate
+from tests.integration.analytics.test_warehouse import row
+
+pytest.importorskip("duckdb")
+pytest.importorskip("chdb", reason="chdb (in-process ClickHouse) is not installed")
+from sitelens.local.clickhouse import LocalClickHouse
+from sitelens.local.warehouse import LocalWarehouse
+
+FIRST, LAST = "2026-11-20", "2026-11-22"
+NOW = datetime(2026, 11, 23, 1, 0, tzinfo=UTC)
+HAND = [  # properties, a goal, a funnel's steps, a zone's midnight, on website 1
+    row(1, "p", "2026-11-21T22:30:00", page="/", country="DE", device="desktop", props=None),
+    row(1, "p", "2026-11-21T22:31:00", page="/pricing", props=json.dumps({"plan": "pro"})),
+    row(1, "p", "2026-11-21T22:32:00", "signup", page="/pricing", props='{"plan":"pro"}'),
+    row(1, "q", "2026-11-22T23:10:00", page="/pricing", props='{"plan":"free"}'),
+    row(1, "q", "2026-11-22T23:11:00", "engagement", page="/pricing", engagement_ms=9, props=None),
+]
+SUITE: dict[str, dict[str, Any]] = {
+    "totals": {
+        "metrics": [
+            "visitors",
+            "visits",
+            "pageviews",
+            "events",
+            "bounce_rate",
+            "visit_duration",
+            "views_per_visit",
+        ]
+    },
+    "pages": {"metrics": ["visitors", "pageviews", "events"], "dimensions": ["event:page"]},
+    "sources": {
+        "metrics": ["visitors", "visits", "bounce_rate", "visit_duration", "percentage"],
+        "dimensions": ["visit:source"],
+    },
+    "entry_exit": {"metrics": ["visits"], "dimensions": ["visit:entry_page", "visit:exit_page"]},
+    "devices_browsers": {
+        "metrics": ["visitors", "views_per_visit"],
+        "dimensions": ["visit:device", "visit:browser"],
+    },
+    "campaigns": {"metrics": ["visitors"], "dimensions": ["visit:utm_campaign"]},
+    "hours_in_berlin": {
+        "metrics": ["visitors", "pageviews", "visit_duration"],
+        "dimensions": ["time:hour"],
+        "timezone": "Europe/Berlin",
+    },
+    "days_in_new_york": {
+        "metrics": ["visitors", "visits", "bounce_rate"],
+        "dimensions": ["time:day"],
+        "timezone": "America/New_York",
+    },
+    "weeks": {
+        "metrics": ["visitors"],
+        "dimensions": ["time:week"],
+        "timezone": "Asia/Kolkata",
+    },
+    "months": {
+        "metrics": ["pageviews"],
+        "dimensions": ["time:month"],
+        "timezone": "Pacific/Auckland",
+    },
+    "country_filter": {
+        "metrics": ["visitors", "visits", "bounce_rate"],
+        "dimensions": ["visit:source"],
+        "filters": [["is", "visit:country", ["DE"]]],
+    },
+    "pages_of_a_country": {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["event:page"],
+        "filters": [["is_not", "visit:country", ["DE", "FR"]]],
+    },
+    "contains_caseless": {
+        "metrics": ["visitors", "visits"],
+        "filters": [["contains", "event:page", ["/BLOG", "Docs"], {"case_sensitive": False}]],
+    },
+    "regex_and_or": {
+        "metrics": ["visitors", "pageviews"],
+        "dimensions": ["visit:country"],
+        "filters": [
+            ["or", [["matches", "event:page", ["^/pricing"]], ["is", "visit:device", ["Mobile"]]]],
+            ["not", ["matches_not", "visit:referrer", ["google"]]],
+        ],
+    },
+    "props": {
+        "metrics": ["visitors", "events"],
+        "dimensions": ["event:props:plan"],
+        "filters": [["is_not", "event:props:plan", [""]]],
+    },
+    "goal": {
+        "metrics": ["visitors", "events", "conversion_rate"],
+        "filters": [["is", "event:name", ["signup"]]],
+    },
+    "event_names": {"metrics": ["visitors", "events"], "dimensions": ["event:name"]},
+    "paged": {
+        "metrics": ["pageviews"],
+        "dimensions": ["event:page"],
+        "pagination": {"limit": 7, "offset": 3},
+        "include": {"total_rows": True},
+    },
+}
+FUNNEL = (
+    Goal(1, "Home", page_path="/"),
+    Goal(1, "Pricing", page_path="/pricing"),
+    Goal(1, "Signup", event_name="signup"),
+)
+# a rounded metric's tolerance: one unit of its last place (visit_duration: one second)
+_TOLERANCE = {"bounce_rate": 0.1, "percentage": 0.1, "conversion_rate": 0.1}
+_TOLERANCE.update(views_per_visit=0.01, visit_duration=1)
+
+
+@pytest.fixture(scope="module")
+def engines(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """Both engines over the same rows: generated and compacted, then hand rows and copies
+    of some compacted hits sent again (landing on DuckDB; parts not merged on ClickHouse)."""
+    root = tmp_path_factory.mktemp("both") / "warehouse"
+    generate.generate(root, events=6_000, small_sites=2, small_events=600, days=3)
+    duck = LocalWarehouse(root)
+    again = duck.run(f"SELECT * FROM events WHERE website_id = 1 AND day = '{LAST}' LIMIT 40")
+    names = [d[0] for d in duck.connection.description]
+    resent = [dict(zip(names, found, strict=True)) for found in again]
+    duck.write(HAND)
+    duck.write([*HAND[1:3], *resent])
+    clickhouse = LocalClickHouse()
+    clickhouse.stop_merges()  # copies stay until read FINAL
+    files = sorted(root.glob("events/*/*/*.parquet")) + sorted(root.glob("landing/*/*.parquet"))
+    clickhouse.load(files)
+    yield duck, clickhouse
+    duck.close()
+    clickhouse.close()
+
+
+def _same(name: str, metrics: list[str], duck: list[Any], house: list[Any]) -> None:
+    assert [r["dimensions"] for r in duck] == [r["dimensions"] for r in house], name
+    for mine, theirs in zip(duck, house, strict=True):
+        for metric, a, b in zip(metrics, mine["metrics"], theirs["metrics"], strict=True):
+            tolerance = _TOLERANCE.get(metric, 0)
+            assert math.isclose(a, b, abs_tol=tolerance + 1e-9), (name, mine, theirs)
+
+
+def test_the_rows_hold_copies_of_hits_that_only_final_collapses(engines):
+    _, clickhouse = engines
+    (stored,) = clickhouse.run("SELECT COUNT(*), COUNT(DISTINCT hit_id) FROM events")
+    assert stored[0] > stored[1] > 5_000
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_clickhouse_answers_as_duckdb(engines, name):
+    duck, clickhouse = engines
+    body = {"site_id": 1, "date_range": [FIRST, LAST], **SUITE[name]}
+    parsed = query.parse(body, NOW)
+    expected = answers.answer(parsed, sql.rows_from(duck.run, "duckdb"), body)
+    found = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+    assert expected["results"], name  # a question with an answer
+    _same(name, body["metrics"], expected["results"], found["results"])
+    assert expected["meta"] == found["meta"], name
+
+
+def test_a_funnel_counts_alike(engines):
+    duck, clickhouse = engines
+    body = {"site_id": 1, "date_range": [FIRST, LAST], "metrics": ["visitors"]}
+    parsed = query.parse(body, NOW, "UTC", FUNNEL)
+    steps = [[goal] for goal in FUNNEL]
+    expected = funnels.counts_from(duck.run, "duckdb")(parsed, steps)
+    assert expected == funnels.counts_from(clickhouse.run, "clickhouse")(parsed, steps)
+    assert list(expected)[-1], "someone signed up"
+
+
+def test_a_merged_table_answers_the_same(tmp_path: Path):
+    """Copies merged away (`OPTIMIZE ... FINAL`) or not, one answer."""
+    clickhouse = LocalClickHouse()
+    duck = LocalWarehouse(tmp_path / "w")
+    try:
+        duck.write(HAND)
+        duck.write(HAND)
+        clickhouse.load(sorted((tmp_path / "w").glob("landing/*/*.parquet")))
+        body = {"site_id": 1, "date_range": [FIRST, LAST], **SUITE["totals"]}
+        parsed = query.parse(body, NOW)
+        before = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+        clickhouse.merge()
+        assert clickhouse.run("SELECT COUNT(*) FROM events") == [(len(HAND),)]
+        after = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+        assert (
+            before["results"]
+            == after["results"]
+            == [{"dimensions": [], "metrics": [2, 2, 3, 4, 50.0, 90, 1.5]}]
+        )
+    finally:
+        duck.close()
+        clickhouse.close()
