@@ -137,6 +137,7 @@ FREE_RESOURCES: dict[str, str] = {
     "AWS::ApiGateway::Account": "no charge",
     "AWS::ApiGatewayV2::Api": "billed by its stage's requests",
     "AWS::Lambda::Permission": "no charge",
+    "AWS::Lambda::Url": "no charge: its requests are the function's invocations",
     "AWS::Lambda::LayerVersion": "no charge (its storage is within Lambda's 75 GB)",
     "AWS::Lambda::EventInvokeConfig": "no charge; its failures go to a priced queue",
     "AWS::IAM::Role": "no charge",
@@ -287,9 +288,6 @@ COMPACTION_OVERHEAD_S = Assumption(
     3.0,
     "per hourly compaction run besides merging rows: DuckDB's start, S3 listing, fetching "
     "and putting the files (round trips, not bytes)",
-)
-ROW_JSON_BYTES = Assumption(
-    600.0, "a warehouse row as a Firehose JSON line, under the 5 KB it is billed as"
 )
 API_COLD_SHARE = Assumption(
     0.5,
@@ -461,13 +459,15 @@ class Inputs:
     stats_item_bytes: float
     event_response_bytes: int  # the event function's 202: body and headers
     script_response_bytes: int  # GET /js/script.js, 200 with the script as a browser gets it
-    event_log_bytes: float  # the event function's own log bytes per invocation
+    event_log_bytes: float  # the event function's own log and EMF bytes per invocation
     aggregate_log_bytes: float  # the aggregator's own log bytes per invocation
     pageviews_per_hit: float = 0.97  # hits that are pageviews (the script loads on those)
     # realtime UpdateItems per hit, made by the event function as it accepts a pageview or a
     # custom event (analytics.realtime.note; none for an engagement)
     presences_per_hit: float = 1.0
     rows_per_hit: float = 1.0  # warehouse rows per hit (excluded hits have none)
+    event_log_bytes_quiet: float = 0.0  # the same with SITELENS_QUIET_HITS (lean)
+    row_json_bytes: float = 690.0  # a row as a JSON line of a Firehose record (data.warehouse)
     parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
     compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
     custom_metrics: int = 4  # EMF metrics the hit path emits every hour
@@ -593,8 +593,15 @@ OPTIONS = (
     # the cheap options wait the longest window SQS allows (HitsBatchingWindowSeconds=300):
     # statistics up to five minutes late (realtime is not: it reads presences)
     Option("http_api", "HTTP API, script on CloudFront", API_GATEWAY_HTTP, True, 300.0),
-    # modelled for comparison only: not a HitPath of the template (docs/operations.md)
-    Option("function_url", "function URL, script on CloudFront", FUNCTION_URL, True, 300.0),
+    # HitPath=FunctionUrl: the event function's own URL, no API price (docs/operations.md)
+    Option(
+        "function_url",
+        "function URL, script on CloudFront",
+        FUNCTION_URL,
+        True,
+        300.0,
+        hit_path="FunctionUrl",
+    ),
     # past about 10M hits a month, a Kinesis stream instead of per-hit SQS requests, and
     # presences written once per site and flush (docs/pipeline.md, "Ingest: queue or stream")
     Option(
@@ -603,6 +610,7 @@ OPTIONS = (
         FUNCTION_URL,
         True,
         300.0,
+        hit_path="FunctionUrl",
         hit_stream="kinesis",
     ),
 )
@@ -969,12 +977,17 @@ def bill(
             DYNAMODB_READS,
         )
     )
-    firehose_gb = rows_month * FIREHOSE_RECORD_BYTES / GIB * deployed.firehose_streams
+    # A batch's rows go packed as JSON lines into records of up to 1,000 KiB, each billed
+    # rounded up to 5 KB (data.warehouse.pack)
+    batch_bytes = b["hits_per_batch"] * m.rows_per_hit * m.row_json_bytes
+    billed_batch = math.ceil(batch_bytes / FIREHOSE_RECORD_BYTES) * FIREHOSE_RECORD_BYTES
+    firehose_gb = batches * billed_batch / GIB * deployed.firehose_streams
     lines.append(
         _line(
             "hits",
             "Firehose",
-            f"ingestion: {rows_month:,.0f} rows x 5 KB",
+            f"ingestion: {rows_month:,.0f} rows of {m.row_json_bytes:.0f} B, packed "
+            f"{b['hits_per_batch'] * m.rows_per_hit:,.0f} a batch (5 KB rounding)",
             firehose_gb,
             FIREHOSE_INGESTION,
         )
@@ -1110,8 +1123,9 @@ def bill(
             return 0
         return platform_log_bytes(cold) - (platform_log_bytes() if cold else 0)
 
+    quiet = deployed.functions["EventFunction"].environment.get("SITELENS_QUIET_HITS") == "1"
     hit_logs = (
-        hits * (system("EventFunction") + m.event_log_bytes)
+        hits * (system("EventFunction") + (m.event_log_bytes_quiet if quiet else m.event_log_bytes))
         + aggregations * system(aggregator)
         + batches * m.aggregate_log_bytes
         + (flushes * system("PresenceFunction") if flushes else 0.0)

@@ -93,6 +93,7 @@ class Function:
     architecture: str  # arm64 or x86_64
     traced: bool  # TracingConfig Active
     system_log_level: str  # Lambda's own START/END/REPORT lines are INFO: WARN drops them
+    environment: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,11 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             architecture=(props.get("Architectures") or ["x86_64"])[0],
             traced=(props.get("TracingConfig") or {}).get("Mode") == "Active",
             system_log_level=(props.get("LoggingConfig") or {}).get("SystemLogLevel", "INFO"),
+            environment={
+                name: str(value)
+                for name, value in ((props.get("Environment") or {}).get("Variables") or {}).items()
+                if not isinstance(value, dict)  # a resource's name or ARN: not known here
+            },
         )
         for name, props in of_type("AWS::Lambda::Function").items()
     }

@@ -24,6 +24,7 @@ import gc
 import io
 import json
 import math
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -40,7 +41,7 @@ from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, config
 from sitelens.core.log import logger
-from sitelens.data import clients, queues, stats
+from sitelens.data import clients, queues, stats, warehouse
 from sitelens.data import reports as stored_reports
 from sitelens.data import websites as stored_websites
 from sitelens.data.items import to_item
@@ -177,6 +178,7 @@ def _toy_measured() -> dict[str, Any]:
         "event_response_bytes": 150,
         "script_response_bytes": 3000,
         "event_log_bytes": 0.0,
+        "event_log_bytes_quiet": 0.0,
         "aggregate_log_bytes": 450.0,
     }
 
@@ -383,6 +385,23 @@ def _counter_bytes(website_id: int, day_totals: dict[Any, int]) -> Callable[[Any
     return size
 
 
+def _quiet_log_bytes(collect: Any, context: Any, events: list[dict[str, Any]]) -> float:
+    """Log and EMF bytes a hit writes with SITELENS_QUIET_HITS (CostProfile=lean)."""
+    printed = io.StringIO()
+    with (
+        mock.patch.dict(os.environ, {"SITELENS_QUIET_HITS": "1"}),
+        _captured_logs() as logs,
+        contextlib.redirect_stdout(printed),
+    ):
+        config.reset()
+        try:
+            for event in events:
+                collect(event, context)
+        finally:
+            config.reset()
+    return (len(logs.getvalue().encode()) + len(printed.getvalue())) / len(events)
+
+
 def _emf_metrics(printed: str) -> set[str]:
     """The custom metrics (name and dimensions) in EMF lines printed by the handlers."""
     found = set()
@@ -465,7 +484,9 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
                 answers.append(collect(event, collect_context))
         assert {answer["statusCode"] for answer in answers} == {202}
         event_response_bytes = max(map(_response_bytes, answers))
-        event_log_bytes = len(logs.getvalue().encode()) / per_day
+        # every line a hit writes is billed: its log lines and its EMF lines alike
+        event_log_bytes = (len(logs.getvalue().encode()) + len(emitted.getvalue())) / per_day
+        event_log_bytes_quiet = _quiet_log_bytes(collect, collect_context, events[:TIMED_HITS])
         messages = list(queue.messages)
         hits = [Hit.from_json(m["Body"]) for m in messages]
         presence_writes = presences.writes
@@ -525,17 +546,21 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         records = [queues.lambda_record(m, "HitsQueue") for m in messages]
         aggregate_context = gateway.LambdaContext("AggregatorFunction")
         sizes = cost.window_batches(len(hits), rate, deployed["window_s"], deployed["batch_size"])
-        with _captured_logs() as logs, contextlib.redirect_stdout(emitted):
+        aggregate_emitted = io.StringIO()
+        with _captured_logs() as logs, contextlib.redirect_stdout(aggregate_emitted):
             start = 0
             for size in sizes[:AGGREGATED_BATCHES]:
                 answer = aggregate({"Records": records[start : start + size]}, aggregate_context)
                 assert answer["batchItemFailures"] == []
                 start += size
-        aggregate_log_bytes = len(logs.getvalue().encode()) / AGGREGATED_BATCHES
-        metrics = _emf_metrics(emitted.getvalue())
+        aggregate_log_bytes = (
+            len(logs.getvalue().encode()) + len(aggregate_emitted.getvalue())
+        ) / AGGREGATED_BATCHES
+        metrics = _emf_metrics(emitted.getvalue() + aggregate_emitted.getvalue())
     finally:
         stored_websites.forget_all()
 
+    day_rows = [row for h in hits if (row := rows.row(h, h.id or "")) is not None]
     warehouse_found = report.RESULTS.get("warehouse") or {}
     measured_here = {
         "event_cpu_ms": event_cpu_ms,
@@ -544,6 +569,9 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         / len(hits),
         "presences_per_hit": presence_writes / len(hits),
         "rows_per_hit": sum(1 for h in hits if rows.row(h) is not None) / len(hits),
+        # a row as the aggregator packs it into Firehose records (a JSON line)
+        "event_log_bytes_quiet": event_log_bytes_quiet,
+        "row_json_bytes": sum(len(r.data) for r in warehouse.pack(day_rows)) / len(day_rows),
         "custom_metrics": len(metrics),
         "message_bytes": message_bytes,
         "stats_items_per_day": float(len(day_totals)),
