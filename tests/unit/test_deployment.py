@@ -533,3 +533,10 @@ def test_schedule_names_leave_room_for_the_stack_s_name():
     for name, props in schedules.items():
         suffix = props["Name"]["Fn::Sub"].replace("${AWS::StackName}", "")
         assert len(suffix) <= SCHEDULE_SUFFIX_CHARS, f"{name}: {suffix}"
+
+
+def test_tables_use_the_aws_owned_key_which_bills_no_kms_request():
+    tables = of_type("AWS::DynamoDB::Table")
+    assert len(tables) >= 9
+    for name, table in tables.items():
+        assert not table.get("SSESpecification", {}).get("SSEEnabled"), name
