@@ -26,7 +26,7 @@ import pytest
 
 from sitelens import accounts, cli, digests
 from sitelens.analytics.hits import Hit
-from sitelens.core import config
+from sitelens.core import config, metrics
 from sitelens.data import clients, mail
 from sitelens.digests import claims, composing, planning
 from sitelens.local import gateway, openapi, sqs, template, worker
@@ -171,14 +171,10 @@ def run_day(monkeypatch: pytest.MonkeyPatch, queue: DigestQueue, day: date) -> d
 
 
 def counted(out: str) -> Counter[str]:
-    """The metrics (EMF lines) the handlers flushed to stdout, summed by name."""
-    found: Counter[str] = Counter()
-    for line in out.splitlines():
-        if line.startswith('{"_aws"'):
-            data = json.loads(line)
-            for metric in data["_aws"]["CloudWatchMetrics"][0]["Metrics"]:
-                assert data["service"] == "sitelens"
-                found[metric["Name"]] += int(sum(data[metric["Name"]]))
+    """What the handlers flushed to stdout (losses' EMF lines, figures' log line), summed by
+    name; the losses' sum (NoticesLost) left out."""
+    found = metrics.read(out)
+    del found[metrics.NOTICES_LOST]
     return found
 
 
