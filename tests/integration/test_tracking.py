@@ -349,8 +349,8 @@ def test_a_deleted_website_is_404_at_once_and_its_stats_are_scheduled(analytics)
     assert hit(analytics).status == 202  # the look-up is cached now
     assert analytics.delete(f"/api/v1/websites/{website['id']}").status == 200
     assert hit(analytics).status == 404
-    [cleanup] = receive("StatsCleanupQueue")
-    assert json.loads(cleanup["body"]) == {"website_id": website["id"]}
+    [cleanup] = receive("TasksQueue")
+    assert json.loads(cleanup["body"]) == {"kind": "cleanup", "website_id": website["id"]}
 
 
 def test_a_new_owner_of_a_deleted_domain_gets_its_hits(analytics, other_analytics):

@@ -142,7 +142,7 @@ def test_visibility_timeouts_outlast_every_try_of_their_function():
     mappings = of_type("AWS::Lambda::EventSourceMapping").values()
     assert {m["EventSourceArn"]["Fn::GetAtt"][0] for m in mappings} >= {
         "HitsQueue",
-        "StatsCleanupQueue",
+        "TasksQueue",
     }
     for mapping in mappings:
         queue = queues[mapping["EventSourceArn"]["Fn::GetAtt"][0]]

@@ -115,11 +115,11 @@ def test_every_loss_is_alarmed_by_its_sum_one_alarm_one_metric():
         assert alarm["MetricName"] not in metrics.FIGURES, name
 
 
-def test_the_default_stack_has_nineteen_alarms():
+def test_the_default_stack_has_eighteen_alarms():
     resources = template.load()["Resources"]
     unconditional = [
         name
         for name, resource in resources.items()
         if resource["Type"] == "AWS::CloudWatch::Alarm" and "Condition" not in resource
     ]
-    assert len(unconditional) == 19, sorted(unconditional)
+    assert len(unconditional) == 18, sorted(unconditional)

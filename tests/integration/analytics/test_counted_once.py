@@ -31,7 +31,7 @@ START = datetime(2026, 11, 21, 9, 30, tzinfo=UTC)
 @pytest.fixture
 def backend(storage_backend: str, monkeypatch: pytest.MonkeyPatch) -> str:
     """moto or DynamoDB Local, with every setting a handler needs at its cold start."""
-    for name in ("HITS_QUEUE_URL", "CLEANUP_QUEUE_URL"):
+    for name in ("HITS_QUEUE_URL", "TASK_QUEUE_URL"):
         if not os.environ.get(f"SITELENS_{name}"):
             monkeypatch.setenv(f"SITELENS_{name}", f"http://127.0.0.1:9/{name.lower()}")
     config.reset()

@@ -97,9 +97,11 @@ class Settings:
     def hits_queue_url(self) -> str:
         return _value("HITS_QUEUE_URL")
 
+    # The low-volume tasks of system jobs, each naming its kind (data.tasks): a deleted
+    # website's statistics to remove, a digest to send.
     @property
-    def cleanup_queue_url(self) -> str:
-        return _value("CLEANUP_QUEUE_URL")
+    def task_queue_url(self) -> str:
+        return _value("TASK_QUEUE_URL")
 
     # Site audits (sitelens.audits): their records, their crawls' frontiers and pages, and
     # the queue the crawl workers share; only the audit functions are given them.
@@ -120,11 +122,6 @@ class Settings:
     @property
     def seal_key_id(self) -> str:
         return _optional("SEAL_KEY_ID")
-
-    # Only the digest functions use it: it fails by name where it is first used.
-    @property
-    def digest_queue_url(self) -> str:
-        return _value("DIGEST_QUEUE_URL")
 
     # Only the webhook functions use them (and those that send events): by name at first use.
     @property
@@ -241,7 +238,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "STATS_TABLE",
     "SALTS_TABLE",
     "HITS_QUEUE_URL",
-    "CLEANUP_QUEUE_URL",
+    "TASK_QUEUE_URL",
     ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN"),
 )
 # The names settings had before, still read (once, with a warning: `tokens.signing_keys`).
