@@ -53,8 +53,8 @@ from moto.sqs import models as moto_sqs  # noqa: E402
 from sitelens import accounts, initialized  # noqa: E402
 from sitelens.analytics import converted, counting, fairshare, tracking  # noqa: E402
 from sitelens.audits import externals  # noqa: E402
-from sitelens.core import config, scopes  # noqa: E402
-from sitelens.data import clients, limits, salts, warehouse  # noqa: E402
+from sitelens.core import config, metrics, scopes  # noqa: E402
+from sitelens.data import clients, limits, queues, salts, warehouse  # noqa: E402
 from sitelens.edge import auth  # noqa: E402
 from sitelens.local import (  # noqa: E402
     dynamodb_local,
@@ -273,6 +273,21 @@ def hits_of_any_age(monkeypatch: pytest.MonkeyPatch) -> None:
     their age here (deployed, it parks a hit older than its message's longest path,
     `analytics.aggregation`; tests/integration/analytics/test_redrive_window.py sets it back)."""
     monkeypatch.setattr(counting, "COUNTABLE_SECONDS", 10**12)
+
+
+@pytest.fixture(autouse=True)
+def no_pending_counts() -> None:
+    """Figures an API call left pending (its flush writes losses only) belong to no later
+    test: each starts with none."""
+    metrics._pending.clear()
+
+
+@pytest.fixture(autouse=True)
+def cleanups_at_once(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cleanup task waits 120 s deployed (`queues.CLEANUP_DELAY_SECONDS`, a delay of its own
+    on the shared tasks queue); here it is received at once, unless the test is about it."""
+    if "cleanup_delay" not in request.keywords:
+        monkeypatch.setattr(queues, "CLEANUP_DELAY_SECONDS", 0)
 
 
 @pytest.fixture(scope="session")

@@ -466,7 +466,6 @@ class Inputs:
     # custom event (analytics.realtime.note; none for an engagement)
     presences_per_hit: float = 1.0
     rows_per_hit: float = 1.0  # warehouse rows per hit (excluded hits have none)
-    event_log_bytes_quiet: float = 0.0  # the same with SITELENS_QUIET_HITS (lean)
     row_json_bytes: float = 690.0  # a row as a JSON line of a Firehose record (data.warehouse)
     parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
     compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
@@ -1123,9 +1122,8 @@ def bill(
             return 0
         return platform_log_bytes(cold) - (platform_log_bytes() if cold else 0)
 
-    quiet = deployed.functions["EventFunction"].environment.get("SITELENS_QUIET_HITS") == "1"
     hit_logs = (
-        hits * (system("EventFunction") + (m.event_log_bytes_quiet if quiet else m.event_log_bytes))
+        hits * (system("EventFunction") + m.event_log_bytes)
         + aggregations * system(aggregator)
         + batches * m.aggregate_log_bytes
         + (flushes * system("PresenceFunction") if flushes else 0.0)

@@ -24,7 +24,6 @@ import gc
 import io
 import json
 import math
-import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -178,7 +177,6 @@ def _toy_measured() -> dict[str, Any]:
         "event_response_bytes": 150,
         "script_response_bytes": 3000,
         "event_log_bytes": 0.0,
-        "event_log_bytes_quiet": 0.0,
         "aggregate_log_bytes": 450.0,
     }
 
@@ -385,23 +383,6 @@ def _counter_bytes(website_id: int, day_totals: dict[Any, int]) -> Callable[[Any
     return size
 
 
-def _quiet_log_bytes(collect: Any, context: Any, events: list[dict[str, Any]]) -> float:
-    """Log and EMF bytes a hit writes with SITELENS_QUIET_HITS (CostProfile=lean)."""
-    printed = io.StringIO()
-    with (
-        mock.patch.dict(os.environ, {"SITELENS_QUIET_HITS": "1"}),
-        _captured_logs() as logs,
-        contextlib.redirect_stdout(printed),
-    ):
-        config.reset()
-        try:
-            for event in events:
-                collect(event, context)
-        finally:
-            config.reset()
-    return (len(logs.getvalue().encode()) + len(printed.getvalue())) / len(events)
-
-
 def _emf_metrics(printed: str) -> set[str]:
     """The custom metrics (name and dimensions) in EMF lines printed by the handlers."""
     found = set()
@@ -486,7 +467,6 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         event_response_bytes = max(map(_response_bytes, answers))
         # every line a hit writes is billed: its log lines and its EMF lines alike
         event_log_bytes = (len(logs.getvalue().encode()) + len(emitted.getvalue())) / per_day
-        event_log_bytes_quiet = _quiet_log_bytes(collect, collect_context, events[:TIMED_HITS])
         messages = list(queue.messages)
         hits = [Hit.from_json(m["Body"]) for m in messages]
         presence_writes = presences.writes
@@ -570,7 +550,6 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
         "presences_per_hit": presence_writes / len(hits),
         "rows_per_hit": sum(1 for h in hits if rows.row(h) is not None) / len(hits),
         # a row as the aggregator packs it into Firehose records (a JSON line)
-        "event_log_bytes_quiet": event_log_bytes_quiet,
         "row_json_bytes": sum(len(r.data) for r in warehouse.pack(day_rows)) / len(day_rows),
         "custom_metrics": len(metrics),
         "message_bytes": message_bytes,

@@ -137,7 +137,7 @@ def test_aggregate_then_stats_then_cleanup(website: dict[str, Any]):
     ]
     assert body["meta"]["path"].endswith("/v1/api/v1/stats/1")
 
-    assert invoke("stats-cleanup") == {"batchItemFailures": []}
+    assert invoke("tasks-cleanup") == {"batchItemFailures": []}
     body = json.loads(invoke("stats-get")["body"])
     assert body["data"] == []
 

@@ -14,7 +14,7 @@ HANDLERS = [
     "functions/websites/list/app.py",
     "functions/gateway/fallback/app.py",
     "functions/analytics/aggregate/app.py",
-    "functions/analytics/cleanup/app.py",
+    "functions/tasks/run/app.py",
 ]
 
 

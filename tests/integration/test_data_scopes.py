@@ -203,6 +203,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the signing keyring, in Secrets Manager or a file",
     ),
     "slots": ("reserve_host reserve_account send_later", "politeness slots of hosts"),
+    "tasks": ("body kind_of", "task messages' kinds"),
     "transactions": ("write attempts backoff item_size", "transactions"),
     "warehouse": (
         "object_keys download upload delete use dialect run put put_text local_engine pack "

@@ -26,7 +26,7 @@ import pytest
 
 from sitelens import accounts, cli, digests
 from sitelens.analytics.hits import Hit
-from sitelens.core import config
+from sitelens.core import config, metrics
 from sitelens.data import clients, mail, queues
 from sitelens.digests import claims, composing, planning
 from sitelens.local import gateway, openapi, sqs, template, worker
@@ -36,7 +36,7 @@ from tests.fixtures.local_warehouse import local_warehouse  # noqa: F401
 MONDAY = date(2026, 11, 23)  # digests of the week of 16 to 22 November (the 9th to 15th before)
 TEMPLATE = template.load()
 RESOURCES = TEMPLATE["Resources"]
-SENDER = RESOURCES["DigestSendFunction"]["Properties"]
+SENDER = RESOURCES["TasksFunction"]["Properties"]
 [SENDER_EVENT] = SENDER["Events"].values()
 QUEUE = SENDER_EVENT["Properties"]["Queue"]["Fn::GetAtt"][0]
 # SQS moves a message received this many times to the dead-letter queue
@@ -131,7 +131,7 @@ class DigestQueue:
 def digest_queue(monkeypatch: pytest.MonkeyPatch) -> DigestQueue:
     client = sqs.InProcessClient(sqs.Broker("http://sqs.test"))
     url = client.create_queue(QueueName=QUEUE)["QueueUrl"]
-    monkeypatch.setenv("SITELENS_DIGEST_QUEUE_URL", url)
+    monkeypatch.setenv("SITELENS_TASK_QUEUE_URL", url)
     config.reset()
     clients.use("sqs", client)
     return DigestQueue(client, url)
@@ -171,14 +171,10 @@ def run_day(monkeypatch: pytest.MonkeyPatch, queue: DigestQueue, day: date) -> d
 
 
 def counted(out: str) -> Counter[str]:
-    """The metrics (EMF lines) the handlers flushed to stdout, summed by name."""
-    found: Counter[str] = Counter()
-    for line in out.splitlines():
-        if line.startswith('{"_aws"'):
-            data = json.loads(line)
-            for metric in data["_aws"]["CloudWatchMetrics"][0]["Metrics"]:
-                assert data["service"] == "sitelens"
-                found[metric["Name"]] += int(sum(data[metric["Name"]]))
+    """What the handlers flushed to stdout (losses' EMF lines, figures' log line), summed by
+    name; the losses' sum (NoticesLost) left out."""
+    found = metrics.read(out)
+    del found[metrics.NOTICES_LOST]
     return found
 
 
@@ -258,15 +254,15 @@ def test_the_schedule_s_event_plans_and_the_queue_s_event_sends(
     analytics, account, queue, outbox, monkeypatch, capsys
 ):
     """`sam local invoke DigestFunction -e events/digests-plan.json` on a Monday queues the
-    week's digest; `sam local invoke DigestSendFunction -e events/digests-send.json` (the
+    week's digest; `sam local invoke TasksFunction -e events/tasks-digest.json` (the
     message for account 1's week 47) sends it, once however often it is delivered."""
     analytics.post("/api/v1/websites", {"domain": "shop.example", "email": 1})
     accounts.set_contact(accounts.get_account(account.id), "owner@example.com")
     assert account.id == "1"  # what the event names
     planned = plan(monkeypatch, MONDAY)
     assert (planned["queued"], planned["settled"]) == (1, 0)
-    assert queue.bodies() == [{"account": "1", "period": "2026-W47"}]
-    event = json.loads((gateway.ROOT / "events" / "digests-send.json").read_text())
+    assert queue.bodies() == [{"kind": "digest", "account": "1", "period": "2026-W47"}]
+    event = json.loads((gateway.ROOT / "events" / "tasks-digest.json").read_text())
     send = handler(SENDER["CodeUri"])
     assert send(event) == {"batchItemFailures": []}
     assert send(event) == {"batchItemFailures": []}  # delivered again: nothing more
@@ -347,7 +343,8 @@ def test_a_digest_failing_every_delivery_is_dead_lettered_then_planned_again(
     real = mail.send
     monkeypatch.setattr(mail, "send", refused)
     run_day(monkeypatch, queue, MONDAY)
-    assert queue.dead == [json.dumps({"account": account.id, "period": "2026-W47"})]
+    task = {"kind": "digest", "account": account.id, "period": "2026-W47"}
+    assert queue.dead == [json.dumps(task)]
     claim = claim_of(account.id, "2026-W47")
     assert (claim["state"]["S"], claim["detail"]["S"]) == ("failed", "RuntimeError")
     assert counted(capsys.readouterr().out) == {"DigestFailures": MAX_RECEIVES}
@@ -379,13 +376,13 @@ def test_a_claim_left_by_a_sender_that_died_is_sent_once_it_is_stale(
     assert state == "claimed"
     # while its lease runs, nobody else sends it: not planned, and a message finds it held
     assert plan(monkeypatch, MONDAY)["in_flight"] == 1
-    queue.put({"account": account.id, "period": "2026-W47"})
+    queue.put({"kind": "digest", "account": account.id, "period": "2026-W47"})
     queue.drain()
     assert emails(outbox) == []
     # the killed sender's message comes back after the visibility timeout: stale by then
     visibility = RESOURCES[QUEUE]["Properties"]["VisibilityTimeout"]
     at(monkeypatch, datetime(2026, 11, 23, 6, 0, tzinfo=UTC) + timedelta(seconds=visibility))
-    queue.put({"account": account.id, "period": "2026-W47"})
+    queue.put({"kind": "digest", "account": account.id, "period": "2026-W47"})
     queue.drain()
     assert len(emails(outbox)) == 1
     assert claim_of(account.id, "2026-W47")["state"]["S"] == "sent"
@@ -448,8 +445,8 @@ def test_make_serve_feeds_the_digest_queue_to_the_sender(aws_env, monkeypatch):
     monkeypatch.setattr(worker.TallyFlusher, "start", lambda self: None)
     found = worker.start_all(TEMPLATE)
     queues = {w.function: w for w in found if isinstance(w, worker.QueueWorker)}
-    assert queues["DigestSendFunction"].queue == QUEUE
-    assert queues["DigestSendFunction"].batch == SENDER_EVENT["Properties"]["BatchSize"]
+    assert queues["TasksFunction"].queue == QUEUE
+    assert queues["TasksFunction"].batch == SENDER_EVENT["Properties"]["BatchSize"]
     assert "DigestFunction" in {w.function for w in found if isinstance(w, worker.ScheduleWorker)}
 
 
@@ -526,7 +523,7 @@ def test_a_thousand_accounts_in_five_pages_get_one_digest_each(queue, outbox, mo
     again = plan(monkeypatch, wednesday + timedelta(days=1))
     assert (again["queued"], again["settled"]) == (0, ACCOUNTS)
     for i in ids[::10]:  # delivered again, or redriven: the same digests
-        queue.put({"account": i, "period": period[cadence[i]]})
+        queue.put({"kind": "digest", "account": i, "period": period[cadence[i]]})
     assert queue.drain() == ACCOUNTS // 10
     assert sum(sent.values()) == ACCOUNTS
     assert counted(capsys.readouterr().out) == {

@@ -267,13 +267,13 @@ def test_the_old_holder_deleting_its_record_leaves_the_provers_data(
 ) -> None:
     old, new = moved
     assert other_analytics.delete(f"/api/v1/websites/{old['id']}").status == 200
-    assert receive("StatsCleanupQueue") == []
+    assert receive("TasksQueue") == []
     claim = stored_websites.get_claim(DOMAIN)
     assert (claim["owner"], int(claim["record_id"])) == (account.id, new["id"])
     assert pageviews(analytics, new["id"]) == 1
     assert analytics.delete(f"/api/v1/websites/{new['id']}").status == 200
-    [cleanup] = receive("StatsCleanupQueue")  # the prover's delete takes the data
-    assert json.loads(cleanup["body"]) == {"website_id": new["id"]}
+    [cleanup] = receive("TasksQueue")  # the prover's delete takes the data
+    assert json.loads(cleanup["body"]) == {"kind": "cleanup", "website_id": new["id"]}
 
 
 def test_what_is_bound_to_the_old_account_does_not_open_the_provers_data(

@@ -68,9 +68,9 @@ def test_deleting_a_website_removes_its_stats_and_no_others(analytics, account):
     assert analytics.delete(f"/api/v1/websites/{gone}").status == 200
     assert items_of(gone) > 100  # the delete did not wait for the removal
 
-    [message] = receive("StatsCleanupQueue")
-    assert json.loads(message["body"]) == {"website_id": gone}
-    assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
+    [message] = receive("TasksQueue")
+    assert json.loads(message["body"]) == {"kind": "cleanup", "website_id": gone}
+    assert run("TasksQueue", [message]) == {"batchItemFailures": []}
     assert items_of(gone) == 0
     assert items_of(kept) == kept_items
 
@@ -81,15 +81,15 @@ def test_registries_go_with_the_counters(analytics, account):
     table = config.settings().stats_table
     assert "Item" in boto3.client("dynamodb").get_item(TableName=table, Key=registry)
     analytics.delete(f"/api/v1/websites/{website_id}")
-    assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
+    assert run("TasksQueue", receive("TasksQueue")) == {"batchItemFailures": []}
     assert "Item" not in boto3.client("dynamodb").get_item(TableName=table, Key=registry)
 
 
 def test_a_cleanup_delivered_twice_is_harmless(analytics, account):
     website_id = busy_website(analytics, account.id, "gone.example", pages=5)
     analytics.delete(f"/api/v1/websites/{website_id}")
-    [message] = receive("StatsCleanupQueue")
-    assert run("StatsCleanupQueue", [message, {**message, "messageId": "again"}]) == {
+    [message] = receive("TasksQueue")
+    assert run("TasksQueue", [message, {**message, "messageId": "again"}]) == {
         "batchItemFailures": []
     }
     assert items_of(website_id) == 0
@@ -121,7 +121,7 @@ def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
     monkeypatch.setattr(batches, "client", lambda service: throttled)
     monkeypatch.setattr(stored_stats.transactions.time, "sleep", lambda seconds: None)
     analytics.delete(f"/api/v1/websites/{website_id}")
-    assert run("StatsCleanupQueue", receive("StatsCleanupQueue")) == {"batchItemFailures": []}
+    assert run("TasksQueue", receive("TasksQueue")) == {"batchItemFailures": []}
     assert items_of(website_id) == 0
     assert throttled.calls > 1
 
@@ -129,7 +129,7 @@ def test_unprocessed_deletes_are_retried(analytics, account, monkeypatch):
 def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch):
     website_id = busy_website(analytics, account.id, "gone.example", pages=5)
     analytics.delete(f"/api/v1/websites/{website_id}")
-    [message] = receive("StatsCleanupQueue")
+    [message] = receive("TasksQueue")
     broken = {**message, "messageId": "broken", "body": '{"website": 1}'}
 
     def unavailable(*args: Any, **kw: Any) -> Any:
@@ -137,11 +137,11 @@ def test_failed_cleanups_are_reported_for_retry(analytics, account, monkeypatch)
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(cleanups, "remove", unavailable)
-        assert failures(run("StatsCleanupQueue", [message, broken])) == {
+        assert failures(run("TasksQueue", [message, broken])) == {
             message["messageId"],
             "broken",
         }
-    assert failures(run("StatsCleanupQueue", [message])) == set()
+    assert failures(run("TasksQueue", [message])) == set()
     assert items_of(website_id) == 0
 
 
@@ -203,10 +203,10 @@ def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, mo
     total = items_of(website_id)
     assert total > 300
     analytics.delete(f"/api/v1/websites/{website_id}")
-    [message] = receive("StatsCleanupQueue")
+    [message] = receive("TasksQueue")
 
     killed = counted(monkeypatch, kill_at=7)
-    assert failures(run("StatsCleanupQueue", [message])) == {message["messageId"]}
+    assert failures(run("TasksQueue", [message])) == {message["messageId"]}
     # six batches went, each stored as done: the redelivery starts after them
     stored = cleanups.progress(website_id)
     assert (stored.deleted, stored.done) == (killed.deleted, False)
@@ -215,18 +215,18 @@ def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, mo
     assert cleanups.pending() == [website_id]
 
     resumed = counted(monkeypatch)
-    assert run("StatsCleanupQueue", [message]) == {"batchItemFailures": []}
+    assert run("TasksQueue", [message]) == {"batchItemFailures": []}
     # nothing read or deleted twice: the resumed run read and deleted only what was left
     assert resumed.read == resumed.deleted == total - killed.deleted
     assert items_of(website_id) == 0
     assert items_of(kept) == kept_items
     assert cleanups.progress(website_id) == cleanups.Progress(deleted=total, done=True)
     assert cleanups.pending() == []
-    assert receive("StatsCleanupQueue") == []  # done in that run: nothing queued
+    assert receive("TasksQueue") == []  # done in that run: nothing queued
 
     # a late duplicate reads the finished progress and nothing else
     late = counted(monkeypatch)
-    assert run("StatsCleanupQueue", [{**message, "messageId": "late"}]) == {"batchItemFailures": []}
+    assert run("TasksQueue", [{**message, "messageId": "late"}]) == {"batchItemFailures": []}
     assert (late.read, late.batches) == (0, 0)
 
 
@@ -236,14 +236,14 @@ def test_a_large_website_is_removed_in_bounded_runs(analytics, account, monkeypa
     total = items_of(website_id)
     assert total > 3 * 60
     analytics.delete(f"/api/v1/websites/{website_id}")
-    messages = receive("StatsCleanupQueue")
+    messages = receive("TasksQueue")
     runs = []
     while messages:
         calls = counted(monkeypatch)
-        assert run("StatsCleanupQueue", messages) == {"batchItemFailures": []}
+        assert run("TasksQueue", messages) == {"batchItemFailures": []}
         runs.append((calls.read, calls.deleted))
         assert items_of(website_id) == total - sum(deleted for _, deleted in runs)
-        messages = receive("StatsCleanupQueue")  # the next run, queued by this one
+        messages = receive("TasksQueue")  # the next run, queued by this one
         assert len(messages) <= 1
     # each run read and deleted at most 60, none twice; every one went
     assert all(read == deleted <= 60 for read, deleted in runs)
@@ -261,15 +261,15 @@ def test_make_serve_resumes_the_removals_its_last_run_left(analytics, account, m
     website_id = busy_website(analytics, account.id, "gone.example", pages=30)
     total = items_of(website_id)
     analytics.delete(f"/api/v1/websites/{website_id}")
-    [message] = receive("StatsCleanupQueue")
+    [message] = receive("TasksQueue")
     killed = counted(monkeypatch, kill_at=3)
-    assert failures(run("StatsCleanupQueue", [message])) == {message["messageId"]}
+    assert failures(run("TasksQueue", [message])) == {message["messageId"]}
     # the server stopped there: the message is gone with it; the next one starts
     assert server.resume_cleanups(None) == 1
-    [again] = receive("StatsCleanupQueue")
-    assert json.loads(again["body"]) == {"website_id": website_id}
+    [again] = receive("TasksQueue")
+    assert json.loads(again["body"]) == {"kind": "cleanup", "website_id": website_id}
     resumed = counted(monkeypatch)
-    assert run("StatsCleanupQueue", [again]) == {"batchItemFailures": []}
+    assert run("TasksQueue", [again]) == {"batchItemFailures": []}
     assert resumed.deleted == total - killed.deleted
     assert items_of(website_id) == 0
     assert server.resume_cleanups(None) == 0

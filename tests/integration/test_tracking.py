@@ -238,8 +238,7 @@ def test_a_flood_of_excluded_hits_is_queued_as_tallies(analytics, monkeypatch, c
     assert [t.get("weight", 1) for t in tallies] == [1, *at_once, *([41, *at_once] * 2), 41]
     assert {t["excluded"] for t in tallies} == {"bot"}
     assert len({t["id"] for t in tallies}) == 31
-    emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
-    assert sum(sum(line.get("HitsExcluded", [])) for line in emitted) == 151
+    assert "HitsExcluded" not in capsys.readouterr().out  # the user's choice, no metric
     # ... and the aggregator reads and counts each (a tally has no page: none is sent)
     assert run("HitsQueue", records) == {"batchItemFailures": []}
     counted = analytics.get(f"/api/v1/stats/{website['id']}", query={"name": "excluded"})
@@ -350,8 +349,8 @@ def test_a_deleted_website_is_404_at_once_and_its_stats_are_scheduled(analytics)
     assert hit(analytics).status == 202  # the look-up is cached now
     assert analytics.delete(f"/api/v1/websites/{website['id']}").status == 200
     assert hit(analytics).status == 404
-    [cleanup] = receive("StatsCleanupQueue")
-    assert json.loads(cleanup["body"]) == {"website_id": website["id"]}
+    [cleanup] = receive("TasksQueue")
+    assert json.loads(cleanup["body"]) == {"kind": "cleanup", "website_id": website["id"]}
 
 
 def test_a_new_owner_of_a_deleted_domain_gets_its_hits(analytics, other_analytics):
@@ -496,3 +495,4 @@ def test_a_flooding_site_is_held_to_its_share_and_the_others_are_counted(
     throttled = [line for line in emitted if "HitsThrottled" in line]
     assert sum(sum(line["HitsThrottled"]) for line in throttled) == 2
     assert {line["reason"] for line in throttled} == {"site_share"}
+    assert sum(sum(line.get("HitsLost", [])) for line in emitted) == 2  # the sum alarmed

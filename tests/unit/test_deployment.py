@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from sitelens.core import metrics
 from sitelens.local import template
 from tests.fixtures import deployed
 
@@ -141,7 +142,7 @@ def test_visibility_timeouts_outlast_every_try_of_their_function():
     mappings = of_type("AWS::Lambda::EventSourceMapping").values()
     assert {m["EventSourceArn"]["Fn::GetAtt"][0] for m in mappings} >= {
         "HitsQueue",
-        "StatsCleanupQueue",
+        "TasksQueue",
     }
     for mapping in mappings:
         if mapping["EventSourceArn"]["Fn::GetAtt"][0] not in queues:
@@ -283,7 +284,7 @@ def test_with_hit_path_http_api_the_hits_and_the_script_have_an_http_api_of_thei
     assert resources[group]["Properties"]["RetentionInDays"] == LOGS_KEPT
     assert "sourceIp" not in logged["Format"]
     alarmed = {r["Properties"].get("MetricName") for r in resources.values()}
-    assert {"HitsHttpApiThrottled", "5xx"} <= alarmed
+    assert {"ApiRequestsThrottled", "5xx"} <= alarmed
 
 
 def test_the_waf_rate_rule_is_off_by_default_and_keyed_by_ip_when_on():
@@ -314,38 +315,40 @@ def test_every_function_names_the_stack_s_metrics_namespace():
         assert "Ref" in variables[name]
 
 
-def alarm_on(metric: str) -> dict[str, Any]:
-    """The one alarm on a metric of the pipeline (by name, or in a Metrics Insights query)."""
+def alarm_on(metric: str, queue: str | None = None) -> dict[str, Any]:
+    """The one alarm on a metric (of a queue)."""
     found = [
         a
         for a in of_type("AWS::CloudWatch::Alarm").values()
-        if a.get("MetricName") == metric
-        or any(f"SUM({metric})" in str(m.get("Expression")) for m in a.get("Metrics", []))
+        if a.get("MetricName") == metric and (queue is None or queue in str(a.get("Dimensions")))
     ]
     assert len(found) == 1, metric
     assert found[0]["AlarmActions"] == [{"Ref": "AlarmTopic"}]
     return found[0]
 
 
-@pytest.mark.parametrize("metric", ["RowsFailed", "CounterChunksFailed", "PresencesFailed"])
-def test_each_loss_of_the_pipeline_has_an_alarm(metric):
-    alarm = alarm_on(metric)
+@pytest.mark.parametrize(
+    ("loss", "total"),
+    [
+        ("RowsFailed", "PipelineFaults"),
+        ("CounterChunksFailed", "PipelineFaults"),
+        ("PresencesFailed", "PipelineFaults"),
+        ("HitsThrottled", "HitsLost"),
+        ("HitsParked", "HitsLost"),
+        ("RequestsThrottled", "RequestsDegraded"),
+    ],
+)
+def test_each_loss_of_the_pipeline_is_alarmed_by_its_sum(loss, total):
+    assert metrics.LOSSES[loss] == total
+    alarm = alarm_on(total)
     assert alarm["Namespace"] == {"Fn::Sub": "Sitelens/${AWS::StackName}"}
     assert alarm["Dimensions"] == [{"Name": "service", "Value": "sitelens"}]
     assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0)
 
 
-def test_counter_failures_alarm_when_sustained():
-    alarm = alarm_on("CounterChunksFailed")
-    assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"]) == (3, 5)
-
-
-@pytest.mark.parametrize("metric", ["HitsThrottled", "MessagesRetried", "RequestsThrottled"])
-def test_metrics_with_reasons_alarm_on_every_reason(metric):
-    [query] = alarm_on(metric)["Metrics"]
-    schema = 'SCHEMA("Sitelens/${AWS::StackName}", reason, service)'
-    assert query["Expression"] == {"Fn::Sub": f"SELECT SUM({metric}) FROM {schema}"}
-    assert query["ReturnData"] is True and query["Period"] >= 60
+def test_faults_retried_on_their_own_alarm_when_sustained():
+    alarm = alarm_on("PipelineFaults")
+    assert (alarm["DatapointsToAlarm"], alarm["EvaluationPeriods"], alarm["Period"]) == (3, 3, 300)
 
 
 def test_queues_alarm_on_the_age_of_their_oldest_hit():
@@ -395,8 +398,11 @@ def test_every_metric_counted_is_documented_with_its_alarm():
     }
     page = (root / "docs" / "operations.md").read_text()
     section = page.split("## Metrics and alarms", 1)[1].split("\n## ", 1)[0]
-    documented = set(re.findall(r"^\| `(\w+)(?:\[reason\])?` \|", section, re.MULTILINE))
-    assert counted <= documented, "document each metric in docs/operations.md"
+    rows = re.findall(r"^\| `(\w+)(?:\[\w+\])?` \|.*\| `?(\w+)`? \|$", section, re.MULTILINE)
+    documented = dict(rows)
+    assert counted <= set(documented), "document each metric in docs/operations.md"
+    for name in counted:  # a loss with the sum its alarm reads, a figure with "log line"
+        assert documented[name] == metrics.LOSSES.get(name, "figure"), name
     named = set(re.findall(r"`(\w+Alarm)`", page))
     assert named - set(SOURCE["Resources"]) == set()
 
@@ -442,29 +448,18 @@ def schedule_failure_destinations() -> list[dict[str, Any]]:
     return found
 
 
-def test_every_scheduled_function_alarms_on_errors_and_keeps_its_failed_runs():
-    """A scheduled run has no caller to see it fail: each such function has an error alarm,
-    its schedules a retry policy and a dead letter (the scheduler could not invoke), and its
-    asynchronous invocations an OnFailure destination (the function failed its retries)."""
+def test_every_scheduled_function_keeps_its_failed_runs_where_an_alarm_sees_them():
+    """A scheduled run has no caller to see it fail: its schedules have a retry policy and a
+    dead letter (the scheduler could not invoke), its asynchronous invocations an OnFailure
+    destination (the function failed its retries), both the alarmed ScheduleDeadLetterQueue;
+    no alarm on Errors, since a run a retry heals is no loss (an alarm metric each)."""
     functions = scheduled_functions()
     assert {"AuditScheduleFunction", "TrafficAlertsFunction", "GoalWebhooksFunction"} <= set(
         functions
     )
-    alarms = of_type("AWS::CloudWatch::Alarm").values()
     queues = of_type("AWS::SQS::Queue")
+    assert alarm_on("ApproximateNumberOfMessagesVisible", "ScheduleDeadLetterQueue")
     for name, function in functions.items():
-        dimension = {"Name": "FunctionName", "Value": {"Ref": name}}
-        [alarm] = [
-            a
-            for a in alarms
-            if a.get("Namespace") == "AWS/Lambda"
-            and a.get("MetricName") == "Errors"
-            and dimension in a.get("Dimensions", [])
-        ]
-        assert (alarm["ComparisonOperator"], alarm["Threshold"]) == ("GreaterThanThreshold", 0), (
-            name
-        )
-        assert alarm["AlarmActions"] == [{"Ref": "AlarmTopic"}], name
         on_failure = function.get("EventInvokeConfig", {}).get("DestinationConfig", {})
         assert on_failure.get("OnFailure", {}).get("Type") == "SQS", name
         assert on_failure["OnFailure"]["Destination"]["Fn::GetAtt"][0] in queues, name
@@ -558,10 +553,10 @@ def test_the_lean_profile_keeps_no_access_log_on_the_apis_that_take_hits(hit_pat
     filters = [
         r["Properties"] for r in resources.values() if r["Type"] == "AWS::Logs::MetricFilter"
     ]
-    assert [f["MetricTransformations"][0]["MetricName"] for f in filters] == ["SeoApiThrottled"]
+    assert [f["LogGroupName"] for f in filters] == [{"Ref": "SeoApiAccessLogs"}]
     standard = deployed_with(HitPath=hit_path)
-    assert {"AnalyticsApiAccessLogs", "AnalyticsApiThrottleAlarm"} <= set(standard)
-    assert ("HitsHttpApiThrottleAlarm" in standard) == (hit_path == "HttpApi")
+    assert {"AnalyticsApiAccessLogs", "AnalyticsApiThrottles"} <= set(standard)
+    assert ("HitsHttpApiThrottles" in standard) == (hit_path == "HttpApi")
 
 
 def resources_name(stage_properties: dict[str, Any]) -> str:
@@ -569,13 +564,10 @@ def resources_name(stage_properties: dict[str, Any]) -> str:
     return str(api["Ref"])
 
 
-def test_the_lean_profile_s_event_function_writes_no_line_for_a_hit_that_went_well():
+def test_the_lean_profile_s_event_function_writes_no_platform_line():
     [function] = [
         r["Properties"] for name, r in stack_resources().items() if name == "EventFunction"
     ]
-    quiet = function["Environment"]["Variables"]["SITELENS_QUIET_HITS"]
-    assert resolved(quiet, {"CostProfile": "lean"}) == "1"
-    assert resolved(quiet) == "0"
     logging = resolved(function["LoggingConfig"], {"CostProfile": "lean"})
     # no START/END/REPORT; application lines at INFO, where Lambda files the EMF lines
     assert logging == {"LogFormat": "JSON", "ApplicationLogLevel": "INFO", "SystemLogLevel": "WARN"}
@@ -611,3 +603,10 @@ def test_with_hit_path_function_url_hits_go_to_the_event_function_s_own_url():
     assert invoke["InvokedViaFunctionUrl"] is True  # public only through the URL
     assert not [r for r in resources.values() if r["Type"].startswith("AWS::ApiGatewayV2")]
     assert SOURCE["Outputs"]["HitFunctionUrl"]["Condition"] == "UseFunctionUrl"
+
+
+def test_tables_use_the_aws_owned_key_which_bills_no_kms_request():
+    tables = of_type("AWS::DynamoDB::Table")
+    assert len(tables) >= 9
+    for name, table in tables.items():
+        assert not table.get("SSESpecification", {}).get("SSEEnabled"), name

@@ -267,7 +267,7 @@ def test_a_presence_not_stored_loses_no_hit(analytics, monkeypatch, capsys):
     assert len(receive("HitsQueue")) == 1
     emitted = [json.loads(line) for line in capsys.readouterr().out.splitlines() if "_aws" in line]
     assert sum(sum(line.get("PresencesFailed", [])) for line in emitted) == 1
-    assert sum(sum(line.get("HitsAccepted", [])) for line in emitted) == 1
+    assert sum(sum(line.get("PipelineFaults", [])) for line in emitted) == 1  # alarmed
     monkeypatch.undo()
     assert realtime(analytics, site)["visitors"] == 0
 

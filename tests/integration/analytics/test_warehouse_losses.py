@@ -289,7 +289,7 @@ def cleanup_record(website_id: int) -> dict[str, Any]:
     return {
         "messageId": f"cleanup-{website_id}",
         "receiptHandle": "r",
-        "body": json.dumps({"website_id": website_id}),
+        "body": json.dumps({"kind": "cleanup", "website_id": website_id}),
         "attributes": {"ApproximateReceiveCount": "1"},
         "messageAttributes": {},
         "eventSource": "aws:sqs",
@@ -307,7 +307,7 @@ def test_a_deleted_website_s_raw_events_are_removed_with_it(bucket, tmp_path):
     compaction.run()
     assert keys(bucket, f"{layout.PARKED}/website_id=7/")
     # The website is deleted: its cleanup marks it; rows of it still arrive (hits in flight).
-    assert run("StatsCleanupQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
+    assert run("TasksQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
     land(bucket, tmp_path, rows(7, 2, AT) + rows(8, 1, AT), "b")
     done = compaction.run()
     assert done["removed"] == 1 + len(summaries.COLUMNS) + 1  # its day, summaries, parked
@@ -331,7 +331,7 @@ def test_make_serve_removes_a_deleted_website_s_files(tmp_path, aws_env):
     try:
         store.write(rows(7, 3, AT) + rows(8, 2, AT))
         store.compact()
-        assert run("StatsCleanupQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
+        assert run("TasksQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
         store.write(rows(7, 1, AT))
         store.compact()
         assert store.run("SELECT DISTINCT website_id FROM events") == [(8,)]

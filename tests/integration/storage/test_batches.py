@@ -273,7 +273,7 @@ def test_traffic_reads_and_writes_go_through_refusals_and_raise_past_them(aws_en
 
 
 def test_digests_sqs_keeps_failing_are_counted_as_not_queued(aws_env, clock):
-    url = settings().digest_queue_url
+    url = settings().task_queue_url
     received(url)
     digests = [(str(n), "2026-W47") for n in range(12)]
     refused = Refusing(

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("dynamodb_local_env", "queue_settings")
 @pytest.fixture
 def queue_settings(monkeypatch) -> None:
     """These requests queue nothing, but every handler needs every setting at init."""
-    for name in ("HITS_QUEUE_URL", "CLEANUP_QUEUE_URL"):
+    for name in ("HITS_QUEUE_URL", "TASK_QUEUE_URL"):
         monkeypatch.setenv(f"SITELENS_{name}", f"http://127.0.0.1:9/{name.lower()}")
     config.reset()
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+from sitelens.core import metrics
 from sitelens.local import template
 
 CUSTOMERS = ("WebhookDeliveriesFailed", "WebhookEndpointsDisabled", "WebhookDeliveriesLost")
@@ -28,7 +29,8 @@ def test_no_alarm_reads_a_customer_s_failing_endpoint():
 
 def test_our_faults_keep_their_alarms():
     found = alarms()
-    assert '"MetricName": "WebhookEventsNotQueued"' in found["WebhookEventsNotQueuedAlarm"]
+    assert metrics.LOSSES["WebhookEventsNotQueued"] == "NoticesLost"
+    assert '"MetricName": "NoticesLost"' in found["NoticesLostAlarm"]
     assert "WebhookDeadLetterQueue" in found["WebhookDeadLetterAlarm"]
-    for name in ("WebhookEventsNotQueuedAlarm", "WebhookDeadLetterAlarm"):
+    for name in ("NoticesLostAlarm", "WebhookDeadLetterAlarm"):
         assert '"AlarmActions": [{"Ref": "AlarmTopic"}]' in found[name]

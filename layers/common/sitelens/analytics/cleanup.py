@@ -1,11 +1,11 @@
-"""Removing a deleted website's statistics, from the cleanup queue (delayed, so that hits
+"""Removing a deleted website's statistics, from the tasks queue (delayed, so that hits
 still in flight are dropped first), in bounded runs that resume where the last stopped; and
 its raw events: each run marks the website deleted in the warehouse, whose next compaction
 removes its files (`warehouse.deletions`)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from sitelens.analytics.hit import SERIES_NAMES
 from sitelens.analytics.warehouse import deletions
@@ -36,3 +36,18 @@ def remove(record: SQSRecord) -> int:
         extra={"website_id": website_id, "items": progress.deleted, "done": progress.done},
     )
     return progress.deleted
+
+
+def remove_batch(records: list[dict[str, Any]]) -> list[str]:
+    """`remove` for each cleanup task of a batch (Lambda's SQS records); the message ids of
+    those that failed, to be delivered again (each run resumes where the last stopped)."""
+    from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
+    failed = []
+    for record in records:
+        try:
+            remove(SQSRecord(record))
+        except Exception:
+            logger.exception("stats not removed", extra={"message_id": record["messageId"]})
+            failed.append(record["messageId"])
+    return failed

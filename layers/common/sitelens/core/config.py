@@ -108,9 +108,11 @@ class Settings:
     def hits_parking_queue_url(self) -> str:
         return _value("HITS_PARKING_QUEUE_URL")
 
+    # The low-volume tasks of system jobs, each naming its kind (data.tasks): a deleted
+    # website's statistics to remove, a digest to send.
     @property
-    def cleanup_queue_url(self) -> str:
-        return _value("CLEANUP_QUEUE_URL")
+    def task_queue_url(self) -> str:
+        return _value("TASK_QUEUE_URL")
 
     # Site audits (sitelens.audits): their records, their crawls' frontiers and pages, and
     # the queue the crawl workers share; only the audit functions are given them.
@@ -131,11 +133,6 @@ class Settings:
     @property
     def seal_key_id(self) -> str:
         return _optional("SEAL_KEY_ID")
-
-    # Only the digest functions use it: it fails by name where it is first used.
-    @property
-    def digest_queue_url(self) -> str:
-        return _value("DIGEST_QUEUE_URL")
 
     # Only the webhook functions use them (and those that send events): by name at first use.
     @property
@@ -224,7 +221,6 @@ class Settings:
     behind_cloudfront: bool = False
     # CostProfile=lean: a hit accepted or excluded writes no line (no HitsAccepted or
     # HitsExcluded metric: the counters have both); only losses (dropped, throttled) do
-    quiet_hits: bool = False
     # The addresses of proxies whose X-Forwarded-For names the visitor (`edge.http`): the
     # first-party proxies of docs/proxying.md. Empty: every request's own address is its
     # client's, whatever it forwards.
@@ -255,7 +251,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "STATS_TABLE",
     "SALTS_TABLE",
     ("HITS_QUEUE_URL", "HITS_STREAM"),  # where hits go: the queue, or the stream
-    "CLEANUP_QUEUE_URL",
+    "TASK_QUEUE_URL",
     ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN"),
 )
 # The names settings had before, still read (once, with a warning: `tokens.signing_keys`).
@@ -304,7 +300,6 @@ def settings() -> Settings:
         geoip_db=os.environ.get(PREFIX + "GEOIP_DB", "").strip(),
         datacenter_ranges=os.environ.get(PREFIX + "DATACENTER_RANGES", "").strip(),
         behind_cloudfront=env.flag("BEHIND_CLOUDFRONT"),
-        quiet_hits=env.flag("QUIET_HITS"),
         trusted_proxies=env.networks("TRUSTED_PROXIES"),
         key_cache_seconds=env.seconds(
             "KEY_CACHE_SECONDS", DEFAULT_KEY_CACHE_SECONDS, MAX_KEY_CACHE_SECONDS

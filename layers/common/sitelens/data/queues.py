@@ -1,6 +1,6 @@
 """Messages between functions: hits on their way to the aggregator (on the hits queue, or
 the hits stream: `data.hit_stream`), hits parked, websites whose statistics are to be
-removed. The only code that talks to SQS."""
+removed (a kind of task, `data.tasks`). The only code that talks to SQS."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import hit_stream
+from sitelens.data import hit_stream, tasks
 from sitelens.data.clients import client
 
 # How long a hit can travel through its queues, as template.yaml sets them (HitsQueue's and
@@ -68,13 +68,18 @@ def park_hit(account_id: str, body: str, reason: str) -> None:
     )
 
 
+# A cleanup waits this long, so that hits still in flight for the website are dropped or
+# counted before its statistics are removed.
+CLEANUP_DELAY_SECONDS = 120
+
+
 def send_cleanup(website_id: int, delayed: bool = True) -> None:
-    """Queue the removal of a deleted website's statistics: delayed by the queue, or at
-    once (`delayed=False`, the rest of a removal already under way)."""
+    """Queue the removal of a deleted website's statistics: after CLEANUP_DELAY_SECONDS, or
+    at once (`delayed=False`, the rest of a removal already under way)."""
     client("sqs").send_message(
-        QueueUrl=settings().cleanup_queue_url,
-        MessageBody=json.dumps({"website_id": website_id}),
-        **({} if delayed else {"DelaySeconds": 0}),  # a message's own delay overrides the queue's
+        QueueUrl=settings().task_queue_url,
+        MessageBody=tasks.body(tasks.CLEANUP, {"website_id": website_id}),
+        DelaySeconds=CLEANUP_DELAY_SECONDS if delayed else 0,
     )
 
 

@@ -1,0 +1,35 @@
+"""The tasks queue (template.yaml's TasksQueue): the low-volume work of system jobs, one
+message a task, each naming its kind, so that one queue (one set of Lambda pollers, one
+dead-letter queue) serves them all and one function routes each to its kind's code.
+
+Kinds: `cleanup` (a deleted website's statistics to remove: `queues.send_cleanup`) and
+`digest` (an account's digest of a period: `digest_queue.send`), each sent to
+`settings().task_queue_url`. A message's body is the kind's own JSON object with `kind`
+beside its fields."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+CLEANUP = "cleanup"
+DIGEST = "digest"
+KINDS = (CLEANUP, DIGEST)
+KIND_FIELD = "kind"
+
+
+def body(kind: str, fields: dict[str, Any]) -> str:
+    """The message body of a task of `kind` with `fields`."""
+    if kind not in KINDS:
+        raise ValueError(f"{kind!r} is not a kind of task")
+    return json.dumps({KIND_FIELD: kind, **fields})
+
+
+def kind_of(record: dict[str, Any]) -> str:
+    """The kind a task's SQS record (in a Lambda event) names; "" for none or another."""
+    try:
+        data = json.loads(record.get("body") or "")
+    except ValueError:
+        return ""
+    kind = data.get(KIND_FIELD) if isinstance(data, dict) else None
+    return kind if kind in KINDS else ""
