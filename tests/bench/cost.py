@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from sitelens.tokens import signing_keys
 from tests.bench.deployment import Deployment, Schedule
 
 # ----------------------------------------------------------------------------- prices
@@ -203,7 +204,7 @@ INIT_CPU_SHARE = Assumption(
 KEYRING_READERS = Assumption(
     10,
     "warm containers holding the signing keyring at any hour (every keyed route, share "
-    "pages, digests): each reads it again every 15 minutes (tokens.signing_keys.MAX_AGE_SECONDS)",
+    "pages, digests): each reads it again after tokens.signing_keys.MAX_AGE_SECONDS",
 )
 DYNAMODB_MS = Assumption(
     5.0, "one in-region DynamoDB GetItem/UpdateItem from Lambda, SDK included: single-digit ms"
@@ -1285,12 +1286,13 @@ def bill(
             SECRETS_MANAGER,
         )
     )
-    keyring_reads = KEYRING_READERS.value * SECONDS / 900
+    keyring_reads = KEYRING_READERS.value * SECONDS / signing_keys.MAX_AGE_SECONDS
     lines.append(
         _line(
             "fixed",
             "Secrets Manager",
-            f"GetSecretValue: the keyring, every 15 min, by {KEYRING_READERS.value:g} containers",
+            f"GetSecretValue: the keyring, every {signing_keys.MAX_AGE_SECONDS / 60:g} min, by "
+            f"{KEYRING_READERS.value:g} containers",
             keyring_reads,
             SECRETS_MANAGER_CALLS,
         )
