@@ -1,5 +1,6 @@
 """The signing keyring (docs/configuration.md): where it is kept (the stack's secret, whose
-ARN deployed functions get; make serve's file; a setting), how often a container reads it,
+ARN deployed functions get; under CostProfile=lean the stack's SecureString parameter, made
+at first use; make serve's file; a setting), how often a container reads it,
 and rotation by `sitelens signing-keys rotate`: a new active key, the previous one verifying
 for the overlap and never after, a key nobody knows refused with the contract's 4xx."""
 
@@ -52,10 +53,23 @@ def keys_file(aws_env, monkeypatch, tmp_path) -> Iterator[str]:
     config.reset()
 
 
-@pytest.fixture(params=["file", "secret"])
+@pytest.fixture
+def stack_parameter(aws_env, monkeypatch) -> Iterator[str]:
+    """Only the name of the stack's SecureString parameter (in moto's SSM), as the template
+    gives it under CostProfile=lean: no parameter yet, the first use makes it."""
+    name = f"/stack{time.time_ns()}/signing-keys"
+    monkeypatch.delenv("SITELENS_SIGNING_KEYS")
+    monkeypatch.setenv("SITELENS_SIGNING_KEYS_PARAMETER", name)
+    config.reset()
+    yield name
+    config.reset()
+
+
+@pytest.fixture(params=["file", "secret", "parameter"])
 def kept(request) -> str:
-    """Either place a keyring may be kept and rotated."""
-    return str(request.getfixturevalue("keys_file" if request.param == "file" else "stack_secret"))
+    """Each place a keyring may be kept and rotated."""
+    fixtures = {"file": "keys_file", "secret": "stack_secret", "parameter": "stack_parameter"}
+    return str(request.getfixturevalue(fixtures[request.param]))
 
 
 def later(monkeypatch, seconds: float) -> None:
@@ -244,6 +258,7 @@ def test_any_one_variable_is_enough_and_none_fails_the_cold_start(aws_env, monke
     monkeypatch.delenv("SITELENS_SIGNING_KEYS")
     for name in (
         "SITELENS_SIGNING_KEYS_ARN",
+        "SITELENS_SIGNING_KEYS_PARAMETER",
         "SITELENS_SIGNING_KEYS_FILE",
         "SITELENS_CURSOR_SECRET_ARN",
     ):
@@ -254,7 +269,10 @@ def test_any_one_variable_is_enough_and_none_fails_the_cold_start(aws_env, monke
     config.reset()
     with pytest.raises(config.ConfigError) as failure:
         gateway.load_module(path)
-    expected = "SITELENS_SIGNING_KEYS or SITELENS_SIGNING_KEYS_FILE or SITELENS_SIGNING_KEYS_ARN"
+    expected = (
+        "SITELENS_SIGNING_KEYS or SITELENS_SIGNING_KEYS_FILE or SITELENS_SIGNING_KEYS_ARN"
+        " or SITELENS_SIGNING_KEYS_PARAMETER"
+    )
     assert expected in str(failure.value)
     config.reset()
 
@@ -265,7 +283,9 @@ def test_the_template_passes_the_arn_never_the_value():
     loaded = template.load()
     variables = loaded["Globals"]["Function"]["Environment"]["Variables"]
     assert "SITELENS_SIGNING_KEYS" not in variables
-    assert variables["SITELENS_SIGNING_KEYS_ARN"] == {"Ref": "SigningKeys"}
+    assert variables["SITELENS_SIGNING_KEYS_ARN"] == {
+        "Fn::If": ["LeanProfile", {"Ref": "AWS::NoValue"}, {"Ref": "SigningKeys"}]
+    }
     # generated as a bare secret: a keyring of one key, "0", until the first rotation
     generated = loaded["Resources"]["SigningKeys"]["Properties"]["GenerateSecretString"]
     assert "SecretStringTemplate" not in generated and generated["PasswordLength"] >= 32
