@@ -631,8 +631,9 @@ def chosen(node: Any, parameters: dict[str, str]) -> Any:
     }
 
 
-KEYRING_ARN = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/${AWS::StackName}/signing-keys"
-SEAL_ARN = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter/${AWS::StackName}/seal-key"
+PARAMETERS = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
+KEYRING_ARN = PARAMETERS + "/${AWS::StackName}/signing-keys"
+SEAL_ARN = PARAMETERS + "/${AWS::StackName}/seal-key"
 SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction"}
 
 
@@ -654,7 +655,9 @@ def test_the_lean_profile_keeps_the_keyring_and_the_seal_key_in_parameters():
     assert len(signers) >= 10
     for name in signers:
         env = _environment(name, lean)
-        assert env["SITELENS_SIGNING_KEYS_PARAMETER"] == {"Fn::Sub": "/${AWS::StackName}/signing-keys"}
+        assert env["SITELENS_SIGNING_KEYS_PARAMETER"] == {
+            "Fn::Sub": "/${AWS::StackName}/signing-keys"
+        }
         assert "SITELENS_SIGNING_KEYS_ARN" not in env
     statements = chosen(
         SOURCE["Resources"]["SigningKeysPolicy"]["Properties"]["PolicyDocument"]["Statement"], lean
@@ -726,7 +729,9 @@ def _uses_keyring(resource: dict[str, Any]) -> bool:
 
 def _statements_of(function: str, parameters: dict[str, str]) -> list[dict[str, Any]]:
     found = []
-    for policy in chosen(SOURCE["Resources"][function]["Properties"].get("Policies", []), parameters):
+    for policy in chosen(
+        SOURCE["Resources"][function]["Properties"].get("Policies", []), parameters
+    ):
         if isinstance(policy, dict) and "Statement" in policy:
             found += policy["Statement"]
     return found

@@ -63,9 +63,7 @@ def _use_stack_keyring(stack: Any, name: str) -> None:
     if given.get("CostProfile") == "lean":
         os.environ["SITELENS_SIGNING_KEYS_PARAMETER"] = f"/{found['StackName']}/signing-keys"
         return
-    answer = stack.describe_stack_resource(
-        StackName=name, LogicalResourceId="SigningKeys"
-    )
+    answer = stack.describe_stack_resource(StackName=name, LogicalResourceId="SigningKeys")
     os.environ["SITELENS_SIGNING_KEYS_ARN"] = answer["StackResourceDetail"]["PhysicalResourceId"]
 
 

@@ -38,9 +38,10 @@ from sitelens.data import secrets as stored_secrets
 # A rotation's default overlap: the longest a token signed for someone lasts (a guest link,
 # 90 days), so that a routine rotation ends no token early; 0 for a key that leaked.
 DEFAULT_OVERLAP_DAYS = 90
-# One GetSecretValue (or GetParameter) per warm container an hour at most (docs/configuration.md, "Signing
-# keys"): a new key verifies everywhere at once (REREAD_SECONDS), so this bounds only how
-# long a key rotated out with no overlap (a leak) still signs and verifies in warm ones.
+# One GetSecretValue (lean: GetParameter) per warm container an hour at most
+# (docs/configuration.md, "Signing keys"): a new key verifies everywhere at once
+# (REREAD_SECONDS), so this bounds only how long a key rotated out with no overlap (a leak)
+# still signs and verifies in warm ones.
 MAX_AGE_SECONDS = 3600.0
 REREAD_SECONDS = 10.0  # an unknown kid re-reads no more often: forged kids cost little
 FIRST_KID = "0"  # the id of a bare secret
