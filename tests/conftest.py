@@ -63,7 +63,7 @@ from sitelens.local import (  # noqa: E402
     template,
 )
 from sitelens.records import privacy  # noqa: E402
-from sitelens.tokens import signing_keys  # noqa: E402
+from sitelens.tokens import sealing, signing_keys  # noqa: E402
 from tests.fixtures import (  # noqa: E402
     browsers,
     moto_dispatch,
@@ -205,6 +205,7 @@ def reset_caches() -> None:
     limits.forget()
     salts.forget()
     signing_keys.forget()
+    sealing.forget()
     tracking.EXCLUDED.forget()
     fairshare.reset()
     converted.forget()

@@ -199,8 +199,9 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "hit_stream": ("put is_stream_batch read", "stream records"),
     "salts": ("expires_at for_day forget", "the daily salts"),
     "secrets": (
-        "secret_string file_string put_file_string put_secret_string",
-        "the signing keyring, in Secrets Manager or a file",
+        "secret_string file_string put_file_string put_secret_string parameter_string "
+        "kept_parameter_string put_parameter_string",
+        "the signing keyring and the seal key, in Secrets Manager, SSM or a file",
     ),
     "slots": ("reserve_host reserve_account send_later", "politeness slots of hosts"),
     "tasks": ("body kind_of", "task messages' kinds"),

@@ -1,5 +1,6 @@
 """The signing keyring (docs/configuration.md): where it is kept (the stack's secret, whose
-ARN deployed functions get; make serve's file; a setting), how often a container reads it,
+ARN deployed functions get; under CostProfile=lean the stack's SecureString parameter, made
+at first use; make serve's file; a setting), how often a container reads it,
 and rotation by `sitelens signing-keys rotate`: a new active key, the previous one verifying
 for the overlap and never after, a key nobody knows refused with the contract's 4xx."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,6 +22,7 @@ import pytest
 
 from sitelens import cli
 from sitelens.core import config
+from sitelens.data import secrets as stored_secrets
 from sitelens.local import gateway, server, template
 from sitelens.tokens import signing, signing_keys
 from sitelens.tokens.signing_keys import Purpose
@@ -52,10 +55,23 @@ def keys_file(aws_env, monkeypatch, tmp_path) -> Iterator[str]:
     config.reset()
 
 
-@pytest.fixture(params=["file", "secret"])
+@pytest.fixture
+def stack_parameter(aws_env, monkeypatch) -> Iterator[str]:
+    """Only the name of the stack's SecureString parameter (in moto's SSM), as the template
+    gives it under CostProfile=lean: no parameter yet, the first use makes it."""
+    name = f"/stack{time.time_ns()}/signing-keys"
+    monkeypatch.delenv("SITELENS_SIGNING_KEYS")
+    monkeypatch.setenv("SITELENS_SIGNING_KEYS_PARAMETER", name)
+    config.reset()
+    yield name
+    config.reset()
+
+
+@pytest.fixture(params=["file", "secret", "parameter"])
 def kept(request) -> str:
-    """Either place a keyring may be kept and rotated."""
-    return str(request.getfixturevalue("keys_file" if request.param == "file" else "stack_secret"))
+    """Each place a keyring may be kept and rotated."""
+    fixtures = {"file": "keys_file", "secret": "stack_secret", "parameter": "stack_parameter"}
+    return str(request.getfixturevalue(fixtures[request.param]))
 
 
 def later(monkeypatch, seconds: float) -> None:
@@ -244,6 +260,7 @@ def test_any_one_variable_is_enough_and_none_fails_the_cold_start(aws_env, monke
     monkeypatch.delenv("SITELENS_SIGNING_KEYS")
     for name in (
         "SITELENS_SIGNING_KEYS_ARN",
+        "SITELENS_SIGNING_KEYS_PARAMETER",
         "SITELENS_SIGNING_KEYS_FILE",
         "SITELENS_CURSOR_SECRET_ARN",
     ):
@@ -254,7 +271,10 @@ def test_any_one_variable_is_enough_and_none_fails_the_cold_start(aws_env, monke
     config.reset()
     with pytest.raises(config.ConfigError) as failure:
         gateway.load_module(path)
-    expected = "SITELENS_SIGNING_KEYS or SITELENS_SIGNING_KEYS_FILE or SITELENS_SIGNING_KEYS_ARN"
+    expected = (
+        "SITELENS_SIGNING_KEYS or SITELENS_SIGNING_KEYS_FILE or SITELENS_SIGNING_KEYS_ARN"
+        " or SITELENS_SIGNING_KEYS_PARAMETER"
+    )
     assert expected in str(failure.value)
     config.reset()
 
@@ -265,7 +285,93 @@ def test_the_template_passes_the_arn_never_the_value():
     loaded = template.load()
     variables = loaded["Globals"]["Function"]["Environment"]["Variables"]
     assert "SITELENS_SIGNING_KEYS" not in variables
-    assert variables["SITELENS_SIGNING_KEYS_ARN"] == {"Ref": "SigningKeys"}
+    assert variables["SITELENS_SIGNING_KEYS_ARN"] == {
+        "Fn::If": ["LeanProfile", {"Ref": "AWS::NoValue"}, {"Ref": "SigningKeys"}]
+    }
     # generated as a bare secret: a keyring of one key, "0", until the first rotation
     generated = loaded["Resources"]["SigningKeys"]["Properties"]["GenerateSecretString"]
     assert "SecretStringTemplate" not in generated and generated["PasswordLength"] >= 32
+
+
+# CostProfile=lean: the stack's SecureString parameter, which CloudFormation cannot create,
+# made by the first use (a bare secret: key "0"), once even when two first uses race.
+
+
+def stored(name: str) -> dict[str, Any]:
+    return dict(boto3.client("ssm").get_parameter(Name=name, WithDecryption=True)["Parameter"])
+
+
+def test_the_first_use_makes_the_keyring_and_later_ones_read_it(stack_parameter, analytics):
+    ssm = boto3.client("ssm")
+    with pytest.raises(ssm.exceptions.ParameterNotFound):
+        ssm.get_parameter(Name=stack_parameter)
+    cursor = next_cursor(analytics)
+    parameter = stored(stack_parameter)
+    assert parameter["Type"] == "SecureString"
+    keyring = signing_keys.Keyring.parse(parameter["Value"])
+    # as the template's secret is generated: a bare secret, so one key "0", of 256 bits
+    assert [key.kid for key in keyring.keys] == [signing_keys.FIRST_KID] == [kid_of(cursor)]
+    assert len(bytes.fromhex(keyring.active.secret)) == 32
+    with another_container():  # reads it, makes none
+        assert continued(analytics, cursor).status == 200
+    assert stored(stack_parameter)["Version"] == 1
+
+
+def test_two_first_uses_at_once_end_with_one_keyring_both_sign_with(stack_parameter, monkeypatch):
+    both_found_none = threading.Barrier(2, timeout=10)
+
+    def first_secret() -> str:  # each has found no parameter: both make a keyring
+        both_found_none.wait()
+        return signing_keys.secrets.token_hex(32)
+
+    monkeypatch.setattr(signing_keys, "first_secret", first_secret)
+    where = signing_keys.source()
+    read: list[signing_keys.Keyring] = []
+    threads = [threading.Thread(target=lambda: read.append(signing_keys.read(where))) for _ in "ab"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(read) == 2 and read[0] == read[1]  # the loser took the winner's
+    kept = signing_keys.Keyring.parse(stored(stack_parameter)["Value"])
+    assert kept == read[0] and stored(stack_parameter)["Version"] == 1
+    assert read[0].active.derived(Purpose.CURSOR) == read[1].active.derived(Purpose.CURSOR)
+
+
+def test_a_function_never_overwrites_a_keyring_it_finds(stack_parameter):
+    boto3.client("ssm").put_parameter(
+        Name=stack_parameter, Value="k" * 64, Type="SecureString", Overwrite=False
+    )
+    made = []
+    found = stored_secrets.kept_parameter_string(stack_parameter, lambda: made.append(1) or "x")
+    assert found == "k" * 64 and made == []
+
+
+def test_the_stack_option_finds_a_lean_stack_s_parameter(aws_env, monkeypatch, capsys):
+    # no SigningKeys secret under lean: the command goes to /<stack>/signing-keys
+    monkeypatch.delenv("SITELENS_SIGNING_KEYS")
+    monkeypatch.delenv("SITELENS_SIGNING_KEYS_PARAMETER", raising=False)
+    asked: list[str] = []
+    stack = SimpleNamespace(
+        describe_stacks=lambda StackName: {
+            "Stacks": [
+                {
+                    "StackName": "shop",
+                    "Parameters": [{"ParameterKey": "CostProfile", "ParameterValue": "lean"}],
+                }
+            ]
+        },
+        describe_stack_resource=lambda **kwargs: asked.append(kwargs["LogicalResourceId"]),
+    )
+    real_client = boto3.client
+    monkeypatch.setattr(
+        boto3, "client", lambda name, *a: stack if name == "cloudformation" else real_client(name)
+    )
+    assert cli.main(["--stack", "shop", "signing-keys", "rotate", "--overlap-days", "1"]) == 0
+    assert asked == []
+    keyring = signing_keys.Keyring.parse(stored("/shop/signing-keys")["Value"])
+    assert len(keyring.keys) == 2 and keyring.keys[1].kid == signing_keys.FIRST_KID
+    assert stored("/shop/signing-keys")["Version"] == 2  # made, then overwritten by the operator
+    out = capsys.readouterr().out
+    assert keyring.active.secret not in out and keyring.keys[1].secret not in out
+    boto3.client("ssm").delete_parameter(Name="/shop/signing-keys")

@@ -610,3 +610,128 @@ def test_tables_use_the_aws_owned_key_which_bills_no_kms_request():
     assert len(tables) >= 9
     for name, table in tables.items():
         assert not table.get("SSESpecification", {}).get("SSEEnabled"), name
+
+
+def chosen(node: Any, parameters: dict[str, str]) -> Any:
+    """`node` with each `!If` decided by these parameters and each `AWS::NoValue` left out,
+    its other intrinsics kept (a resource's `!Ref` has no value before deploying)."""
+    if isinstance(node, list):
+        items = [chosen(item, parameters) for item in node]
+        return [item for item in items if item != {"Ref": "AWS::NoValue"}]
+    if not isinstance(node, dict):
+        return node
+    if list(node) == ["Fn::If"]:
+        condition, when_true, when_false = node["Fn::If"]
+        holds = template.resolved(SOURCE, {"Condition": condition}, parameters)
+        return chosen(when_true if holds else when_false, parameters)
+    return {
+        key: chosen(value, parameters)
+        for key, value in node.items()
+        if chosen(value, parameters) != {"Ref": "AWS::NoValue"}
+    }
+
+
+PARAMETERS = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
+KEYRING_ARN = PARAMETERS + "/${AWS::StackName}/signing-keys"
+SEAL_ARN = PARAMETERS + "/${AWS::StackName}/seal-key"
+SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction"}
+
+
+def _environment(function: str, parameters: dict[str, str]) -> dict[str, Any]:
+    variables = dict(SOURCE["Globals"]["Function"]["Environment"]["Variables"])
+    own = SOURCE["Resources"][function]["Properties"].get("Environment") or {}
+    variables.update(own.get("Variables") or {})
+    return dict(chosen(variables, parameters))
+
+
+def test_the_lean_profile_keeps_the_keyring_and_the_seal_key_in_parameters():
+    lean = {"CostProfile": "lean"}
+    resources = {n: r for n, r in SOURCE["Resources"].items() if template.deployed(SOURCE, r, lean)}
+    # no secret ($0.40 a month) and no customer-managed key ($1 a month)
+    kinds = {r["Type"] for r in resources.values()}
+    assert "AWS::SecretsManager::Secret" not in kinds and "AWS::KMS::Key" not in kinds
+    assert "AWS::KMS::Alias" not in kinds
+    signers = [n for n, r in resources.items() if _uses_keyring(r)]
+    assert len(signers) >= 10
+    for name in signers:
+        env = _environment(name, lean)
+        assert env["SITELENS_SIGNING_KEYS_PARAMETER"] == {
+            "Fn::Sub": "/${AWS::StackName}/signing-keys"
+        }
+        assert "SITELENS_SIGNING_KEYS_ARN" not in env
+    statements = chosen(
+        SOURCE["Resources"]["SigningKeysPolicy"]["Properties"]["PolicyDocument"]["Statement"], lean
+    )
+    assert statements == [
+        {
+            "Effect": "Allow",
+            "Action": ["ssm:GetParameter", "ssm:PutParameter"],
+            "Resource": {"Fn::Sub": KEYRING_ARN},
+        },
+        {
+            "Effect": "Deny",
+            "Action": ["ssm:PutParameter"],
+            "Resource": {"Fn::Sub": KEYRING_ARN},
+            "Condition": {"StringEquals": {"ssm:Overwrite": "true"}},
+        },
+    ]
+    for name in SEALERS:
+        env = _environment(name, lean)
+        assert env["SITELENS_SEAL_KEY_PARAMETER"] == {"Fn::Sub": "/${AWS::StackName}/seal-key"}
+        assert "SITELENS_SEAL_KEY_ID" not in env
+        granted = _statements_of(name, lean)
+        assert "kms:" not in str(granted)
+        on_key = [s for s in granted if s["Resource"] == {"Fn::Sub": SEAL_ARN}]
+        allowed = {a for s in on_key if s["Effect"] == "Allow" for a in s["Action"]}
+        # the crawl worker only unseals: it never makes the key
+        assert allowed == (
+            {"ssm:GetParameter"}
+            if name == "AuditFunction"
+            else {"ssm:GetParameter", "ssm:PutParameter"}
+        )
+    # nobody else may read the seal key
+    others = [n for n in resources if n not in SEALERS and "Policies" in str(resources[n])]
+    assert all("seal-key" not in str(_statements_of(n, lean)) for n in others)
+
+
+def test_the_standard_profile_keeps_the_secret_and_the_kms_key_and_no_parameter():
+    standard = {"CostProfile": "standard"}
+    resources = {
+        n: r for n, r in SOURCE["Resources"].items() if template.deployed(SOURCE, r, standard)
+    }
+    assert {"SigningKeys", "SealKey", "SealKeyAlias"} <= set(resources)
+    statements = chosen(
+        SOURCE["Resources"]["SigningKeysPolicy"]["Properties"]["PolicyDocument"]["Statement"],
+        standard,
+    )
+    assert statements == [
+        {
+            "Effect": "Allow",
+            "Action": ["secretsmanager:GetSecretValue"],
+            "Resource": {"Ref": "SigningKeys"},
+        }
+    ]
+    for name, resource in resources.items():
+        if resource["Type"] != "AWS::Serverless::Function":
+            continue
+        env = _environment(name, standard)
+        assert "SITELENS_SIGNING_KEYS_PARAMETER" not in env
+        assert "SITELENS_SEAL_KEY_PARAMETER" not in env
+        assert env["SITELENS_SIGNING_KEYS_ARN"] == {"Ref": "SigningKeys"}
+        assert "ssm:" not in str(_statements_of(name, standard)), name
+    for name in SEALERS:
+        assert _environment(name, standard)["SITELENS_SEAL_KEY_ID"] == {"Ref": "SealKey"}
+
+
+def _uses_keyring(resource: dict[str, Any]) -> bool:
+    return {"Ref": "SigningKeysPolicy"} in (resource.get("Properties") or {}).get("Policies", [])
+
+
+def _statements_of(function: str, parameters: dict[str, str]) -> list[dict[str, Any]]:
+    found = []
+    for policy in chosen(
+        SOURCE["Resources"][function]["Properties"].get("Policies", []), parameters
+    ):
+        if isinstance(policy, dict) and "Statement" in policy:
+            found += policy["Statement"]
+    return found

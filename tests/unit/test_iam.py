@@ -9,7 +9,11 @@ inside functions) and, in turn, everything those name. In what is reached:
 - a write entry `{"Put" | "Update" | "Delete" | "ConditionCheck": ...}`, which
   `transact_write_items` or a single write sends, is `dynamodb:<kind>Item`;
 - a setting read (`settings().accounts_table`) is the resource the template passes in its
-  variable (SITELENS_ACCOUNTS_TABLE: !Ref AccountsTable).
+  variable (SITELENS_ACCOUNTS_TABLE: !Ref AccountsTable), or the SSM parameter it names
+  (SITELENS_SEAL_KEY_PARAMETER: !Sub "/${AWS::StackName}/seal-key", which CloudFormation
+  does not create), as "parameter/${AWS::StackName}/seal-key"; only `ssm:` actions are paired
+  with a parameter, and only with one (a unit choosing between a KMS key and a parameter
+  names both).
 
 An action is paired with the resources its function (or a helper of the same module, like
 `_table()`) reads; in code written for any table (`data.records`, `data.pages`) with every
@@ -66,6 +70,7 @@ LEADING_KEYS = "ForAllValues:StringLike"
 # What a function may act on outside the stack: the SES identities digests are sent from.
 OUTSIDE = "(outside the stack)"
 OUTSIDE_ACTIONS = {"ses:SendEmail"}
+PARAMETER = "parameter/"  # an SSM parameter of the stack, by its name: "parameter/${...}/x"
 # boto3 services whose IAM actions carry another prefix (SES v2's are `ses:`).
 IAM_PREFIXES = {"sesv2": "ses"}
 # Operations IAM authorizes as another action (SQS's batches as their single call).
@@ -122,6 +127,8 @@ def setting_resources(function: str) -> dict[str, str]:
         for ref in [value, *branches]:
             if isinstance(ref, dict) and ref.get("Ref") in SOURCE["Resources"]:
                 found[name.removeprefix("SITELENS_").lower()] = ref["Ref"]
+            elif name.endswith("_PARAMETER") and isinstance(ref, dict) and "Fn::Sub" in ref:
+                found[name.removeprefix("SITELENS_").lower()] = PARAMETER + ref["Fn::Sub"][1:]
     return found
 
 
@@ -480,6 +487,8 @@ def _resource_ids(value: Any) -> Iterator[str]:
         elif "Fn::If" in item:  # a resource the stack has under a condition (DigestMail)
             branches = item["Fn::If"][1:]
             yield from _resource_ids([b for b in branches if b != {"Ref": "AWS::NoValue"}])
+        elif "Fn::Sub" in item and ":parameter/" in str(item["Fn::Sub"]):  # the stack's own
+            yield PARAMETER + str(item["Fn::Sub"]).split(":parameter/", 1)[1]
         elif "Fn::Sub" in item:  # "${ReportsTable.Arn}/index/*"
             text = item["Fn::Sub"] if isinstance(item["Fn::Sub"], str) else item["Fn::Sub"][0]
             # "${AWS::Region}" and the like are not resources; an ARN naming none of the
@@ -519,7 +528,7 @@ def _statements(function: str) -> Iterator[dict[str, Any]]:
             continue  # AWS's own (logs, X-Ray), which SAM attaches
         managed = stack()["Resources"][arn["Ref"]]
         assert managed["Type"] == "AWS::IAM::ManagedPolicy", arn
-        yield from managed["Properties"]["PolicyDocument"]["Statement"]
+        yield from _either(managed["Properties"]["PolicyDocument"]["Statement"])
 
 
 def _either(statements: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
@@ -534,9 +543,12 @@ def _either(statements: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
 
 
 def policy_of(function: str) -> set[Call]:
-    """(action, resource logical id, partition key) of every grant of the function's role."""
+    """(action, resource logical id, partition key) of every grant of the function's role
+    (a Deny grants nothing: `test_a_function_creates_a_parameter_but_never_overwrites_it`)."""
     granted = set()
     for statement in _statements(function):
+        if statement["Effect"] == "Deny":
+            continue
         assert statement["Effect"] == "Allow"
         listed = statement["Action"]
         for action in [listed] if isinstance(listed, str) else listed:
@@ -568,7 +580,7 @@ def unmatched(function: str) -> tuple[set[Call], set[Call]]:
     assert not_run <= code.actions, f"stale NOT_RUN entry for {function}"
     made, unnamed = code.calls()
     assert unnamed - OUTSIDE_ACTIONS == set(), f"{function} calls on a table this test cannot name"
-    made = {call for call in made if call[0] not in not_run}
+    made = {call for call in made if call[0] not in not_run and _fits(call)}
     public = _is_public(handler_of(function))
     keyed_writes = {r for a, r, _ in made if a in WRITES} if public else set()
     keyed_writes -= {table for name, table in PUBLIC_WRITES_ANY_ITEM if name == function}
@@ -588,6 +600,11 @@ def unmatched(function: str) -> tuple[set[Call], set[Call]]:
         keyed_writes,
     )
     return made - granted, granted - made
+
+
+def _fits(call: Call) -> bool:
+    """Whether the action is one of its resource's kind: SSM's on a parameter, only."""
+    return call[0].startswith("ssm:") == call[1].startswith(PARAMETER)
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)
@@ -668,3 +685,24 @@ def test_email_goes_out_from_the_stacks_identity_only():
                 assert "*" not in text, f"{function} may send from any identity: {text}"
                 assert "identity/${Identity}" in text or "configuration-set/${DigestMail}" in text
     assert senders  # the digests, a dead endpoint's notice, traffic alerts
+
+
+OVERWRITE_DENIED = {"StringEquals": {"ssm:Overwrite": "true"}}
+
+
+@pytest.mark.parametrize("function", FUNCTIONS)
+def test_a_function_creates_a_parameter_but_never_overwrites_it(function):
+    """A function may create the stack's keyring or seal key at its first use, never replace
+    it (tokens signed or secrets sealed under it would stop verifying): each parameter it may
+    put, it is denied putting with Overwrite (only an operator's rotation overwrites)."""
+    statements = list(_statements(function))
+    puts = {r for a, r, _ in policy_of(function) if a == "ssm:PutParameter"}
+    denied = set()
+    for statement in statements:
+        if statement["Effect"] != "Deny":
+            continue
+        assert statement["Action"] == ["ssm:PutParameter"], statement
+        assert statement["Condition"] == OVERWRITE_DENIED, statement
+        denied |= set(_resource_ids(statement["Resource"]))
+    assert puts == denied
+    assert all(resource.startswith(PARAMETER) for resource in puts)

@@ -5,8 +5,9 @@ rotate|list`: a new active key for every token signed, and the keyring's keys (n
 secrets).
 
 The table (and the keyring) comes from `--stack` (a deployed stack), `--local` (a running
-`make serve`) or SITELENS_ACCOUNTS_TABLE (SITELENS_SIGNING_KEYS_ARN or _FILE) with the
-usual AWS configuration. An operator's tool: like
+`make serve`) or SITELENS_ACCOUNTS_TABLE (SITELENS_SIGNING_KEYS_ARN, _PARAMETER or _FILE)
+with the usual AWS configuration: the operator's credentials, which may overwrite the
+keyring where the functions' may not. An operator's tool: like
 `local/`, it is left out of the Lambda layer's build.
 """
 
@@ -16,6 +17,7 @@ import argparse
 import json
 import os
 import sys
+from typing import Any
 
 
 def _configure(args: argparse.Namespace) -> None:
@@ -49,6 +51,20 @@ def _configure(args: argparse.Namespace) -> None:
         for variable, resource in _STACK_RESOURCES[args.area]:
             answer = stack.describe_stack_resource(StackName=args.stack, LogicalResourceId=resource)
             os.environ[variable] = answer["StackResourceDetail"]["PhysicalResourceId"]
+        if args.area == "signing-keys":
+            _use_stack_keyring(stack, args.stack)
+
+
+def _use_stack_keyring(stack: Any, name: str) -> None:
+    """The stack's keyring: its secret's ARN, or under CostProfile=lean the name of its
+    parameter (`/<stack>/signing-keys`, as the template names it)."""
+    (found,) = stack.describe_stacks(StackName=name)["Stacks"]
+    given = {p["ParameterKey"]: p.get("ParameterValue") for p in found.get("Parameters", [])}
+    if given.get("CostProfile") == "lean":
+        os.environ["SITELENS_SIGNING_KEYS_PARAMETER"] = f"/{found['StackName']}/signing-keys"
+        return
+    answer = stack.describe_stack_resource(StackName=name, LogicalResourceId="SigningKeys")
+    os.environ["SITELENS_SIGNING_KEYS_ARN"] = answer["StackResourceDetail"]["PhysicalResourceId"]
 
 
 # What `--stack` looks up for each area: a variable and the template's resource it names.
@@ -56,7 +72,7 @@ _STACK_RESOURCES = {
     "keys": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
     "accounts": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
     "digests": [("SITELENS_ACCOUNTS_TABLE", "AccountsTable")],
-    "signing-keys": [("SITELENS_SIGNING_KEYS_ARN", "SigningKeys")],
+    "signing-keys": [],  # the secret, or the parameter: `_use_stack_keyring`
 }
 
 

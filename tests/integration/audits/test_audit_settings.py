@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
@@ -420,14 +421,20 @@ def test_a_known_issue_filter_is_read(seo, issue):
     assert reply.status == 200 and reply.data == []
 
 
-def test_with_a_kms_key_the_secret_is_sealed_by_kms(seo, account, monkeypatch):
-    key_id = client("kms").create_key(Description="seal")["KeyMetadata"]["KeyId"]
-    monkeypatch.setenv("SITELENS_SEAL_KEY_ID", key_id)
+@pytest.mark.parametrize("kind", ["kms1", "ssm1"])
+def test_the_stack_s_key_seals_the_secret(seo, account, monkeypatch, kind):
+    """kms1: the KMS key (CostProfile=standard); ssm1: the key in the stack's parameter
+    (lean), made at the first seal."""
+    if kind == "kms1":
+        key_id = client("kms").create_key(Description="seal")["KeyMetadata"]["KeyId"]
+        monkeypatch.setenv("SITELENS_SEAL_KEY_ID", key_id)
+    else:
+        monkeypatch.setenv("SITELENS_SEAL_KEY_PARAMETER", f"/stack{time.time_ns()}/seal-key")
     config.reset()
     try:
         created = create(seo, headers={"X-A": SECRETS[0]}, cookie=SECRETS[2])
         token = record_of(account, created["id"])["crawl_secret"]
-        assert token.startswith("kms1.") and state_of(account, created)["crawl_secret"] == token
+        assert token.startswith(f"{kind}.") and state_of(account, created)["crawl_secret"] == token
         assert_no_secret(token)
         changed = seo.patch(f"/api/v1/audits/{created['id']}", json_body={"cookie": "c=d"})
         assert changed.data["crawl_secret"] == {

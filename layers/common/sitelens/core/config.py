@@ -128,11 +128,16 @@ class Settings:
     def audit_queue_url(self) -> str:
         return _value("AUDIT_QUEUE_URL")
 
-    # The KMS key audits' crawl secrets are sealed with (`tokens.sealing`); "" seals them
-    # locally with a key derived from the signing keyring (make serve, tests).
+    # The KMS key audits' crawl secrets are sealed with (`tokens.sealing`), or under
+    # CostProfile=lean the name of the SecureString parameter holding the key instead; with
+    # neither they are sealed with a key derived from the signing keyring (make serve, tests).
     @property
     def seal_key_id(self) -> str:
         return _optional("SEAL_KEY_ID")
+
+    @property
+    def seal_key_parameter(self) -> str:
+        return _optional("SEAL_KEY_PARAMETER")
 
     # Only the webhook functions use them (and those that send events): by name at first use.
     @property
@@ -145,8 +150,9 @@ class Settings:
 
     # Tokens must verify in every container, so all of them sign with one keyring
     # (`tokens.signing_keys`): given as such (tests), as a file (make serve's, so that a
-    # rotation applies while it runs), or as the ARN of the stack's secret, read on use, so
-    # that it never sits in plain text in the functions' configuration.
+    # rotation applies while it runs), or as the ARN of the stack's secret or the name of its
+    # SecureString parameter (CostProfile=lean), read on use, so that it never sits in plain
+    # text in the functions' configuration.
     @property
     def signing_keys(self) -> str:
         """The keyring itself; "" when it is kept in a file or a secret."""
@@ -159,6 +165,10 @@ class Settings:
     @property
     def signing_keys_arn(self) -> str:
         return _optional("SIGNING_KEYS_ARN")
+
+    @property
+    def signing_keys_parameter(self) -> str:
+        return _optional("SIGNING_KEYS_PARAMETER")
 
     def deprecated(self, name: str) -> str:
         """The value given under the old name of setting `name` (`DEPRECATED`), or ""."""
@@ -252,7 +262,7 @@ REQUIRED: tuple[str | tuple[str, ...], ...] = (
     "SALTS_TABLE",
     ("HITS_QUEUE_URL", "HITS_STREAM"),  # where hits go: the queue, or the stream
     "TASK_QUEUE_URL",
-    ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN"),
+    ("SIGNING_KEYS", "SIGNING_KEYS_FILE", "SIGNING_KEYS_ARN", "SIGNING_KEYS_PARAMETER"),
 )
 # The names settings had before, still read (once, with a warning: `tokens.signing_keys`).
 DEPRECATED = {"SIGNING_KEYS": "CURSOR_SECRET", "SIGNING_KEYS_ARN": "CURSOR_SECRET_ARN"}

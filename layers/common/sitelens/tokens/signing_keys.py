@@ -1,9 +1,11 @@
 """The signing keyring: keys with ids, one active, the ones before it verifying until their
 overlap ends, and from each key one derived key per purpose (HKDF-SHA256, RFC 5869).
 
-Kept as text, in the stack's secret (deployed), make serve's `.sitelens-secret` file or a
-setting (tests): either a bare secret, which is a keyring of one key with id "0" (what the
-template generates, and the secret of stacks made before keyrings), or JSON
+Kept as text, in the stack's secret (deployed, CostProfile=standard) or SecureString
+parameter (lean: made at first use, `data.secrets`), make serve's `.sitelens-secret` file or
+a setting (tests): either a bare secret, which is a keyring of one key with id "0" (what the
+template generates, or the first use under lean, and the secret of stacks made before
+keyrings), or JSON
 
     {"keys": [{"kid": "3f9a0c1e", "secret": "<64 hex>"},
               {"kid": "0", "secret": "...", "verifies_until": 1795000000}]}
@@ -36,9 +38,10 @@ from sitelens.data import secrets as stored_secrets
 # A rotation's default overlap: the longest a token signed for someone lasts (a guest link,
 # 90 days), so that a routine rotation ends no token early; 0 for a key that leaked.
 DEFAULT_OVERLAP_DAYS = 90
-# One GetSecretValue per warm container an hour at most (docs/configuration.md, "Signing
-# keys"): a new key verifies everywhere at once (REREAD_SECONDS), so this bounds only how
-# long a key rotated out with no overlap (a leak) still signs and verifies in warm ones.
+# One GetSecretValue (lean: GetParameter) per warm container an hour at most
+# (docs/configuration.md, "Signing keys"): a new key verifies everywhere at once
+# (REREAD_SECONDS), so this bounds only how long a key rotated out with no overlap (a leak)
+# still signs and verifies in warm ones.
 MAX_AGE_SECONDS = 3600.0
 REREAD_SECONDS = 10.0  # an unknown kid re-reads no more often: forged kids cost little
 FIRST_KID = "0"  # the id of a bare secret
@@ -158,7 +161,8 @@ def _key(entry: dict[str, Any]) -> Key:
 
 @dataclass(frozen=True)
 class Source:
-    """Where the keyring is kept: "value" (the setting itself), "file" or "arn"."""
+    """Where the keyring is kept: "value" (the setting itself), "file", "arn" (a secret's)
+    or "parameter" (a SecureString parameter's name)."""
 
     kind: str
     where: str = field(repr=False)
@@ -167,7 +171,8 @@ class Source:
 def source() -> Source:
     """Where this container's keyring is kept, by its settings; the names used before
     keyrings (SITELENS_CURSOR_SECRET, SITELENS_CURSOR_SECRET_ARN) still count, with a
-    warning. ConfigError when none is set."""
+    warning. The first set wins, in this order: the keyring, its file, the secret's ARN, the
+    parameter's name (a stack sets only one). ConfigError when none is set."""
     found = settings()
     if found.signing_keys:
         return Source("value", found.signing_keys)
@@ -175,12 +180,15 @@ def source() -> Source:
         return Source("file", found.signing_keys_file)
     if found.signing_keys_arn:
         return Source("arn", found.signing_keys_arn)
+    if found.signing_keys_parameter:
+        return Source("parameter", found.signing_keys_parameter)
     for name, kind in (("SIGNING_KEYS", "value"), ("SIGNING_KEYS_ARN", "arn")):
         if found.deprecated(name):
             _warn_deprecated(name)
             return Source(kind, found.deprecated(name))
     raise ConfigError(
-        "Missing SITELENS_SIGNING_KEYS, SITELENS_SIGNING_KEYS_FILE or SITELENS_SIGNING_KEYS_ARN."
+        "Missing SITELENS_SIGNING_KEYS, SITELENS_SIGNING_KEYS_FILE, SITELENS_SIGNING_KEYS_ARN "
+        "or SITELENS_SIGNING_KEYS_PARAMETER."
     )
 
 
@@ -198,7 +206,15 @@ def read(where: Source) -> Keyring:
         return Keyring.parse(stored_secrets.file_string(where.where))
     if where.kind == "arn":
         return Keyring.parse(stored_secrets.secret_string(where.where))
+    if where.kind == "parameter":
+        return Keyring.parse(stored_secrets.kept_parameter_string(where.where, first_secret))
     return Keyring.parse(where.where)
+
+
+def first_secret() -> str:
+    """A new keyring's text, as the template's secret is generated: a bare secret (so a
+    keyring of one key, id "0"), of 256 random bits."""
+    return secrets.token_hex(32)
 
 
 def write(where: Source, keyring: Keyring) -> None:
@@ -207,6 +223,8 @@ def write(where: Source, keyring: Keyring) -> None:
         stored_secrets.put_file_string(where.where, keyring.text())
     elif where.kind == "arn":
         stored_secrets.put_secret_string(where.where, keyring.text())
+    elif where.kind == "parameter":
+        stored_secrets.put_parameter_string(where.where, keyring.text())
     else:
         raise ConfigError("A keyring given as SITELENS_SIGNING_KEYS is changed where it is set.")
     forget()
@@ -247,8 +265,8 @@ def verifying_key(kid: str, purpose: Purpose, now: float | None = None) -> bytes
 def local_keys(purpose: Purpose) -> list[bytes]:
     """The key for `purpose` of every key whose tokens verify, the active one first, for
     make serve and the tests only: from a keyring given as a setting or a file, read now,
-    never from Secrets Manager (deployed, sealing is KMS's, and the functions that seal
-    are not granted the keyring)."""
+    never from Secrets Manager or SSM (deployed, sealing has a key of its own, and the
+    functions that seal are not granted the keyring)."""
     found = settings()
     if found.signing_keys:  # in `source`'s order, without its ARN
         text = found.signing_keys
