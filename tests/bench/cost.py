@@ -1277,26 +1277,40 @@ def bill(
             "fixed", "CloudWatch Logs", "ingestion: scheduled runs", schedule_logs, LOGS_INGESTION
         )
     )
-    lines.append(
-        _line(
-            "fixed",
-            "Secrets Manager",
-            f"secrets: {deployed.secrets} (the signing keyring)",
-            deployed.secrets,
-            SECRETS_MANAGER,
+    if deployed.secrets:  # CostProfile=lean keeps the keyring in an SSM parameter
+        lines.append(
+            _line(
+                "fixed",
+                "Secrets Manager",
+                f"secrets: {deployed.secrets} (the signing keyring)",
+                deployed.secrets,
+                SECRETS_MANAGER,
+            )
         )
-    )
     keyring_reads = KEYRING_READERS.value * SECONDS / signing_keys.MAX_AGE_SECONDS
-    lines.append(
-        _line(
-            "fixed",
-            "Secrets Manager",
-            f"GetSecretValue: the keyring, every {signing_keys.MAX_AGE_SECONDS / 60:g} min, by "
-            f"{KEYRING_READERS.value:g} containers",
-            keyring_reads,
-            SECRETS_MANAGER_CALLS,
-        )
+    every = (
+        f"every {signing_keys.MAX_AGE_SECONDS / 60:g} min, by {KEYRING_READERS.value:g} containers"
     )
+    if deployed.secrets:
+        lines.append(
+            _line(
+                "fixed",
+                "Secrets Manager",
+                f"GetSecretValue: the keyring, {every}",
+                keyring_reads,
+                SECRETS_MANAGER_CALLS,
+            )
+        )
+    else:  # CostProfile=lean: an SSM SecureString parameter (free), decrypted with aws/ssm
+        lines.append(
+            _line(
+                "fixed",
+                "KMS",
+                f"requests: the keyring parameter's decrypts (aws/ssm), {every}",
+                keyring_reads,
+                KMS_REQUESTS,
+            )
+        )
     lines.append(
         _line(
             "fixed",

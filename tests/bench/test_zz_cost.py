@@ -151,6 +151,15 @@ def test_options() -> None:
 PATHS = ("hits", "api", "fixed")
 
 
+def drain_periods() -> set[float]:
+    """The periods of the deployments' hits drains (CostProfile=lean), in seconds."""
+    return {
+        cost.SECONDS / drain.runs_a_month
+        for built in deployments().values()
+        if (drain := cost.hits_drain(built))
+    }
+
+
 def _toy_measured() -> dict[str, Any]:
     return {
         "event_cpu_ms": 0.1,
@@ -168,7 +177,7 @@ def _toy_measured() -> dict[str, Any]:
                 "deletes_per_batch": 1.0,
             }
             for volume in cost.VOLUMES
-            for window in {o.window_s for o in cost.OPTIONS}
+            for window in {o.window_s for o in cost.OPTIONS} | drain_periods()
         },
         "message_bytes": 400,
         "stats_items_per_day": 1000.0,
@@ -226,9 +235,17 @@ def test_fixed_lines_follow_the_template(aws_env: None) -> None:
     standard = found[cost.deployment_key("standard", "RestApi")]
     translated = deployment.resolve(sam.translated(), {"CostProfile": "standard"})
     alarms = [r for r in translated["Resources"].values() if r["Type"] == "AWS::CloudWatch::Alarm"]
-    assert standard.alarms == len(alarms) > 20
-    assert {q.queue for q in standard.queue_sources} >= {"HitsQueue", "StatsCleanupQueue"}
+    assert standard.alarms == len(alarms) > 10
+    assert {q.queue for q in standard.queue_sources} >= {"HitsQueue", "TasksQueue"}
     assert standard.secrets == 1 and standard.kms_keys == 1 and standard.firehose_streams == 1
+    # lean: the keyring and the seal key in SSM parameters, the hits drained, not polled
+    lean = found[cost.deployment_key("lean", "FunctionUrl")]
+    assert (lean.secrets, lean.kms_keys, lean.tables_kms) == (0, 0, 0)
+    assert "HitsQueue" not in {q.queue for q in lean.queue_sources}
+    assert cost.hits_drain(lean) is not None
+    bill = cost.bill(_inputs_from({}, _toy_measured()), cost.OPTIONS[2], cost.HITS, "lean")
+    assert not [line for line in bill if line.service in ("Secrets Manager",)]
+    assert not [line for line in bill if "keys:" in line.component and line.quantity]
     lines = cost.bill(_inputs_from({}, _toy_measured()), cost.OPTIONS[0], cost.HITS, "standard")
     alarm_line = next(
         line for line in lines if line.service == "CloudWatch" and "alarms" in line.component
@@ -503,13 +520,9 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
                 start += len(arrived)
             return cost.batching(found, times, keys_of, key_bytes, counting.WORKERS)
 
-        drains = {
-            cost.SECONDS / drain.runs_a_month
-            for built in deployments().values()
-            if (drain := cost.hits_drain(built))
-        }
         windows = sorted(
-            {deployed["window_s"], *(o.window_s for o in cost.OPTIONS), *WINDOWS_S, *drains}
+            {deployed["window_s"], *(o.window_s for o in cost.OPTIONS), *WINDOWS_S}
+            | drain_periods()
         )
         by_window = {
             cost.batching_key(volume, window): figures(volume, window)
