@@ -28,7 +28,7 @@ globalThis.location = {href: 'https://www.example.com/pricing', protocol: 'https
 globalThis.screen = {width: 1920, height: 1080};
 globalThis.history = {pushState() {}};
 globalThis.document = {
-  currentScript: {src: 'https://hits.example.net/js/script.js'},
+  currentScript: {src: 'https://hits.example.net/js/script.js', getAttribute: () => null},
   referrer: '', visibilityState: 'visible', addEventListener: listeners,
 };
 Object.defineProperty(globalThis, 'navigator', {value: {}});
