@@ -21,6 +21,7 @@ as a deployed table between merges is.
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -108,9 +109,13 @@ class Worker:
 
     def __init__(self, root: Path, days: Sequence[str] = ()) -> None:
         began = time.perf_counter()
+        repository = Path(__file__).resolve().parents[2]
+        # this checkout's `tests` and `sitelens`, whatever the environment names
+        paths = [str(repository), str(repository / "layers/common"), os.environ.get("PYTHONPATH")]
         self._process = subprocess.Popen(
             [sys.executable, "-m", "tests.bench.chdb_worker", str(root), *days],
-            cwd=Path(__file__).resolve().parents[2],  # where `tests` is a package
+            cwd=repository,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in paths if p)},
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
