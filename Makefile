@@ -31,7 +31,7 @@ PLAUSIBLE_VERSION := 0.4.6
 PLAUSIBLE := .plausible-tracker
 PLAUSIBLE_STAMP := $(PLAUSIBLE)/.installed-$(PLAUSIBLE_VERSION)
 
-.PHONY: serve test test-slow test-fast test-kind lint checkov format build deploy bench docs routes openapi \
+.PHONY: serve test test-slow test-fast test-kind lint checkov format build deploy bench bench-large docs routes openapi \
 	script browser proxy clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
@@ -182,6 +182,13 @@ script: $(STAMP) $(MINIFIER_STAMP)
 bench: $(STAMP) $(DYNAMODB_LOCAL_STAMP)
 	$(BIN)/python -m pytest tests/bench -q -p no:randomly -p no:cacheprovider \
 		--override-ini addopts= --override-ini timeout=900 -s --durations=12
+
+# The warehouse questions on ClickHouse (chDB) at 100M events (tests/bench/large.py): the
+# rows generated once (cached under build/bench-large/), loaded into chDB, each question
+# timed; prints how long each step took and the disk and memory it needed (docs/performance.md).
+# BENCH_LARGE_EVENTS=2000000 for a quick look at a smaller size.
+bench-large: $(STAMP)
+	PYTHONPATH=$(CURDIR)/layers/common:$(CURDIR) $(BIN)/python -m tests.bench.large
 
 # docs/performance.md's figures rendered again from the last `make bench` (build/bench.json).
 docs: $(STAMP)

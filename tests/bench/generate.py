@@ -245,8 +245,11 @@ def generate(
     small_events: int = SMALL_EVENTS,
     days: int = DAYS,
     end: date = END,
+    direct: bool = False,
 ) -> Summary:
-    """Write the warehouse under `root` (emptied first) and compact it."""
+    """Write the warehouse under `root` (emptied first) and compact it; with `direct`, every
+    row straight into the compacted files, with no landing, compaction nor summaries (all
+    that ClickHouse reads: `make bench-large`)."""
     from sitelens.local.warehouse import LocalWarehouse
 
     started = time.perf_counter()
@@ -259,7 +262,7 @@ def generate(
     summary.last_day = (end - timedelta(days=1)).isoformat()
     landing_from = datetime(end.year, end.month, end.day) - timedelta(hours=LANDING_HOURS)
     store = LocalWarehouse(root)
-    can_compact = hasattr(store, "compact")
+    can_compact = hasattr(store, "compact") and not direct
     # small sites: site 2 + k for a log-uniform k, so sizes fall off as 1/rank
     small = f"2 + CAST(FLOOR(EXP({_uniform('v', '7')} * LN({small_sites + 1}))) AS BIGINT) - 1"
     staged = root / "staged"
@@ -301,9 +304,10 @@ def generate(
                 names = [d[0] for d in cursor.description]
                 landing += [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
     summary.seconds["generate"] = round(time.perf_counter() - started, 1)
-    began = time.perf_counter()
-    _summarise(connection, root)
-    summary.seconds["summaries"] = round(time.perf_counter() - began, 1)
+    if not direct:
+        began = time.perf_counter()
+        _summarise(connection, root)
+        summary.seconds["summaries"] = round(time.perf_counter() - began, 1)
     if can_compact:
         again = landing[:: round(1 / DUPLICATE_SHARE)]  # redelivered: the same hit_id
         began = time.perf_counter()

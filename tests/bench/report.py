@@ -423,14 +423,47 @@ def _warehouse_lines(found: dict[str, Any]) -> list[Line]:
         f"{found['big_site_events']:,} events of one site, {found['days']} d, "
         f"{found['sites'] - 1} other sites"
     )
+    duck = found.get("engines", {}).get("duckdb", {})
     for name, value in found["median_ms"].items():
         scan = found["athena_scanned"][name]
+        p95 = f" (p95 {duck[name]['p95_ms']:,.0f})" if name in duck else ""
         rows.append(
             Line(
                 f"warehouse {name.replace('_', ' ')} ({size})",
-                f"{value:,.0f} ms; Athena <= {scan['bytes'] / 1e6:,.1f} MB (${scan['usd']:.4f})",
+                f"{value:,.0f} ms{p95}; Athena <= {scan['bytes'] / 1e6:,.1f} MB "
+                f"(${scan['usd']:.4f})",
                 f"< {target:.0f} ms",
                 _verdict(value < target),
+            )
+        )
+    return rows + _side_by_side_lines(found.get("side_by_side"))
+
+
+def _side_by_side_lines(found: dict[str, Any] | None) -> list[Line]:
+    """The questions over the last days on DuckDB and ClickHouse (chDB), p50 / p95."""
+    if not found:
+        return []
+    duck, house = found["engines"]["duckdb"], found["engines"]["clickhouse"]
+    load = found["clickhouse_load"]
+    rows = [
+        Line(
+            f"warehouse on ClickHouse: load of {load['rows']:,} rows ({found['days']} d) "
+            "from Parquet; peak RSS of the load, of the worker",
+            f"{load['load_seconds']:,.1f} s; {load['peak_rss_mib']:,} MiB, "
+            f"{load['worker_peak_rss_mib']:,} MiB",
+            "",
+            None,
+        )
+    ]
+    for name in duck:
+        rows.append(
+            Line(
+                f"warehouse {name.replace('_', ' ')} ({found['days']} d): DuckDB / ClickHouse "
+                "p50, p95",
+                f"{duck[name]['p50_ms']:,.0f}, {duck[name]['p95_ms']:,.0f} / "
+                f"{house[name]['p50_ms']:,.0f}, {house[name]['p95_ms']:,.0f} ms",
+                "the same answers",
+                _verdict(found["answers_identical"]),
             )
         )
     return rows
@@ -556,6 +589,42 @@ def _md_table(header: tuple[str, ...], rows: list[tuple[str, ...]]) -> list[str]
     return out
 
 
+def _side_by_side_markdown(found: dict[str, Any] | None) -> list[str]:
+    if not found:
+        return []
+    duck, house = found["engines"]["duckdb"], found["engines"]["clickhouse"]
+    load = found["clickhouse_load"]
+    return [
+        "",
+        f"### DuckDB and ClickHouse side by side ({found['days']} days, {load['rows']:,} rows)",
+        "",
+        f"The same questions over the last {found['days']} days, through the real handler, "
+        f"{found['runs']} runs interleaved; ClickHouse is chDB in a worker process "
+        "(tests/bench/chdb_worker.py) reading the deployed table `FINAL`, "
+        f"{load['parts']} parts. Its rows went in by `INSERT ... SELECT` from those days' "
+        f"compacted Parquet files in {load['load_seconds']:,.1f} s "
+        f"({load['bytes_on_disk'] / 1e6:,.0f} MB stored); the worker's peak resident "
+        f"memory {load['peak_rss_mib']:,} MiB after the load, {load['worker_peak_rss_mib']:,} "
+        "MiB after the questions. Answers identical row by row: "
+        f"{'yes' if found['answers_identical'] else 'no'}.",
+        "",
+        *_md_table(
+            ("question", "DuckDB p50", "DuckDB p95", "ClickHouse p50", "ClickHouse p95"),
+            [
+                (
+                    name.replace("_", " "),
+                    *(
+                        f"{engine[name][key]:,.0f} ms"
+                        for engine in (duck, house)
+                        for key in ("p50_ms", "p95_ms")
+                    ),
+                )
+                for name in duck
+            ],
+        ),
+    ]
+
+
 def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any]) -> str:
     """The docs' section: the last run's figures, as generated."""
     out = [
@@ -571,6 +640,7 @@ def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any])
     ]
     found = results.get("warehouse")
     if found:
+        p95s = found.get("engines", {}).get("duckdb", {})
         out += [
             "",
             f"### Queries on the warehouse ({found['big_site_events']:,} events of one site "
@@ -584,11 +654,12 @@ def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any])
             "Athena SQL names (an upper bound).",
             "",
             *_md_table(
-                ("question", "median", "reads", "Athena scan", "of it hit_id", "cost a query"),
+                ("question", "p50", "p95", "reads", "Athena scan", "of it hit_id", "cost a query"),
                 [
                     (
                         name.replace("_", " "),
                         f"{ms:,.0f} ms",
+                        f"{p95s.get(name, {}).get('p95_ms', ms):,.0f} ms",
                         found["athena_scanned"][name].get("relation", "events"),
                         f"{found['athena_scanned'][name]['bytes'] / 1e6:,.1f} MB",
                         f"{found['athena_scanned'][name]['hit_id_bytes'] / 1e6:,.1f} MB",
@@ -600,6 +671,7 @@ def markdown(rows: list[Line], context: dict[str, Any], results: dict[str, Any])
             "",
             f"Generation: {found['generate_seconds']} s; {found['landing_rows']:,} rows "
             f"through landing ({found['landing_duplicates']:,} sent twice), then compacted.",
+            *_side_by_side_markdown(found.get("side_by_side")),
         ]
     cost_found = results.get("cost")
     if cost_found and "options" in cost_found:

@@ -35,14 +35,31 @@ def own_garbage_only() -> Iterator[None]:
         gc.unfreeze()
 
 
-def interleaved(subjects: dict[str, Callable[[], float]], runs: int = RUNS) -> dict[str, float]:
-    """Median of `runs` samples of each subject, taken round-robin so that the machine's
-    drift (other load, frequency, caches) spreads over all subjects alike."""
+def percentile(samples: list[float], share: float) -> float:
+    """The `share` (0.95: p95) percentile of samples, interpolated between the nearest two
+    (the median for 0.5); the one sample when there is one."""
+    if len(samples) == 1:
+        return samples[0]
+    cuts = statistics.quantiles(samples, n=100, method="inclusive")
+    return cuts[round(share * 100) - 1]
+
+
+def samples_interleaved(
+    subjects: dict[str, Callable[[], float]], runs: int = RUNS
+) -> dict[str, list[float]]:
+    """`runs` samples of each subject, taken round-robin so that the machine's drift (other
+    load, frequency, caches) spreads over all subjects alike."""
     samples: dict[str, list[float]] = {name: [] for name in subjects}
     for _ in range(runs):
         for name, sample in subjects.items():
             samples[name].append(sample())
-    return {name: median(values) for name, values in samples.items()}
+    return samples
+
+
+def interleaved(subjects: dict[str, Callable[[], float]], runs: int = RUNS) -> dict[str, float]:
+    """Median of `runs` samples of each subject, taken round-robin (`samples_interleaved`)."""
+    found = samples_interleaved(subjects, runs)
+    return {name: median(values) for name, values in found.items()}
 
 
 def per_call_us(call: Callable[[], object], budget_s: float = 0.1) -> Callable[[], float]:

@@ -63,6 +63,10 @@ class LocalClickHouse:
         found = self.run(f"SELECT COUNT(*) FROM {clickhouse.TABLE}")  # noqa: S608
         return int(found[0][0])
 
+    def command(self, sql: str) -> None:
+        """Run a statement that returns no rows (an insert, with settings of its own)."""
+        self._query(sql)
+
     def stop_merges(self) -> None:
         """Keep every inserted part as it is (copies of a hit stay until read FINAL)."""
         self._query(f"SYSTEM STOP MERGES {clickhouse.TABLE}")
