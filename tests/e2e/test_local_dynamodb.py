@@ -23,6 +23,7 @@ def stopped(server: Server, sig: signal.Signals = signal.SIGTERM) -> None:
     assert dynamodb_local.port_is_free(server.aws_port), "DynamoDB Local still running"
 
 
+@pytest.mark.slow  # about 8 s: make test-slow (CI) runs it; make test stays under 240 s
 def test_data_survives_a_restart(tmp_path: Path) -> None:
     env = {"SITELENS_DEV_API_KEY": KEY, "SITELENS_LOCAL_DB": "disk"}
     first = start_server(**env, SITELENS_LOCAL_DB_DIR=str(tmp_path))
@@ -48,6 +49,7 @@ def test_data_survives_a_restart(tmp_path: Path) -> None:
         stopped(second)
 
 
+@pytest.mark.slow  # about 8 s: make test-slow (CI) runs it; make test stays under 240 s
 def test_without_java_moto_serves_one_request_at_a_time(tmp_path: Path) -> None:
     server = start_server(SITELENS_DEV_API_KEY=KEY, PATH=str(tmp_path))  # no java on PATH
     try:

@@ -757,6 +757,7 @@ def test_a_hundred_clients_at_once_are_all_served(dev: Dev) -> None:
     assert statuses == [200] * clients
 
 
+@pytest.mark.slow  # about 8 s: make test-slow (CI) runs it; make test stays under 240 s
 def test_memory_stays_flat_over_many_requests(dev: Dev) -> None:
     """A short soak; `python -m tests.soak --requests 50000` is the long one."""
     figures = soak.run(dev.server, dev.key1, requests=soak.DEFAULT_REQUESTS)
