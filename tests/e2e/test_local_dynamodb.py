@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import boto3
+import pytest
 
 from sitelens.local import dynamodb_local
 from tests.e2e.test_local_server import HOST, Server, call, start_server, unique_domain
