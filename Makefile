@@ -101,7 +101,7 @@ test-slow: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIE
 
 # The tests of code alone (tests/unit), a worker a core: about 16 s.
 test-fast: $(STAMP)
-	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m unit tests/unit
+	$(TEST_PYTHON) -m pytest -n $(TEST_WORKERS) --dist worksteal -m "unit and not slow" tests/unit
 
 # One kind of test: make test-kind KIND=integration (or unit, e2e).
 test-kind: $(STAMP) $(DYNAMODB_LOCAL_STAMP) $(UA_STAMP) $(MATOMO_COPY) $(MINIFIER_STAMP) \
