@@ -10,7 +10,9 @@ import pytest
 
 from sitelens import accounts
 from sitelens.core import config, errors
-from sitelens.edge.http import MAX_JSON_DEPTH, Request, forwarded_client, json_shape, parse_form
+from sitelens.edge.bodies import MAX_JSON_DEPTH, json_shape, parse_form
+from sitelens.edge.forwarded import forwarded_client
+from sitelens.edge.http import Request
 from sitelens.local import gateway
 from sitelens.local.gateway import proxy_event
 from tests.fixtures.analytics import CHROME, receive

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import base64
 import functools
-import ipaddress
 import json
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -16,26 +14,14 @@ from urllib.parse import parse_qsl, urlencode
 from sitelens import initialized
 from sitelens.core import config, errors, metrics, numbers, scopes
 from sitelens.core.log import logger
+from sitelens.edge.bodies import Form, parse_form, parse_json
+from sitelens.edge.forwarded import forwarded_client
 from sitelens.records.listing import Page
 
 MAX_BODY_BYTES = 64 * 1024
-# a form is an object of values and lists, two levels; deeper JSON is no form, and the
-# code below the parser need never walk it
-MAX_JSON_DEPTH = 32
-TOO_DEEP = f"The body must not be nested more than {MAX_JSON_DEPTH} levels deep."
-NOT_UTF8 = "The body must be UTF-8 encoded."
-# JSON's `\ud800`-`\udfff` escapes, one alone: half a UTF-16 pair, no character, and no
-# answer or record can carry it as UTF-8
-_HALF_PAIR = re.compile("[\ud800-\udfff]")
-# U+FFFD as UTF-8. A text body reaches a function as a string, not as bytes (API Gateway's
-# proxy events; make serve replaces each byte that is not UTF-8 with this character), so a
-# raw one in a body stands for bytes that were not UTF-8; JSON's `\ufffd` escape says it.
-_REPLACED = "\ufffd".encode()
 FORM_TYPE = "application/x-www-form-urlencoded"
 JSON_TYPE = "application/json"
 PLAIN_TYPE = "text/plain"
-
-Form = dict[str, Any]
 
 
 @dataclass
@@ -145,116 +131,8 @@ class Request:
         if media_type == FORM_TYPE:
             return parse_form(self.body)
         if media_type == JSON_TYPE or media_type.endswith("+json"):
-            return _parse_json(self.body)
+            return parse_json(self.body)
         raise errors.UnsupportedMediaType()
-
-
-def forwarded_client(source_ip: str, forwarded_for: str, trusted: config.Networks) -> str:
-    """The right-most address of X-Forwarded-For that is not a trusted proxy, read only
-    when `source_ip` is one: each trusted hop appended the address it was reached from, and
-    whatever stands left of the first untrusted one was written by the client, so anything.
-    A hop that names no address ends the walk at the last address read."""
-    if not _trusted(_address(source_ip), trusted):
-        return source_ip
-    client = source_ip
-    for hop in reversed(forwarded_for.split(",")):
-        address = _address(hop)
-        if address is None:
-            break
-        client = str(address)
-        if not _trusted(address, trusted):
-            break
-    return client
-
-
-IpAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
-
-
-def _address(text: str) -> IpAddress | None:
-    """An address as X-Forwarded-For writes it (`[2001:db8::1]:443` and `192.0.2.1:80`
-    too); an IPv4-mapped IPv6 address as IPv4; None for anything else."""
-    text = text.strip()
-    if text.startswith("["):
-        text = text[1:].partition("]")[0]
-    elif text.count(":") == 1:
-        text = text.partition(":")[0]
-    try:
-        address = ipaddress.ip_address(text)
-    except ValueError:
-        return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped:
-        return address.ipv4_mapped
-    return address
-
-
-def _trusted(address: IpAddress | None, trusted: config.Networks) -> bool:
-    return address is not None and any(
-        address.version == network.version and address in network for network in trusted
-    )
-
-
-def body_text(body: bytes) -> str:
-    """The body as text, or 422 on `body`: every route's body is read through here, once.
-    Bytes that are not UTF-8 are refused, and so is a raw U+FFFD, which is what such bytes
-    became when the body was delivered as text (`_REPLACED`)."""
-    if _REPLACED in body:
-        raise errors.Invalid.field("body", NOT_UTF8)
-    try:
-        return body.decode("utf-8", errors="strict")
-    except UnicodeDecodeError:
-        raise errors.Invalid.field("body", NOT_UTF8) from None
-
-
-def parse_form(body: bytes) -> Form:
-    try:
-        pairs = parse_qsl(body_text(body), keep_blank_values=True, errors="strict")
-    except UnicodeDecodeError:  # a percent-escape of bytes that are not UTF-8
-        raise errors.Invalid.field("body", NOT_UTF8) from None
-    fields: Form = {}
-    for name, value in pairs:
-        if name.endswith("[]"):
-            fields.setdefault(name[:-2], []).append(value)
-        else:
-            fields[name] = value
-    return fields
-
-
-def _parse_json(body: bytes) -> Form:
-    text = body_text(body).removeprefix("\ufeff")  # a byte order mark, as json.loads allows
-    try:
-        fields = json.loads(text)
-    except RecursionError:  # nested deeper than the interpreter's recursion limit
-        raise errors.Invalid.field("body", TOO_DEEP) from None
-    except ValueError:
-        raise errors.Invalid.field("body", "The body is not valid JSON.") from None
-    if not isinstance(fields, dict):
-        raise errors.Invalid.field("body", "The body must be a JSON object.")
-    depth, half_pair = json_shape(fields)
-    if depth > MAX_JSON_DEPTH:
-        raise errors.Invalid.field("body", TOO_DEEP)
-    if half_pair:
-        raise errors.Invalid.field("body", NOT_UTF8)
-    return fields
-
-
-def json_shape(value: Any) -> tuple[int, bool]:
-    """How deeply objects and arrays nest in a parsed JSON value (`{}` is 1, a string 0),
-    and whether a text of it (a key or a string) holds half a UTF-16 pair: one walk, with a
-    stack of our own rather than by recursion."""
-    deepest, half_pair = 0, False
-    pending = [(value, 1)]
-    while pending:
-        item, depth = pending.pop()
-        if isinstance(item, str):
-            half_pair = half_pair or _HALF_PAIR.search(item) is not None
-        elif isinstance(item, dict):
-            deepest = max(deepest, depth)
-            pending.extend((key, depth) for key in item)
-            pending.extend((child, depth + 1) for child in item.values())
-        elif isinstance(item, list):
-            deepest = max(deepest, depth)
-            pending.extend((child, depth + 1) for child in item)
-    return deepest, half_pair
 
 
 def _body(event: dict[str, Any]) -> bytes:
