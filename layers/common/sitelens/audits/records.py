@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from sitelens.audits import caps, history, rules, setting_checks
 from sitelens.audits import runs as run_history
+from sitelens.audits.starting import crawl_of, regression, start_run
 from sitelens.core import clock, errors
 from sitelens.core.log import logger
 from sitelens.data import audits as stored_audits
@@ -30,7 +31,7 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
 
 # A scheduled audit runs again this long after its last run started.
 PERIODS = {"daily": timedelta(days=1), "weekly": timedelta(days=7), "monthly": timedelta(days=30)}
-RETENTION_DAYS = 90  # a run's pages and issues are kept this long (DynamoDB TTL)
+
 # What decides which pages a run crawls: a change of any is noted on the next run.
 SCOPE_FIELDS = (
     "url",
@@ -50,11 +51,6 @@ PLAIN_SETTINGS: dict[str, Any] = {
     "user_agent": rules.DEFAULT_USER_AGENT,
     "max_rate": 0,
 }
-
-
-def crawl_of(record: dict[str, Any], run: int | None = None) -> str:
-    """The crawl key of the audit's run `run` (its current one by default)."""
-    return stored_audits.crawl_key(record["account"], record["id"], run or record["run"])
 
 
 def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) -> dict[str, Any]:
@@ -82,7 +78,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
             record.get("crawl_secret_shown") or json.dumps(setting_checks.NO_SECRET)
         ),
         "max_rate": record.get("max_rate") or None,
-        "regression": _regression(record),
+        "regression": regression(record),
         "muted": json.loads(record.get("muted") or "{}"),
         "scope_changed": bool(record.get("scope_changed")),
         "privacy": record["privacy"],
@@ -171,52 +167,6 @@ def _start_admitted(
     except Exception:
         caps.release(record["account"], ticket=ticket)
         raise
-
-
-def _regression(record: dict[str, Any]) -> dict[str, Any]:
-    return history.regression_settings(record.get("regression"))
-
-
-def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> dict[str, Any]:
-    """Write a run's state, with the audit's settings as they are now, and queue its start;
-    the state. `scope_changed`: the audit's scope changed since its last run."""
-    crawl = crawl_of(record, run)
-    state = {
-        "crawl": crawl,
-        "account": record["account"],
-        "audit": record["id"],
-        "run": run,
-        "status": "queued",
-        "url": record["url"],
-        "max_pages": record["max_pages"],
-        "max_depth": record["max_depth"],
-        "include": record["include"],
-        "exclude": record["exclude"],
-        "respect_robots": record["respect_robots"],
-        # what the crawler and the analysis read (a record from before them: the defaults)
-        "list_urls": record.get("list_urls", ""),
-        "user_agent": record.get("user_agent", rules.DEFAULT_USER_AGENT),
-        "max_rate": record.get("max_rate", 0),
-        "regression": json.dumps(_regression(record)),
-        "muted": record.get("muted") or "{}",
-        "scope_changed": 1 if scope_changed else 0,
-        **({"crawl_secret": record["crawl_secret"]} if record.get("crawl_secret") else {}),
-        "discovered": 0,
-        "externals": 0,
-        "fetched": 0,
-        "pending": 1,  # the start step itself
-        "started_at": clock.now_iso(),
-        "expires_at": int(clock.now().timestamp()) + RETENTION_DAYS * 86400,
-    }
-    stored_audits.start(crawl, state)
-    try:
-        stored_audits.send([{"kind": "start", "crawl": crawl}])
-    except Exception:
-        # never queued: failed now, so that the next run may start without waiting for it
-        # to stall
-        stored_audits.set_state(crawl, ("queued",), status="failed", failure=run_history.NOT_QUEUED)
-        raise
-    return state
 
 
 def _next_run(schedule: str) -> dict[str, str]:
