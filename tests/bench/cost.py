@@ -1,7 +1,7 @@
 """The cost model of `make bench`: what a month of tracked hits (1M and 100M), 10,000 API
 reads and 1,000 reports costs at AWS list prices, component by component, for each
 deployment option of the hit path (`OPTIONS`): the REST API as deployed by default, and
-the cheapest path (an HTTP API or a Lambda function URL, the script from CloudFront).
+the cheapest path (an HTTP API, or Lambda function URLs for hits and the script).
 
 Pure arithmetic: `bill(inputs)` turns measured figures (`Inputs`, filled by
 `test_zz_cost.py` from the same bench run) into priced lines. Every price is a `Price`
@@ -71,9 +71,6 @@ DATA_TRANSFER_OUT = Price(0.09, 1, "GB")
 SECRETS_MANAGER = Price(0.40, 1, "secret-month")
 SECRETS_MANAGER_CALLS = Price(0.05, 10_000, "API calls")
 KMS_REQUESTS = Price(0.03, 10_000, "requests")
-# CloudFront, HTTPS requests and transfer out (North America/Europe, first 10 TB).
-CLOUDFRONT_REQUESTS = Price(0.0100, 10_000, "requests")
-CLOUDFRONT_OUT = Price(0.085, 1, "GB")
 # Firehose Direct PUT: each record is billed rounded up to 5 KB; Parquet conversion on the
 # same ingested volume.
 FIREHOSE_INGESTION = Price(0.029, 1, "GB")
@@ -109,8 +106,6 @@ FREE_TIER: tuple[tuple[Price, float], ...] = (
     (XRAY_SCANNED, 1_000_000),
     (KMS_REQUESTS, 20_000),
     (DATA_TRANSFER_OUT, 100),
-    (CLOUDFRONT_REQUESTS, 10_000_000),
-    (CLOUDFRONT_OUT, 1024),
     (SCHEDULER, 14_000_000),
 )
 
@@ -250,11 +245,6 @@ SCRIPT_REQUESTS_PER_PAGEVIEW = Assumption(
     "GET /js/script.js per pageview, in every option: browsers cache the script a day "
     "(max-age=86400); a new visit (40% of the bench's hits) may fetch it, a page within "
     "a visit does not",
-)
-CLOUDFRONT_ORIGIN_SHARE = Assumption(
-    0.0,
-    "script requests CloudFront passes to its origin (HTTP API or function URL): one per "
-    "edge location a day at most, nothing against the pageviews",
 )
 DELIVERY_ITEM_BYTES = Assumption(
     100.0,
@@ -573,7 +563,7 @@ class Option:
     name: str
     title: str
     event_api: Price  # POST /api/event
-    script_from_cloudfront: bool  # else the REST API and the script function
+    script_api: Price  # GET /js/script.js (the script function behind it, every option)
     window_s: float  # MaximumBatchingWindowInSeconds
     hit_path: str = "HttpApi"  # the HitPath parameter it is deployed with
     hit_stream: str = "queue"  # the HitStream parameter: queue, or kinesis
@@ -582,23 +572,24 @@ class Option:
         """The template's parameters this option is deployed with."""
         return {"HitPath": self.hit_path, "HitStream": self.hit_stream}
 
-    def api_name(self) -> str:
+    def api_name(self, api: Price | None = None) -> str:
+        """What serves `api` (POST /api/event's, unless another is given), by its price."""
         return {id(API_GATEWAY_HTTP): "HTTP API", id(FUNCTION_URL): "function URL"}.get(
-            id(self.event_api), "REST"
+            id(api or self.event_api), "REST"
         )
 
 
 OPTIONS = (
-    Option("rest_api", "REST API (default)", API_GATEWAY_REST, False, 10.0, "RestApi"),
+    Option("rest_api", "REST API (default)", API_GATEWAY_REST, API_GATEWAY_REST, 10.0, "RestApi"),
     # the cheap options wait the longest window SQS allows (HitsBatchingWindowSeconds=300):
     # statistics up to five minutes late (realtime is not: it reads presences)
-    Option("http_api", "HTTP API, script on CloudFront", API_GATEWAY_HTTP, True, 300.0),
+    Option("http_api", "HTTP API", API_GATEWAY_HTTP, API_GATEWAY_HTTP, 300.0),
     # HitPath=FunctionUrl: the event function's own URL, no API price (docs/operations.md)
     Option(
         "function_url",
-        "function URL, script on CloudFront",
+        "function URLs",
         FUNCTION_URL,
-        True,
+        FUNCTION_URL,
         300.0,
         hit_path="FunctionUrl",
     ),
@@ -606,9 +597,9 @@ OPTIONS = (
     # presences written once per site and flush (docs/pipeline.md, "Ingest: queue or stream")
     Option(
         "function_url_kinesis",
-        "function URL, Kinesis stream, script on CloudFront",
+        "function URLs, Kinesis stream",
         FUNCTION_URL,
-        True,
+        FUNCTION_URL,
         300.0,
         hit_path="FunctionUrl",
         hit_stream="kinesis",
@@ -784,6 +775,10 @@ def bill(
         name: LAMBDA_ARM64_DURATION if f.architecture == "arm64" else LAMBDA_X86_DURATION
         for name, f in deployed.functions.items()
     }
+    apis = {"EventFunction": option.event_api, "ScriptFunction": option.script_api}
+    served_by_url = {function for function, api in apis.items() if api is FUNCTION_URL}
+    if served_by_url != deployed.function_urls:  # the option says what the template deploys
+        raise ValueError(f"{option.name}: function URLs {sorted(deployed.function_urls)} deployed")
     rate = hits / SECONDS
     api_requests = READS + REPORTS
     drain = hits_drain(deployed)
@@ -814,22 +809,16 @@ def bill(
     script_loads = hits * m.pageviews_per_hit * SCRIPT_REQUESTS_PER_PAGEVIEW.value
     name = option.api_name()
     lines.append(_line("hits", "API Gateway", f"{name}: POST /api/event", hits, option.event_api))
-    if option.script_from_cloudfront:
-        lines.append(
-            _line(
-                "hits",
-                "CloudFront",
-                "requests: GET /js/script.js",
-                script_loads,
-                CLOUDFRONT_REQUESTS,
-            )
+    lines.append(
+        _line(
+            "hits",
+            "API Gateway",
+            f"{option.api_name(option.script_api)}: GET /js/script.js",
+            script_loads,
+            option.script_api,
         )
-        script_invocations = script_loads * CLOUDFRONT_ORIGIN_SHARE.value
-    else:
-        lines.append(
-            _line("hits", "API Gateway", "REST: GET /js/script.js", script_loads, API_GATEWAY_REST)
-        )
-        script_invocations = script_loads
+    )
+    script_invocations = script_loads  # each a script function's invocation, as deployed
     batches = hits * b["batches_per_hit"]
     # the aggregator's invocations: a batch each, or a drain run each (a run takes every
     # batch waiting, and runs on its schedule whether any waits or not)
@@ -1139,7 +1128,7 @@ def bill(
     # The hit API's access log: a line per request it serves (the script too, when it does)
     access_gb = 0.0
     if deployed.hit_api_access_log and option.event_api is not FUNCTION_URL:
-        served = hits + (0 if option.script_from_cloudfront else script_loads)
+        served = hits + script_loads  # the same API serves both
         line_bytes = access_log_bytes(deployed.hit_api_access_log_format)
         access_gb = served * line_bytes / GIB
         lines.append(
@@ -1209,21 +1198,11 @@ def bill(
         _line(
             "hits",
             "Data transfer",
-            "out: 202s" + ("" if option.script_from_cloudfront else " and script.js"),
+            "out: 202s and script.js",
             hit_egress,
             DATA_TRANSFER_OUT,
         )
     )
-    if option.script_from_cloudfront:
-        lines.append(
-            _line(
-                "hits",
-                "CloudFront",
-                "out: script.js",
-                script_loads * (m.script_response_bytes + headers) / GIB,
-                CLOUDFRONT_OUT,
-            )
-        )
     lines.append(_line("api", "Data transfer", "out: API responses", api_egress, DATA_TRANSFER_OUT))
     quiet_queues = [q.queue for q in deployed.queue_sources if q.queue != "HitsQueue"]
     quiet = len(quiet_queues) * long_polls(0.0, IDLE_POLLERS.value, LONG_POLL_S.value, SECONDS)

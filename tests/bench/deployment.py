@@ -128,6 +128,7 @@ class Deployment:
     parameters: dict[str, str]
     functions: dict[str, Function]
     hit_api: str  # "rest" or "http": what serves POST /api/event
+    function_urls: set[str]  # functions with a URL of their own (HitPath=FunctionUrl)
     hit_api_access_log: bool
     hit_api_access_log_format: str
     api_stages_traced: int
@@ -241,6 +242,10 @@ def describe(resolved: dict[str, Any]) -> Deployment:
         parameters=resolved["Parameters"],
         functions=functions,
         hit_api="http" if http else "rest",
+        function_urls={
+            props["TargetFunctionArn"]["Fn::GetAtt"][0]
+            for props in of_type("AWS::Lambda::Url").values()
+        },
         hit_api_access_log=bool(hit_log),
         hit_api_access_log_format=str(hit_log.get("Format", "")),
         api_stages_traced=sum(

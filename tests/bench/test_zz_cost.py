@@ -243,6 +243,7 @@ def test_fixed_lines_follow_the_template(aws_env: None) -> None:
     assert (lean.secrets, lean.kms_keys, lean.tables_kms) == (0, 0, 0)
     assert "HitsQueue" not in {q.queue for q in lean.queue_sources}
     assert cost.hits_drain(lean) is not None
+    assert lean.function_urls == {"EventFunction", "ScriptFunction"}  # hits and the script
     bill = cost.bill(_inputs_from({}, _toy_measured()), cost.OPTIONS[2], cost.HITS, "lean")
     assert not [line for line in bill if line.service in ("Secrets Manager",)]
     assert not [line for line in bill if "keys:" in line.component and line.quantity]

@@ -329,6 +329,39 @@ def test_the_event_function_s_url_answers_other_paths_and_methods_as_the_apis_do
     assert receive("HitsQueue") == []  # no hit from either
 
 
+SCRIPT_URL_EVENT = gateway.ROOT / "events" / "script-functionurl.json"
+
+
+def script_url_event(path: str = "/js/script.js", method: str = "GET") -> dict[str, Any]:
+    """The script function's URL's event (HitPath=FunctionUrl): payload 2.0, route $default."""
+    event: dict[str, Any] = json.loads(SCRIPT_URL_EVENT.read_text())
+    event["rawPath"] = event["requestContext"]["http"]["path"] = path
+    event["requestContext"]["http"]["method"] = method
+    return event
+
+
+def test_the_script_function_s_url_serves_the_script_as_the_apis_do(aws_env):
+    rest = json.loads((gateway.ROOT / "events" / "analytics-script.json").read_text())
+    script = handler_of("script")
+    from_api = script(rest, gateway.LambdaContext("ScriptFunction"))
+    for path in ("/js/script.js", "/js/script.outbound-links.js"):
+        answer = script(script_url_event(path), gateway.LambdaContext("ScriptFunction"))
+        assert answer["statusCode"] == 200, answer["body"]
+        assert answer["headers"]["Cache-Control"] == from_api["headers"]["Cache-Control"]
+        assert answer["headers"]["Content-Encoding"] == "br"  # as the browser asked
+    plain = script_url_event()
+    del plain["headers"]["accept-encoding"]
+    same = script(plain, gateway.LambdaContext("ScriptFunction"))
+    assert same["body"] == from_api["body"]
+    assert same["headers"]["ETag"] == from_api["headers"]["ETag"]
+    # any other path or method reaches the URL too: answered as the APIs answer them
+    for path in ("/api/event", "/js/", "/js/a/script.js", "/js/nothing.js", "/"):
+        answer = script(script_url_event(path), gateway.LambdaContext("ScriptFunction"))
+        assert (answer["statusCode"], json.loads(answer["body"])["status"]) == (404, 404), path
+    answer = script(script_url_event(method="POST"), gateway.LambdaContext("ScriptFunction"))
+    assert (answer["statusCode"], answer["headers"]["Allow"]) == (405, "GET")
+
+
 def test_a_hit_accepted_excluded_or_dropped_writes_no_line(tracked_site, capsys):
     """Log ingestion is billed by the byte: a hit accepted, excluded or dropped (the
     sender's setting) is a figure, which the event function does not write (core.metrics:

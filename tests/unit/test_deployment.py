@@ -577,32 +577,42 @@ def test_with_hit_path_function_url_hits_go_to_the_event_function_s_own_url():
     assert "FunctionUrl" in SOURCE["Parameters"]["HitPath"]["AllowedValues"]
     assert [r for r in deployed_with().values() if r["Type"] == "AWS::Lambda::Url"] == []
     resources = deployed_with(HitPath="FunctionUrl")
-    [url] = [r["Properties"] for r in resources.values() if r["Type"] == "AWS::Lambda::Url"]
-    assert url["TargetFunctionArn"] == {"Fn::GetAtt": ["EventFunction", "Arn"]}
+    urls = {
+        r["Properties"]["TargetFunctionArn"]["Fn::GetAtt"][0]: r["Properties"]
+        for r in resources.values()
+        if r["Type"] == "AWS::Lambda::Url"
+    }
+    assert sorted(urls) == ["EventFunction", "ScriptFunction"]  # the script's own URL too
+    url = urls["EventFunction"]
+    assert urls["ScriptFunction"]["AuthType"] == "NONE"
+    assert "Cors" not in urls["ScriptFunction"]  # a <script> needs no CORS
     assert url["AuthType"] == "NONE"
     # the preflight is Lambda's, as open as the HTTP API's
     http_api = SOURCE["Resources"]["HitsHttpApi"]["Properties"]["CorsConfiguration"]
     assert url["Cors"]["AllowOrigins"] == http_api["AllowOrigins"] == ["*"]
     assert url["Cors"]["ExposeHeaders"] == http_api["ExposeHeaders"]
     assert url["Cors"]["AllowMethods"] == ["POST"]
-    grants = sorted(
-        (r["Properties"]["Action"], r["Properties"]["Principal"])
-        for r in resources.values()
-        if r["Type"] == "AWS::Lambda::Permission"
-        and r["Properties"]["FunctionName"] == {"Ref": "EventFunction"}
-        and r["Properties"]["Principal"] == "*"
-    )
-    assert grants == [("lambda:InvokeFunction", "*"), ("lambda:InvokeFunctionUrl", "*")]
-    [invoke] = [
-        r["Properties"]
-        for r in resources.values()
-        if r["Type"] == "AWS::Lambda::Permission"
-        and r["Properties"]["Action"] == "lambda:InvokeFunction"
-        and r["Properties"]["Principal"] == "*"
-    ]
-    assert invoke["InvokedViaFunctionUrl"] is True  # public only through the URL
+    for function in urls:
+        grants = sorted(
+            (r["Properties"]["Action"], r["Properties"]["Principal"])
+            for r in resources.values()
+            if r["Type"] == "AWS::Lambda::Permission"
+            and r["Properties"]["FunctionName"] == {"Ref": function}
+            and r["Properties"]["Principal"] == "*"
+        )
+        assert grants == [("lambda:InvokeFunction", "*"), ("lambda:InvokeFunctionUrl", "*")]
+        [invoke] = [
+            r["Properties"]
+            for r in resources.values()
+            if r["Type"] == "AWS::Lambda::Permission"
+            and r["Properties"]["FunctionName"] == {"Ref": function}
+            and r["Properties"]["Action"] == "lambda:InvokeFunction"
+            and r["Properties"]["Principal"] == "*"
+        ]
+        assert invoke["InvokedViaFunctionUrl"] is True  # public only through the URL
     assert not [r for r in resources.values() if r["Type"].startswith("AWS::ApiGatewayV2")]
     assert SOURCE["Outputs"]["HitFunctionUrl"]["Condition"] == "UseFunctionUrl"
+    assert SOURCE["Outputs"]["ScriptUrl"]["Condition"] == "UseFunctionUrl"
 
 
 def test_tables_use_the_aws_owned_key_which_bills_no_kms_request():
