@@ -113,14 +113,23 @@ def test_large_responses_are_compressed():
         assert 0 < stack_resources()[api]["Properties"]["MinimumCompressionSize"] <= 10_240
 
 
-def test_each_queue_has_a_dead_letter_queue_of_its_own_with_an_alarm():
+def test_each_queue_has_a_dead_letter_queue_with_an_alarm():
     queues = of_type("AWS::SQS::Queue")
-    redrives = [p["RedrivePolicy"] for p in queues.values() if "RedrivePolicy" in p]
-    dead = [redrive["deadLetterTargetArn"]["Fn::GetAtt"][0] for redrive in redrives]
+    dead_of = {
+        name: p["RedrivePolicy"]["deadLetterTargetArn"]["Fn::GetAtt"][0]
+        for name, p in queues.items()
+        if "RedrivePolicy" in p
+    }
     failed_runs = {arn["Fn::GetAtt"][0] for arn in schedule_failure_destinations()}
-    # Every queue but the dead-letter ones (and the scheduled runs' failures) has one, and no
-    # two share it.
-    assert len(redrives) == len(queues) - len(dead) - len(failed_runs) == len(set(dead))
+    dead = set(dead_of.values())
+    # Every queue but the dead-letter ones (and the scheduled runs' failures) has one. The
+    # hits have theirs alone (its age alarm, its parked hits); the low-volume queues share
+    # one, and one alarm: a redrive to the source queues sends each message back to its own.
+    assert len(dead_of) == len(queues) - len(dead) - len(failed_runs)
+    assert dead_of["HitsQueue"] not in {q for n, q in dead_of.items() if n != "HitsQueue"}
+    shared = {"TasksQueue", "WebhookQueue", "AuditQueue"}
+    assert {dead_of[name] for name in shared} == {"JobsDeadLetterQueue"}
+    assert set(dead_of) == shared | {"HitsQueue"}
     alarms = of_type("AWS::CloudWatch::Alarm").values()
     for queue in [*dead, *failed_runs]:
         dimension = {"Name": "QueueName", "Value": {"Fn::GetAtt": [queue, "QueueName"]}}

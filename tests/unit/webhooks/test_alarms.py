@@ -31,6 +31,6 @@ def test_our_faults_keep_their_alarms():
     found = alarms()
     assert metrics.LOSSES["WebhookEventsNotQueued"] == "NoticesLost"
     assert '"MetricName": "NoticesLost"' in found["NoticesLostAlarm"]
-    assert "WebhookDeadLetterQueue" in found["WebhookDeadLetterAlarm"]
-    for name in ("NoticesLostAlarm", "WebhookDeadLetterAlarm"):
+    assert "JobsDeadLetterQueue" in found["JobsDeadLetterAlarm"]  # the webhook queue's
+    for name in ("NoticesLostAlarm", "JobsDeadLetterAlarm"):
         assert '"AlarmActions": [{"Ref": "AlarmTopic"}]' in found[name]
