@@ -568,6 +568,18 @@ def test_the_lean_profile_keeps_no_access_log_on_the_apis_that_take_hits(hit_pat
     assert ("HitsHttpApiThrottles" in standard) == (hit_path == "HttpApi")
 
 
+def test_the_lean_profile_keeps_the_alarms_of_losses_and_leaves_out_the_reminders():
+    def alarms(**parameters: str) -> set[str]:
+        found = deployed_with(**parameters)
+        return {name for name, r in found.items() if r["Type"] == "AWS::CloudWatch::Alarm"}
+
+    standard, lean = alarms(), alarms(CostProfile="lean")
+    reminders = {"HitsDeadLetterAgeAlarm", "EventsConversionAlarm"}
+    assert standard - lean == reminders  # a second alarm on a hit already in alarm; no loss
+    assert lean <= standard
+    assert {"HitsDeadLetterAlarm", "HitsLostAlarm", "JobsDeadLetterAlarm"} <= lean
+
+
 def resources_name(stage_properties: dict[str, Any]) -> str:
     api = stage_properties.get("RestApiId") or stage_properties.get("ApiId")
     return str(api["Ref"])
