@@ -193,9 +193,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "mail": ("send", "email"),
     "queues": (
         "send_hit park_hit hit_account send_cleanup cleanup_website receive_hits "
-        "lambda_record delete_hits",
+        "delete_hits receive_tasks delete_tasks",
         "queue messages",
     ),
+    "drains": ("receive delete drain lambda_record", "queue messages, drained on a schedule"),
     "hit_stream": ("put is_stream_batch read", "stream records"),
     "salts": ("expires_at for_day forget", "the daily salts"),
     "secrets": (

@@ -115,11 +115,17 @@ def test_every_loss_is_alarmed_by_its_sum_one_alarm_one_metric():
         assert alarm["MetricName"] not in metrics.FIGURES, name
 
 
-def test_the_default_stack_has_eighteen_alarms():
+def test_the_default_stack_has_sixteen_alarms_and_the_lean_one_fourteen():
     spec = template.load()
-    deployed = [
-        name
-        for name, resource in spec["Resources"].items()
-        if resource["Type"] == "AWS::CloudWatch::Alarm" and template.deployed(spec, resource)
-    ]
-    assert len(deployed) == 18, sorted(deployed)
+
+    def alarms(**parameters: str) -> list[str]:
+        return sorted(
+            name
+            for name, resource in spec["Resources"].items()
+            if resource["Type"] == "AWS::CloudWatch::Alarm"
+            and template.deployed(spec, resource, parameters)
+        )
+
+    assert len(alarms()) == 16, alarms()
+    lean = alarms(CostProfile="lean", HitPath="FunctionUrl")
+    assert len(lean) == 14, lean

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sitelens.analytics import converted
-from sitelens.local import worker
+from sitelens.local import template, worker
 from sitelens.webhooks import deliveries, goals
 
 
@@ -29,16 +29,23 @@ def test_the_goal_grace_is_at_most_the_deployed_one(monkeypatch, raw, expected):
 
 
 def test_the_minutely_timer_is_10_s_here_and_bounded(monkeypatch):
-    every = {"ScheduleExpression": "rate(1 minute)"}
+    spec = template.load()
+    # the goal pass as make serve deploys it (the standard profile's rate(1 minute))
+    goal_pass = spec["Resources"]["GoalWebhooksFunction"]["Properties"]["Events"]
+    every = goal_pass["EveryMinute"]["Properties"]
     monkeypatch.delenv("SITELENS_LOCAL_MINUTE_SECONDS", raising=False)
-    assert worker._every(every) == 10.0
-    assert worker._every({"ScheduleExpression": "rate(1 hour)"}) == worker.SCHEDULE_SECONDS
+    assert worker._every(spec, every) == 10.0
+    hourly = {"ScheduleExpression": "rate(1 hour)"}
+    assert worker._every(spec, hourly) == worker.SCHEDULE_SECONDS
     monkeypatch.setenv("SITELENS_LOCAL_MINUTE_SECONDS", "1")
-    assert worker._every(every) == 1.0
+    assert worker._every(spec, every) == 1.0
     for wrong in ("0", "61", "soon"):
         monkeypatch.setenv("SITELENS_LOCAL_MINUTE_SECONDS", wrong)
         with pytest.raises(SystemExit):
-            worker._every(every)
+            worker._every(spec, every)
+    lean = template.resolved(spec, every["ScheduleExpression"], {"CostProfile": "lean"})
+    assert lean == "rate(5 minutes)"  # within goals.LOOKBACK_MINUTES: nothing missed
+    assert goals.LOOKBACK_MINUTES > 5
 
 
 @pytest.mark.parametrize(("raw", "expected"), [("", 60.0), ("1", 1.0), ("0", 0.0), ("90", 60.0)])

@@ -13,12 +13,11 @@ queue after maxReceiveCount, as with the event source.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from sitelens.analytics import aggregation
 from sitelens.core.log import logger
-from sitelens.data import queues
+from sitelens.data import drains, queues
 
 BATCH_SIZE = 5000  # the aggregator's BatchSize in template.yaml (test_template holds them equal)
 # Stop taking batches with this much of the run (30 s, as the aggregator's) left: a batch of
@@ -28,42 +27,24 @@ BATCH_SIZE = 5000  # the aggregator's BatchSize in template.yaml (test_template 
 RESERVE_MS = 15_000
 
 
-Receive = Callable[[int], list[dict[str, Any]]]
-Delete = Callable[[list[str]], int]
-
-
 def drain(
-    context: Any, receive: Receive = queues.receive_hits, delete: Delete = queues.delete_hits
+    context: Any,
+    receive: drains.Receive = queues.receive_hits,
+    delete: drains.Delete = queues.delete_hits,
 ) -> dict[str, int]:
     """Count what waits in the hits queue, a batch at a time, until it is empty or the run
-    is nearly over; what was received, counted (deleted) and left for a retry. `receive`
-    and `delete` are the queue's (tests hand a batch of their own)."""
-    received = deleted = retried = 0
-    while context.get_remaining_time_in_millis() > RESERVE_MS:
-        batch = _batch(receive)
-        if not batch:
-            break
-        received += len(batch)
-        answer = aggregation.aggregate({"Records": batch}, context)
-        failed = {item["itemIdentifier"] for item in answer.get("batchItemFailures") or []}
-        done = [r["receiptHandle"] for r in batch if r["messageId"] not in failed]
-        undeleted = delete(done)
-        deleted += len(done) - undeleted
-        retried += len(failed)
-        if undeleted:  # counted: they come back, are found counted, and are deleted then
-            logger.warning("counted hits not deleted", extra={"messages": undeleted})
-        if len(batch) < BATCH_SIZE:
-            break  # the queue had no more
-    summary = {"received": received, "deleted": deleted, "retried": retried}
-    logger.info("drained", extra=summary)
-    return summary
-
-
-def _batch(receive: Receive) -> list[dict[str, Any]]:
-    batch: list[dict[str, Any]] = []
-    while len(batch) < BATCH_SIZE:
-        found = receive(BATCH_SIZE - len(batch))
-        if not found:
-            break
-        batch += found
-    return batch
+    is nearly over (`drains.drain`); what was received, counted (deleted) and left for a
+    retry. `receive` and `delete` are the queue's (tests hand a batch of their own)."""
+    found = drains.drain(
+        context,
+        lambda event: aggregation.aggregate(event, context),
+        receive,
+        delete,
+        BATCH_SIZE,
+        RESERVE_MS,
+    )
+    undeleted = found.pop("undeleted")
+    if undeleted:  # counted: they come back, are found counted, and are deleted then
+        logger.warning("counted hits not deleted", extra={"messages": undeleted})
+    logger.info("drained", extra=found)
+    return found

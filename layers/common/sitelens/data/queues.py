@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import hit_stream, tasks
+from sitelens.data import drains, hit_stream, tasks
 from sitelens.data.clients import client
 
 # How long a hit can travel through its queues, as template.yaml sets them (HitsQueue's and
@@ -92,60 +92,23 @@ def cleanup_website(record: dict[str, Any]) -> int:
 
 
 def receive_hits(wanted: int) -> list[dict[str, Any]]:
-    """Up to `wanted` (at most 10) queued hits, at once (no long poll: the drain runs on a
-    schedule, after a window's hits have waited), as the SQS records of a Lambda event, so
-    the aggregator takes them as it takes its trigger's batches."""
-    url = settings().hits_queue_url
-    answer = client("sqs").receive_message(
-        QueueUrl=url,
-        MaxNumberOfMessages=max(1, min(10, wanted)),
-        WaitTimeSeconds=0,
-        MessageAttributeNames=[ACCOUNT_ATTRIBUTE],
-        MessageSystemAttributeNames=["All"],
-    )
-    return [lambda_record(message, url) for message in answer.get("Messages") or []]
-
-
-def lambda_record(message: dict[str, Any], queue: str) -> dict[str, Any]:
-    """The record Lambda's event source mapping passes for a received SQS message (a
-    ReceiveMessage `Messages` entry) of `queue` (its URL, ARN or name)."""
-    attributes = {
-        name: {
-            **({"stringValue": value["StringValue"]} if "StringValue" in value else {}),
-            "stringListValues": [],
-            "binaryListValues": [],
-            "dataType": value["DataType"],
-        }
-        for name, value in (message.get("MessageAttributes") or {}).items()
-    }
-    return {
-        "messageId": message["MessageId"],
-        "receiptHandle": message["ReceiptHandle"],
-        "body": message["Body"],
-        "attributes": message.get("Attributes", {}),
-        "messageAttributes": attributes,
-        "md5OfBody": message.get("MD5OfBody", ""),
-        "eventSource": "aws:sqs",
-        "eventSourceARN": queue if queue.startswith("arn:") else _queue_arn(queue),
-        "awsRegion": "local",
-    }
-
-
-def _queue_arn(queue: str) -> str:
-    return f"arn:aws:sqs:local:000000000000:{queue.rstrip('/').rsplit('/', 1)[-1]}"
+    """Up to `wanted` (at most 10) queued hits, for a drain (`drains.receive`)."""
+    return drains.receive(settings().hits_queue_url, wanted)
 
 
 def delete_hits(receipts: list[str]) -> int:
-    """Delete counted hits by receipt handle, 10 a request; how many were not deleted (they
-    come back after the visibility timeout and are found counted: no harm but a retry)."""
-    failed = 0
-    for start in range(0, len(receipts), 10):
-        entries = [
-            {"Id": str(n), "ReceiptHandle": handle}
-            for n, handle in enumerate(receipts[start : start + 10])
-        ]
-        answer = client("sqs").delete_message_batch(
-            QueueUrl=settings().hits_queue_url, Entries=entries
-        )
-        failed += len(answer.get("Failed") or [])
-    return failed
+    """Delete counted hits (`drains.delete`)."""
+    return drains.delete(settings().hits_queue_url, receipts)
+
+
+def receive_tasks(wanted: int) -> list[dict[str, Any]]:
+    """Up to `wanted` (at most 10) queued tasks, for a drain (`drains.receive`)."""
+    return drains.receive(settings().task_queue_url, wanted)
+
+
+def delete_tasks(receipts: list[str]) -> int:
+    """Delete tasks done (`drains.delete`)."""
+    return drains.delete(settings().task_queue_url, receipts)
+
+
+lambda_record = drains.lambda_record  # the record Lambda passes for a received message

@@ -167,10 +167,12 @@ class TallyFlusher(_Background):
                 logger.exception("excluded tallies not queued")
 
 
-def _every(schedule: dict[str, Any]) -> float:
-    """How often a schedule runs here: rate(1 minute) (goal.converted's pass) every
-    MINUTE_SECONDS or SITELENS_LOCAL_MINUTE_SECONDS; any other every SCHEDULE_SECONDS."""
-    if str(schedule.get("ScheduleExpression", "")).replace(" ", "") == "rate(1minute)":
+def _every(spec: dict[str, Any], schedule: dict[str, Any]) -> float:
+    """How often a schedule runs here: rate(1 minute) (goal.converted's pass, as make serve
+    deploys it) every MINUTE_SECONDS or SITELENS_LOCAL_MINUTE_SECONDS; any other every
+    SCHEDULE_SECONDS."""
+    expression = template.resolved(spec, schedule.get("ScheduleExpression", ""))
+    if str(expression).replace(" ", "") == "rate(1minute)":
         return minute_seconds()
     return SCHEDULE_SECONDS
 
@@ -205,7 +207,7 @@ def start_all(
         props = resource["Properties"]
         for event in (props.get("Events") or {}).values():
             if event.get("Type") in ("ScheduleV2", "Schedule"):
-                every = _every(event.get("Properties") or {})
+                every = _every(spec, event.get("Properties") or {})
                 scheduled = ScheduleWorker(name, props, lock, every)
                 scheduled.start()
                 workers.append(scheduled)
