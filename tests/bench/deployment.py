@@ -233,6 +233,7 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             runs_a_month(props["ScheduleExpression"]),
         )
         for props in of_type("AWS::Scheduler::Schedule").values()
+        if props.get("State", "ENABLED") == "ENABLED"  # the digests' wait for a sender
     ]
     alarms = of_type("AWS::CloudWatch::Alarm")
     retention = [
