@@ -14,7 +14,7 @@ from sitelens.data import warehouse
 from tests.integration.analytics.test_warehouse import DAY, VISITS
 
 pytest.importorskip("duckdb")
-from sitelens.local.warehouse import LocalWarehouse  # noqa: E402
+from sitelens.local.warehouse import LocalWarehouse
 
 QUESTIONS: list[dict[str, Any]] = [
     {"metrics": ["visitors", "visits", "pageviews", "bounce_rate", "visit_duration"]},
@@ -24,7 +24,7 @@ QUESTIONS: list[dict[str, Any]] = [
         "metrics": ["visitors"],
         "dimensions": ["visit:country"],
         "filters": [["is", "visit:device", ["mobile"]]],
-    },  # fmt: skip
+    },
     {"metrics": ["pageviews"], "dimensions": ["time:hour"], "timezone": "Europe/Berlin"},
 ]
 
