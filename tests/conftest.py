@@ -94,7 +94,7 @@ class _BotocoreRetryWait:
 
 botocore.endpoint.time = _BotocoreRetryWait  # type: ignore[assignment]
 # fixtures every test module may name: `local_warehouse` (or `store`), the DuckDB warehouse
-pytest_plugins = ["tests.fixtures.local_warehouse"]
+pytest_plugins = ["tests.fixtures.local_warehouse", "tests.fixtures.clickhouse"]
 moto_transactions.install()  # its transactions copy the items they name, its writes one at a time
 moto_queries.install()  # its Queries read one partition, not the whole table sorted
 moto_responses.install()  # its answers' attribute values copied, not walked through the model

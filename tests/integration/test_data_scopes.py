@@ -214,9 +214,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "leases": ("acquire release", "the compaction's lease: one item, no account's"),
     "clickhouse": (
-        "run command stopped_by_limits",
+        "run command stopped_by_limits use landing",
         "the events warehouse on ClickHouse, queried for a website read first (scoped)",
     ),
+    "checkpoints": ("last advance", "a scheduled job's progress: one item, no account's"),
 }
 
 

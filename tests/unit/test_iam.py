@@ -71,6 +71,9 @@ LEADING_KEYS = "ForAllValues:StringLike"
 OUTSIDE = "(outside the stack)"
 OUTSIDE_ACTIONS = {"ses:SendEmail"}
 PARAMETER = "parameter/"  # an SSM parameter of the stack, by its name: "parameter/${...}/x"
+# Template parameters that name something outside the stack the functions act on, by the
+# parameter's name: the ClickHouse server's secret (WarehouseEngine=clickhouse).
+OUTSIDE_PARAMETERS = {"ClickHouseSecretArn"}
 # boto3 services whose IAM actions carry another prefix (SES v2's are `ses:`).
 IAM_PREFIXES = {"sesv2": "ses"}
 # Operations IAM authorizes as another action (SQS's batches as their single call).
@@ -125,8 +128,9 @@ def setting_resources(function: str) -> dict[str, str]:
     for name, value in variables.items():
         branches = value.get("Fn::If", [None])[1:] if isinstance(value, dict) else []
         for ref in [value, *branches]:
-            if isinstance(ref, dict) and ref.get("Ref") in SOURCE["Resources"]:
-                found[name.removeprefix("SITELENS_").lower()] = ref["Ref"]
+            named = ref.get("Ref") if isinstance(ref, dict) else None
+            if named in SOURCE["Resources"] or named in OUTSIDE_PARAMETERS:
+                found[name.removeprefix("SITELENS_").lower()] = named
             elif name.endswith("_PARAMETER") and isinstance(ref, dict) and "Fn::Sub" in ref:
                 found[name.removeprefix("SITELENS_").lower()] = PARAMETER + ref["Fn::Sub"][1:]
     return found

@@ -216,6 +216,27 @@ class Settings:
     def athena_workgroup(self) -> str:
         return _value("ATHENA_WORKGROUP")
 
+    @property
+    def warehouse_engine(self) -> str:
+        """The engine warehouse queries run on: "athena" (unset) or "clickhouse"
+        (template parameter WarehouseEngine)."""
+        engine = _optional("WAREHOUSE_ENGINE") or "athena"
+        if engine not in ("athena", "clickhouse"):
+            raise ConfigError(f"SITELENS_WAREHOUSE_ENGINE is {engine!r}: athena or clickhouse.")
+        return engine
+
+    @property
+    def clickhouse_secret(self) -> str:
+        """The ARN of the secret holding ClickHouse's address and credentials (JSON: host,
+        port, username, password, database, secure)."""
+        return _value("CLICKHOUSE_SECRET")
+
+    @property
+    def clickhouse_s3_role(self) -> str:
+        """The IAM role ClickHouse assumes to read the landing files ("": its own access,
+        a self-managed server's instance role)."""
+        return _optional("CLICKHOUSE_S3_ROLE")
+
     # The name server domain proofs ask for TXT records (`host` or `host:port`; "" for the
     # system's): a stub server in tests, any resolver under make serve (sitelens.domains).
     @property

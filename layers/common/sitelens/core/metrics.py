@@ -43,6 +43,7 @@ LOSSES: dict[str, str] = {
     "RowsFailed": PIPELINE_FAULTS,  # refused by Firehose; their messages come back
     "PresencesFailed": PIPELINE_FAULTS,  # the realtime route undercounts
     "MonthRollupsFailed": PIPELINE_FAULTS,  # [reason] the run fails and is run again
+    "ClickHouseHoursFailed": PIPELINE_FAULTS,  # the run fails; the hour is inserted again
     "DigestFailures": NOTICES_LOST,
     "WebhookEventsNotQueued": NOTICES_LOST,
     "TrafficAlertsLost": NOTICES_LOST,  # [reason]
@@ -65,6 +66,7 @@ FIGURES = frozenset(
         "RowsCompacted",
         "RowsReingested",
         "CompactionsSkipped",
+        "ClickHouseHoursInserted",  # landing hours inserted into ClickHouse
         "TrafficActivityFailed",  # made good by the next batch of the website's hits
         "MonthsNotNoted",  # made good by the next batch; a month not noted is read by days
         "MonthRollups",

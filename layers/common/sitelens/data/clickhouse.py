@@ -1,12 +1,12 @@
-"""The warehouse on ClickHouse: the settings every statement runs under (`QUERY_SETTINGS`,
-chDB's too), and the client the deployed functions are to use: statements over HTTP(S)
-through `clickhouse-connect`, ClickHouse's own Python client, to ClickHouse Cloud or a
-self-managed server, its URL and credentials in a Secrets Manager secret whose ARN the
-function is given (SITELENS_CLICKHOUSE_SECRET), read once a container.
+"""The warehouse on ClickHouse (template parameter WarehouseEngine=clickhouse): statements
+over HTTP(S) through `clickhouse-connect`, ClickHouse's own Python client, to ClickHouse
+Cloud or a self-managed server. Its address and credentials are in a Secrets Manager
+secret whose ARN the function is given (SITELENS_CLICKHOUSE_SECRET), read once a container.
 
-Not wired yet: no handler reaches `run` until the template grants the query functions the
-secret (docs/pipeline.md, ClickHouse). Queries are to run under Athena's bounds
-(`max_execution_time`, `max_bytes_to_read`), the server stopping them beyond.
+Every statement runs under `QUERY_SETTINGS` (chDB's too), a query also under the bounds
+its caller gives (`data.warehouse`: Athena's), the server stopping it beyond them
+(`stopped_by_limits`). Landing files are read by the server itself, from S3 (`landing`).
+Tests and `make serve` put chDB in the client's place (`use`, `local.clickhouse.Client`).
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from functools import cache
 from typing import Any, Final
 
+from sitelens.core.config import settings
 from sitelens.data import secrets
 
 Rows = Sequence[Sequence[Any]]
@@ -33,20 +33,33 @@ QUERY_SETTINGS: Final[dict[str, Any]] = {
 # TOO_MANY_BYTES (the caller answers "too expensive")
 LIMIT_CODES: Final = (159, 307)
 
+_clients: list[Any] = []  # the container's client, made at its first statement
 
-@cache
+
 def _client() -> Any:
-    import clickhouse_connect  # imported here: only a warehouse statement needs it
+    if not _clients:
+        import clickhouse_connect  # imported here: only a warehouse statement needs it
 
-    found = json.loads(secrets.secret_string(os.environ["SITELENS_CLICKHOUSE_SECRET"]))
-    return clickhouse_connect.get_client(
-        host=found["host"],
-        port=int(found.get("port", 8443)),
-        username=found.get("username", "default"),
-        password=found.get("password", ""),
-        database=found.get("database", "default"),
-        secure=bool(found.get("secure", True)),
-    )
+        found = json.loads(secrets.secret_string(settings().clickhouse_secret))
+        _clients.append(
+            clickhouse_connect.get_client(
+                host=found["host"],
+                port=int(found.get("port", 8443)),
+                username=found.get("username", "default"),
+                password=found.get("password", ""),
+                database=found.get("database", "default"),
+                secure=bool(found.get("secure", True)),
+            )
+        )
+    return _clients[0]
+
+
+def use(client: Any | None) -> None:
+    """Send statements to `client` (clickhouse-connect's shape: `query`, `command`) instead
+    of the secret's server: chDB in tests and `make serve`; None: forget it."""
+    _clients.clear()
+    if client is not None:
+        _clients.append(client)
 
 
 def run(sql: str, limits: dict[str, Any]) -> Rows:
@@ -64,3 +77,14 @@ def stopped_by_limits(error: Exception) -> bool:
     return getattr(error, "code", None) in LIMIT_CODES or any(
         f"Code: {code}." in str(error) for code in LIMIT_CODES
     )
+
+
+def landing(folder: str) -> str:
+    """The s3(...) table function of a landing folder's Parquet files (`folder` relative to
+    the events bucket), read by the server with the role the customer gave it for the
+    bucket (SITELENS_CLICKHOUSE_S3_ROLE; none: the server's own access)."""
+    region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+    url = f"https://{settings().events_bucket}.s3.{region}.amazonaws.com/{folder}/*.parquet"
+    role = settings().clickhouse_s3_role
+    credentials = f", extra_credentials(role_arn = '{role}')" if role else ""
+    return f"s3('{url}', 'Parquet'{credentials})"

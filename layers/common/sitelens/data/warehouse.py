@@ -7,9 +7,12 @@ splits each record into its JSON documents (`documents`), converts them to Parqu
 landing table's schema and writes them to S3 under
 `landing/hour=<YYYY-MM-DD-HH>/`, whatever their site; the compaction
 (`analytics.warehouse.compaction`) lists, fetches, puts and deletes files of the bucket
-through `object_keys`, `download`, `upload`, `put_text` and `delete`; `run` executes a statement in
-the Athena workgroup and reads its rows. `make serve` replaces them with its local
-warehouse (`use`): the same layout on disk, the same compaction, queried by DuckDB. The
+through `object_keys`, `download`, `upload`, `put_text` and `delete`; `run` executes a
+statement in the Athena workgroup and reads its rows, or on ClickHouse (`data.clickhouse`,
+under the same bounds) when the deployment chose it (SITELENS_WAREHOUSE_ENGINE; its rows
+then land under `clickhouse-landing/`, which `analytics.warehouse.ingest` inserts).
+`make serve` replaces them with its local warehouse (`use`): the same layout on disk, the
+same compaction, queried by DuckDB (or chDB). The
 SQL dialect goes with the engine (`dialect`).
 """
 
@@ -25,7 +28,7 @@ from typing import Any, Final
 
 from sitelens.core import errors
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import clickhouse, transactions
 from sitelens.data.clients import client
 
 MAX_QUERY_SECONDS: Final = 20.0  # within API Gateway's 29 s, with room to answer
@@ -175,10 +178,13 @@ def _firehose_batches(records: Sequence[Record]) -> Iterator[list[Record]]:
         yield batch
 
 
-def object_keys(prefix: str, limit: int) -> list[str]:
-    """The keys of up to `limit` objects under `prefix` of the events bucket."""
+def object_keys(prefix: str, limit: int, after: str = "") -> list[str]:
+    """The keys of up to `limit` objects under `prefix` of the events bucket, in order
+    (those sorting after `after` only, when given)."""
     keys: list[str] = []
     request = {"Bucket": settings().events_bucket, "Prefix": prefix}
+    if after:
+        request["StartAfter"] = after
     while len(keys) < limit:
         page = client("s3").list_objects_v2(**request)
         keys += [item["Key"] for item in page.get("Contents", []) if item["Size"] > 0]
@@ -286,13 +292,32 @@ def use(local: LocalEngine | None) -> None:
 
 
 def dialect() -> str:
-    """SQLGlot's name of the SQL the engine in use speaks."""
-    return _local.sql_dialect if _local else "athena"
+    """SQLGlot's name of the SQL the engine in use speaks: "athena" or "clickhouse"
+    deployed (SITELENS_WAREHOUSE_ENGINE, the same names)."""
+    return _local.sql_dialect if _local else settings().warehouse_engine
+
+
+def _clickhouse_run(sql: str) -> Rows:
+    """The rows of a statement on ClickHouse, under Athena's bounds (`TooExpensive`)."""
+    limits = {"max_execution_time": MAX_QUERY_SECONDS, "max_bytes_to_read": MAX_SCANNED_BYTES}
+    try:
+        return clickhouse.run(sql, limits)[:MAX_RESULT_ROWS]
+    except Exception as err:
+        if clickhouse.stopped_by_limits(err):
+            raise TooExpensive(
+                "The query would read or take too much: narrow its date range, "
+                "its websites or its dimensions."
+            ) from err
+        raise
 
 
 def run(sql: str) -> Rows:
     """The rows of a statement on the engine in use."""
-    return _local.query(sql) if _local else _athena_run(sql)
+    if _local:
+        return _local.query(sql)
+    if settings().warehouse_engine == "clickhouse":
+        return _clickhouse_run(sql)
+    return _athena_run(sql)
 
 
 def put(rows: Iterable[Mapping[str, Any]]) -> int:

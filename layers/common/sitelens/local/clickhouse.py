@@ -1,6 +1,7 @@
 """The warehouse on ClickHouse in process (chDB, ClickHouse's own embedded build): the
-deployed table and statements (`analytics.warehouse.clickhouse`), for tests, the bench and
-`make serve` with SITELENS_LOCAL_WAREHOUSE_ENGINE=clickhouse.
+deployed table and statements (`analytics.warehouse.clickhouse`), for tests and the bench;
+and `Client`, chDB in clickhouse-connect's place (`data.clickhouse.use`), so that the
+deployed path (SITELENS_WAREHOUSE_ENGINE=clickhouse) runs on the real engine in tests.
 
 Landing Parquet files go in as deployed (`insert_statement`), read with file(...) where
 the deployment reads s3(...); queries run the SQL `warehouse.sql` renders for the
@@ -10,19 +11,21 @@ the deployment reads s3(...); queries run the SQL `warehouse.sql` renders for th
 from __future__ import annotations
 
 import json
+import re
 import threading
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from sitelens.analytics.warehouse import clickhouse
 from sitelens.data.clickhouse import QUERY_SETTINGS
 
 
-def _settings_sql() -> str:
-    """`QUERY_SETTINGS` as a SETTINGS clause's list (numbers and plain words)."""
-    return ", ".join(f"{name} = {value!r}" for name, value in QUERY_SETTINGS.items())
+def _settings_sql(limits: dict[str, Any] | None = None) -> str:
+    """`QUERY_SETTINGS` (and `limits`) as a SETTINGS clause's list (numbers, plain words)."""
+    found = {**QUERY_SETTINGS, **(limits or {})}
+    return ", ".join(f"{name} = {value!r}" for name, value in found.items())
 
 
 _SESSION: list[Any] = []  # chDB runs one embedded server a process: one session, shared
@@ -75,10 +78,11 @@ class LocalClickHouse:
         """Merge every part now (`OPTIMIZE ... FINAL`), as ClickHouse does some time later."""
         self._query(f"OPTIMIZE TABLE {clickhouse.TABLE} FINAL")
 
-    def run(self, sql: str) -> list[tuple[Any, ...]]:
-        """The rows of a statement, with the settings every query runs under."""
+    def run(self, sql: str, limits: dict[str, Any] | None = None) -> list[tuple[Any, ...]]:
+        """The rows of a statement, with the settings every query runs under (and `limits`,
+        as the server's bounds)."""
         result = self._query(
-            f"{sql.rstrip().rstrip(';')}\nSETTINGS {_settings_sql()}", "JSONCompact"
+            f"{sql.rstrip().rstrip(';')}\nSETTINGS {_settings_sql(limits)}", "JSONCompact"
         )
         text = result.bytes()
         if not text:
@@ -88,3 +92,30 @@ class LocalClickHouse:
     def close(self) -> None:
         """Drop the database."""
         self._query(f"DROP DATABASE IF EXISTS {self.database}", use=False)
+
+
+# s3('https://<bucket>.s3.<region>.amazonaws.com/<key glob>', 'Parquet'[, credentials])
+_S3: Final = re.compile(
+    r"s3\('https://[^/']+/([^']+)', 'Parquet'(?:, extra_credentials\([^)]*\))?\)"
+)
+
+
+class Client:
+    """chDB in clickhouse-connect's place (its `query` and `command`), on a database of its
+    own: statements as the deployed functions send them, with their settings. The bucket's
+    objects are read from `bucket` on disk (its keys as paths) where the server reads S3."""
+
+    def __init__(self, local: LocalClickHouse, bucket: Path | None = None) -> None:
+        self.local = local
+        self.bucket = bucket
+
+    def query(self, sql: str, settings: dict[str, Any] | None = None) -> Any:
+        """An answer with clickhouse-connect's `result_rows`."""
+        rows = self.local.run(sql, settings)
+        return type("QueryResult", (), {"result_rows": rows})()
+
+    def command(self, sql: str, settings: dict[str, Any] | None = None) -> None:
+        """A statement without rows (an insert reading the bucket, a table)."""
+        if self.bucket is not None:
+            sql = _S3.sub(lambda found: f"file('{self.bucket}/{found[1]}', Parquet)", sql)
+        self.local.command(sql)
