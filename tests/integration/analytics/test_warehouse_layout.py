@@ -30,6 +30,7 @@ def glue_columns(table: str) -> list[tuple[str, str]]:
 
 def test_the_tables_have_the_schema_s_columns():
     assert glue_columns("EventsTable") == list(schema.COLUMNS)
+    assert glue_columns("EventPartsTable") == list(schema.COLUMNS)
     assert glue_columns("LandingTable") == compaction.landing_columns()
     assert glue_columns("DailyTotalsTable") == list(summaries.COLUMNS[summaries.TOTALS])
     assert glue_columns("DailyVisitsTable") == list(summaries.COLUMNS[summaries.VISITS])

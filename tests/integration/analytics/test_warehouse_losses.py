@@ -345,3 +345,44 @@ def test_make_serve_removes_a_deleted_website_s_files(tmp_path, aws_env):
         assert (tmp_path / layout.tombstone(7, layout.REMOVED)).exists()
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------- the daily merge
+
+
+def test_a_merge_cut_off_before_it_deletes_the_parts_loses_and_doubles_nothing(
+    bucket, tmp_path, monkeypatch
+):
+    first = rows(7, 4, AT)
+    land(bucket, tmp_path, first, "a")
+    compaction.run()
+    land(bucket, tmp_path, [*rows(7, 2, AT), first[0]], "b")  # a hit again, in a second part
+    compaction.run()
+    parts = keys(bucket, layout.PARTS)
+    assert len(parts) == 2
+
+    def killed(keys: Any) -> None:
+        raise RuntimeError("killed before the parts were deleted")
+
+    monkeypatch.setattr(warehouse, "delete", killed)
+    with pytest.raises(RuntimeError):
+        compaction.run(merge=True)
+    monkeypatch.undo()
+    monkeypatch.setenv("SITELENS_EVENTS_BUCKET", layout_tests.BUCKET)
+    config.reset()
+    # the day's file and summaries are put, and the parts still there: nothing lost
+    assert keys(bucket, layout.PARTS) == parts
+    assert len(layout_tests.read(bucket, compaction.compacted_file(7, DAY))) == 6
+    # the next merge folds them again: each hit once
+    assert compaction.run(merge=True) == {"merged": 1, "parts": 2, "rows": 6, "left": 0}
+    assert keys(bucket, layout.PARTS) == []
+    assert len(hits(bucket, 7)) == 6
+
+
+def test_a_deleted_website_s_parts_go_with_it(bucket, tmp_path):
+    land(bucket, tmp_path, rows(7, 3, AT), "a")
+    compaction.run()
+    assert keys(bucket, f"{layout.PARTS}/website_id=7/")
+    assert run("TasksQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
+    assert compaction.run()["removed"] == 1
+    assert keys(bucket, f"{layout.PARTS}/website_id=7/") == []
