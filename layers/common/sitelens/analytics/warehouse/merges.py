@@ -1,15 +1,15 @@
 """The daily merge, compaction's second level: the parts the hourly runs wrote for a closed
-UTC site-day (`layout.PARTS`) folded with the day's `data.parquet` into a new one, sorted by
+UTC site-day (`layout.PARTS`) folded with the day's data.parquet into a new one, sorted by
 time, one row per hit id, with the day's summaries beside it.
 
 Once a day, after the UTC day closes (CompactionFunction invoked with `{"merge": true}`),
 it folds every site-day of a day before today that has parts: yesterday's, and older days'
 that received late parts since. A day's file is so rewritten about once, not every hour.
 
-Order, and why no row is ever lost or counted twice: the new `data.parquet` and its
+Order, and why no row is ever lost or counted twice: the new data.parquet and its
 summaries are put first, the folded parts deleted last. Until then the site-day has parts,
 so readers take it as not merged (`raw.stale_statement`): its summaries answer nothing, and
-each part row counts only when its hit id is not in `data.parquet` (`raw.raw_sql`). A crash
+each part row counts only when its hit id is not in data.parquet (`raw.raw_sql`). A crash
 anywhere leaves the parts, and the next merge folds them again into the same file.
 
 Bounded: at most MAX_SITE_DAYS site-days a run, in batches of BATCH_SITE_DAYS, none begun
@@ -23,7 +23,7 @@ import shutil
 import tempfile
 import time
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any, Final
@@ -54,11 +54,11 @@ def due(paths: Iterable[str], today: date) -> dict[SiteDay, list[str]]:
 
 def fold(
     connection: Any,
-    sources: dict[SiteDay, Sequence[Path]],
+    sources: Mapping[SiteDay, Sequence[Path]],
     output: Path,
     deleted: Collection[int] = (),
 ) -> dict[str, Path]:
-    """Fold each site-day's files (its `data.parquet` and its parts) into one new file under
+    """Fold each site-day's files (its data.parquet and its parts) into one new file under
     `output`, with its summaries; each new file by where it belongs (`layout.compacted_file`,
     `summaries.file`). Site-days of `deleted` websites get none.
 
@@ -146,7 +146,7 @@ def merge_folder(connection: Any, root: Path, today: date) -> dict[str, int]:
 
 
 def merge_bucket(today: date) -> dict[str, int]:
-    """The daily merge of the events bucket: each due site-day's parts and `data.parquet`
+    """The daily merge of the events bucket: each due site-day's parts and data.parquet
     fetched to /tmp, folded (`fold`), the new files put, and only then the parts deleted."""
     import duckdb
 
