@@ -162,7 +162,10 @@ def test_the_daily_merge_leaves_today_s_parts(bucket, tmp_path, monkeypatch):
     assert compaction.run(merge=True) == {"merged": 0, "parts": 0, "rows": 0, "left": 0}
     assert len(parts(bucket, 7, "2026-11-21")) == 1  # the day is not closed
     monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=2))
-    assert compaction.run(merge=True)["merged"] == 1
+    app = gateway.load_module(gateway.ROOT / "functions/analytics/compact/app.py")
+    done = app.handler({"merge": True}, gateway.LambdaContext("CompactionFunction"))
+    assert done == {"merged": 1, "parts": 1, "rows": 3, "left": 0}
+    assert parts(bucket, 7, "2026-11-21") == []
 
 
 def test_a_compaction_that_fails_to_put_removes_no_landing(bucket, tmp_path, monkeypatch):
@@ -223,3 +226,19 @@ def test_the_local_warehouse_runs_duckdb_on_the_threads_it_is_given(tmp_path, mo
             assert local.run(threads) == expected
         finally:
             local.close()
+
+
+def test_make_serve_runs_both_levels_on_the_template_s_schedules(aws_env, monkeypatch):
+    """The local worker gives each of CompactionFunction's schedules its Input: the hourly
+    run gets nothing, the daily merge `{"merge": true}`."""
+    from sitelens.local import worker
+
+    for kind in (worker.QueueWorker, worker.ScheduleWorker, worker.TallyFlusher):
+        monkeypatch.setattr(kind, "start", lambda self: None)
+    found = worker.start_all(TEMPLATE)
+    events = [
+        w.event
+        for w in found
+        if isinstance(w, worker.ScheduleWorker) and w.function == "CompactionFunction"
+    ]
+    assert sorted(events, key=len) == [{}, {"merge": True}]

@@ -101,7 +101,7 @@ def engine_rows(
     dialect: str,
 ) -> Callable[[Query], warehouse.Rows]:
     """A query's rows from an engine (`run` a statement in `dialect`): the partitions with
-    rows still in landing are found first (`stale_statement`), so that `statement(query,
+    rows still in landing or parts are found first (`stale_statement`), so `statement(query,
     dialect, stale)` names every partition it reads by constants, which engines prune by."""
 
     def rows(query: Query) -> warehouse.Rows:
