@@ -155,6 +155,8 @@ def merge_bucket(today: date) -> dict[str, int]:
     done = {"merged": 0, "parts": 0, "rows": 0}
     started = time.monotonic()
     connection = duckdb.connect(":memory:")
+    # a big day's sort may spill: to /tmp (EphemeralStorage), not the read-only code folder
+    connection.execute(f"SET temp_directory = '{Path(tempfile.gettempdir()) / 'merge-spill'}'")
     try:
         for batch in _batches(work):
             if time.monotonic() - started > MERGE_SECONDS:
