@@ -8,8 +8,8 @@ Rows have the columns of `schema.COLUMNS` and a `hit_id` (a UUIDv7 string), as
 (`events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet`, sorted by ts) is written
 directly by DuckDB from generated SQL rows, a day at a time (memory stays flat); only the
 last `LANDING_HOURS` hours go through `LocalWarehouse.write` as dicts into the landing
-layout (with some rows sent twice, as redeliveries would), and `compact()` merges them
-into the same partitions, deduplicating by hit_id.
+layout (with some rows sent twice, as redeliveries would), `compact()` splits them into
+parts and `merge()` folds these into the same partitions, deduplicating by hit_id.
 
 The traffic: visits of 1 to 8 pageviews (45% bounce), an engagement row after 85% of
 pageviews and a custom event after 5%; referrers, sources, campaigns, pages (log-uniform
@@ -317,8 +317,11 @@ def generate(
         summary.seconds["landing"] = round(time.perf_counter() - began, 1)
         summary.landing_rows, summary.landing_duplicates = len(landing), len(again)
         began = time.perf_counter()
-        store.compact()
+        store.compact()  # the hourly level: landing into parts
         summary.seconds["compact"] = round(time.perf_counter() - began, 1)
+        began = time.perf_counter()
+        store.merge(end)  # the daily level, once the last day closed: parts into its files
+        summary.seconds["merge"] = round(time.perf_counter() - began, 1)
         summary.compacted = True
     store.close()
     files = sorted((root / "events").glob("website_id=*/day=*/*.parquet"))

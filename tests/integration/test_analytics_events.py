@@ -4,6 +4,7 @@ whose SQS event source is the queue named in the records' eventSourceARN."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -168,14 +169,16 @@ def test_query_answers_from_the_warehouse(website: dict[str, Any], tmp_path):
 
 
 def test_the_scheduled_compaction_merges_landing(aws_env: None, tmp_path):
-    """events/compact.json, the Scheduler's event, through CompactionFunction."""
+    """events/compact.json, the Scheduler's hourly event, and events/compact-merge.json, the
+    daily one (its schedule's Input), through CompactionFunction."""
     pytest.importorskip("duckdb")
     from sitelens.data import warehouse
     from sitelens.local.warehouse import LocalWarehouse
     from tests.integration.analytics.test_warehouse import row
 
     local = LocalWarehouse(tmp_path)
-    warehouse.use(warehouse.LocalEngine("duckdb", local.run, local.write, local.compact))
+    engine = warehouse.LocalEngine("duckdb", local.run, local.write, local.compact)
+    warehouse.use(dataclasses.replace(engine, merge=local.merge))
     try:
         sent = row(1, "a", "2026-11-21T10:00:00", page="/")
         local.write([sent, row(1, "b", "2026-11-21T10:05:00", page="/docs")])
@@ -186,11 +189,15 @@ def test_the_scheduled_compaction_merges_landing(aws_env: None, tmp_path):
             **{"removed": 0, "error_files": 0, "reingested": 0, "parked": 0},
             **{"landing_files": 2, "partitions": 1, "rows": 2},
         }
-        assert local.run("SELECT page FROM events ORDER BY ts") == [("/",), ("/docs",)]
+        assert local.run("SELECT page FROM event_parts ORDER BY ts") == [("/",), ("/docs",)]
         assert (
             handler(load("compact"), gateway.LambdaContext("CompactionFunction"))["landing_files"]
             == 0
         )
+        merged = handler(load("compact-merge"), gateway.LambdaContext("CompactionFunction"))
+        assert merged == {"merged": 1, "parts": 1, "rows": 2, "left": 0}
+        assert local.run("SELECT page FROM events ORDER BY ts") == [("/",), ("/docs",)]
+        assert local.run("SELECT COUNT(*) FROM event_parts") == [(0,)]
     finally:
         warehouse.use(None)
         local.close()

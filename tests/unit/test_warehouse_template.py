@@ -56,7 +56,7 @@ def rules() -> dict[str, Any]:
 def test_raw_events_are_kept_as_the_event_retention_parameter_says():
     assert PARAMETERS["EventRetentionDays"]["Default"] == 1096
     kept = rules()
-    for prefix in (layout.COMPACTED, *summaries.COLUMNS, layout.PARKED):
+    for prefix in (layout.COMPACTED, layout.PARTS, *summaries.COLUMNS, layout.PARKED):
         assert kept[prefix + "/"] == {"Ref": "EventRetentionDays"}, prefix
     # a deleted website's tombstone outlives every file that may still hold its rows
     assert kept[layout.DELETED + "/"] > kept[layout.ERRORS + "/"]

@@ -1,6 +1,7 @@
-"""Scheduled hourly: merge the warehouse's landed rows into one sorted, deduplicated
+"""Scheduled hourly: the warehouse's landed rows into one small part per site-day; daily,
+invoked with `{"merge": true}`: a closed day's parts folded into one sorted, deduplicated
 Parquet file per site and day, with its summaries (`sitelens.analytics.warehouse.compaction`).
-Invoked with `{"backfill": true}`: summaries for site-days compacted before they existed."""
+Invoked with `{"backfill": true}`: summaries for site-days merged before they existed."""
 
 from typing import Any
 
@@ -16,6 +17,11 @@ def handler(event: dict[str, Any], context: Any) -> dict[str, int]:
         summarised = compaction.backfill_bucket()
         logger.info("summaries backfilled", extra=summarised)
         return summarised
+    if isinstance(event, dict) and event.get("merge") is True:
+        merged = compaction.run(merge=True)
+        logger.info("merged", extra=merged)  # daily: a line each run
+        metrics.flush()  # CompactionsSkipped, when it found the lease held
+        return merged
     done = compaction.run()
     if any(done.values()):  # hourly: a line only when there was something to compact
         logger.info("compacted", extra=done)

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import random
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
 
-from sitelens.analytics.warehouse import answers, query, schema, sql, summaries
+from sitelens.analytics.warehouse import answers, layout, query, schema, sql, summaries
 
 pytest.importorskip("duckdb")
 from sitelens.local.warehouse import LocalWarehouse
@@ -78,24 +78,42 @@ QUESTIONS: list[dict[str, Any]] = [
 ]
 
 
+TODAY = date(2026, 11, 24)  # the daily merge folds the days before
+STATES = ("merged", "parts", "landing", "mid_merge", "late_part")
+
+
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LocalWarehouse]:
-    """The same six days compacted, and compacted but for rows of two days still in
-    landing (one a partial first day's, one a whole day's)."""
+    """The same six days: merged; in hourly parts only; merged but for rows of two days
+    still in landing (one a partial first day's, one a whole day's); cut off mid-merge (the
+    day's files and summaries put, its parts not deleted yet), with a hit in two parts; and
+    merged, then late rows of an old day in a part of their own."""
     rng = random.Random(20)
     by_day = {day: rows_of_day(day, rng) for day in DAYS}
     made = {}
-    for state in ("compacted", "landing"):
+    for state in STATES:
         store = LocalWarehouse(tmp_path_factory.mktemp(state))
         held = []
         for day, rows in by_day.items():
-            if state == "landing" and day in ("2026-11-18", "2026-11-21"):
+            if state in ("landing", "late_part") and day in ("2026-11-18", "2026-11-21"):
                 store.write(rows[: len(rows) // 2])
                 held += rows[len(rows) // 2 :]
             else:
                 store.write(rows)
         store.compact()
+        if state == "mid_merge":
+            store.write(by_day["2026-11-20"][:5])  # hits again, hours later: a second part
+            store.compact()
+            kept = {p: p.read_bytes() for p in (store.root / layout.PARTS).glob("**/*.parquet")}
+            store.merge(TODAY)
+            for path, data in kept.items():  # the crash: every part still there
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        elif state != "parts":
+            store.merge(TODAY)
         store.write(held)
+        if state == "late_part":
+            store.compact()
         made[state] = store
     return made
 
@@ -106,10 +124,11 @@ def answered(store: LocalWarehouse, body: dict[str, Any], summarised: bool) -> d
     return answers.answer(parsed, sql.rows_from(store.run, "duckdb"), body)
 
 
-@pytest.mark.parametrize("state", ["compacted", "landing"])
+@pytest.mark.parametrize("state", STATES)
 @pytest.mark.parametrize("zone", ["UTC", "Europe/Berlin", "America/Los_Angeles"])
 @pytest.mark.parametrize("question", range(len(QUESTIONS)))
 def test_summaries_answer_what_raw_rows_answer(stores, monkeypatch, state, zone, question):
+    """In every state of the two levels the answers are the same, from summaries or not."""
     body = {"site_id": 1, "date_range": ["2026-11-18", "2026-11-23"], "timezone": zone}
     body.update(QUESTIONS[question])
     timed = any(name.startswith("time:") for name in body.get("dimensions", []))
@@ -118,6 +137,19 @@ def test_summaries_answer_what_raw_rows_answer(stores, monkeypatch, state, zone,
     raw = answered(stores[state], body, summarised=False)
     assert summarised == raw
     assert raw["results"]
+    assert raw == answered(stores["merged"], body, summarised=False)
+
+
+def test_the_states_are_what_they_say(stores):
+    def count(state: str, relation: str) -> int:
+        return stores[state].run(f"SELECT COUNT(*) FROM {relation}")[0][0]
+
+    assert count("merged", layout.PARTS) == 0 < count("merged", "daily_totals")
+    assert count("parts", "events") == 0 == count("parts", "daily_totals")
+    # mid-merge: every part's row is in the day's files too, one hit in two parts
+    assert count("mid_merge", layout.PARTS) == count("merged", "events") + 5
+    assert count("mid_merge", "events") == count("merged", "events")
+    assert count("late_part", "landing") == 0 < count("late_part", layout.PARTS)
 
 
 def test_a_summary_reads_only_whole_days_without_landing_rows():

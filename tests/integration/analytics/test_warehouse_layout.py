@@ -5,15 +5,15 @@ into one deduplicated, sorted file per site and day, removing landing only after
 from __future__ import annotations
 
 import uuid
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import boto3
 import pytest
 
-from sitelens.analytics.warehouse import compaction, schema, summaries
-from sitelens.core import config
+from sitelens.analytics.warehouse import compaction, layout, schema, summaries
+from sitelens.core import clock, config
 from sitelens.data import warehouse
 from sitelens.local import gateway, template
 from sitelens.local.warehouse import LocalWarehouse
@@ -30,6 +30,7 @@ def glue_columns(table: str) -> list[tuple[str, str]]:
 
 def test_the_tables_have_the_schema_s_columns():
     assert glue_columns("EventsTable") == list(schema.COLUMNS)
+    assert glue_columns("EventPartsTable") == list(schema.COLUMNS)
     assert glue_columns("LandingTable") == compaction.landing_columns()
     assert glue_columns("DailyTotalsTable") == list(summaries.COLUMNS[summaries.TOTALS])
     assert glue_columns("DailyVisitsTable") == list(summaries.COLUMNS[summaries.VISITS])
@@ -97,7 +98,18 @@ def read(s3: Any, key: str) -> list[tuple[Any, ...]]:
         path.unlink()
 
 
-def test_the_deployed_compaction_merges_dedupes_and_sorts(bucket, tmp_path):
+def stored(s3: Any) -> dict[str, str]:
+    """Every object of the bucket, by key: its ETag (changed by any rewrite)."""
+    found = s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])
+    return {item["Key"]: item["ETag"] for item in found}
+
+
+def parts(s3: Any, website_id: int, day: str) -> list[str]:
+    prefix = f"{layout.PARTS}/website_id={website_id}/day={day}/"
+    return sorted(key for key in stored(s3) if key.startswith(prefix))
+
+
+def test_the_hourly_run_writes_parts_and_never_a_day_s_file(bucket, tmp_path):
     start = datetime(2026, 11, 21, 10, 0, tzinfo=UTC)
     first, second = rows(7, 30, start), rows(8, 5, start)
     land(bucket, tmp_path, first + second, "a")
@@ -105,11 +117,17 @@ def test_the_deployed_compaction_merges_dedupes_and_sorts(bucket, tmp_path):
     done = compaction.run()
     assert done == {
         **{"removed": 0, "error_files": 0, "reingested": 0, "parked": 0},
-        **{"landing_files": 2, "partitions": 2, "rows": 35},
+        **{"landing_files": 2, "partitions": 2, "rows": 35},  # deduplicated within the run
     }
-    keys = {item["Key"] for item in bucket.list_objects_v2(Bucket=BUCKET)["Contents"]}
-    # each site-day's file, and its summaries beside it
-    assert keys == {
+    [part] = parts(bucket, 7, "2026-11-21")
+    assert set(stored(bucket)) == {part, *parts(bucket, 8, "2026-11-21")}  # no landing left
+    stored_part = read(bucket, part)
+    assert sorted(hit for hit, _ in stored_part) == sorted(row["hit_id"] for row in first)
+    assert [ts for _, ts in stored_part] == sorted(ts for _, ts in stored_part)
+    # The daily merge folds the parts into the day's file, with its summaries.
+    assert compaction.run(merge=True) == {"merged": 2, "parts": 2, "rows": 35, "left": 0}
+    merged = stored(bucket)
+    assert set(merged) == {
         *(compaction.compacted_file(site, "2026-11-21") for site in (7, 8)),
         *(
             summaries.file(name, site, "2026-11-21")
@@ -117,14 +135,38 @@ def test_the_deployed_compaction_merges_dedupes_and_sorts(bucket, tmp_path):
             for site in (7, 8)
         ),
     }
-    stored = read(bucket, compaction.compacted_file(7, "2026-11-21"))
-    assert sorted(hit for hit, _ in stored) == sorted(row["hit_id"] for row in first)
-    assert [ts for _, ts in stored] == sorted(ts for _, ts in stored)
-    # Later rows of a compacted day, one a copy: merged into the same file, once each.
+    # Later rows of a merged day, one a copy: a new part; the day's file is not rewritten.
     late = rows(7, 3, start + timedelta(hours=2))
     land(bucket, tmp_path, [*late, first[0]], "c")
-    assert compaction.run()["rows"] == 33
-    assert len(read(bucket, compaction.compacted_file(7, "2026-11-21"))) == 33
+    assert compaction.run()["rows"] == 4
+    after_hourly = stored(bucket)
+    assert {key: after_hourly[key] for key in merged} == merged  # not one byte rewritten
+    [late_part] = parts(bucket, 7, "2026-11-21")
+    assert len(read(bucket, late_part)) == 4
+    # The next daily merge folds the late part: one row per hit id, sorted.
+    assert compaction.run(merge=True)["merged"] == 1
+    final = read(bucket, compaction.compacted_file(7, "2026-11-21"))
+    assert sorted(hit for hit, _ in final) == sorted(r["hit_id"] for r in [*first, *late])
+    assert [ts for _, ts in final] == sorted(ts for _, ts in final)
+    assert parts(bucket, 7, "2026-11-21") == []
+    assert (
+        stored(bucket)[compaction.compacted_file(8, "2026-11-21")]
+        == merged[compaction.compacted_file(8, "2026-11-21")]
+    )  # a day without new parts is left alone
+
+
+def test_the_daily_merge_leaves_today_s_parts(bucket, tmp_path, monkeypatch):
+    now = datetime(2026, 11, 21, 23, 0, tzinfo=UTC)
+    monkeypatch.setattr(clock, "now", lambda: now)
+    land(bucket, tmp_path, rows(7, 3, datetime(2026, 11, 21, 10, tzinfo=UTC)), "a")
+    compaction.run()
+    assert compaction.run(merge=True) == {"merged": 0, "parts": 0, "rows": 0, "left": 0}
+    assert len(parts(bucket, 7, "2026-11-21")) == 1  # the day is not closed
+    monkeypatch.setattr(clock, "now", lambda: now + timedelta(hours=2))
+    app = gateway.load_module(gateway.ROOT / "functions/analytics/compact/app.py")
+    done = app.handler({"merge": True}, gateway.LambdaContext("CompactionFunction"))
+    assert done == {"merged": 1, "parts": 1, "rows": 3, "left": 0}
+    assert parts(bucket, 7, "2026-11-21") == []
 
 
 def test_a_compaction_that_fails_to_put_removes_no_landing(bucket, tmp_path, monkeypatch):
@@ -147,6 +189,7 @@ def test_a_compaction_that_fails_to_put_removes_no_landing(bucket, tmp_path, mon
 def test_site_days_compacted_before_summaries_get_them_by_a_backfill(bucket, tmp_path):
     land(bucket, tmp_path, rows(7, 12, datetime(2026, 11, 21, 10, tzinfo=UTC)), "a")
     compaction.run()
+    compaction.run(merge=True)
     visits_key = summaries.file(summaries.VISITS, 7, "2026-11-21")
     before = bucket.get_object(Bucket=BUCKET, Key=visits_key)["Body"].read()
     for name in summaries.COLUMNS:  # as a deployment from before summaries has it
@@ -165,6 +208,7 @@ def test_make_serve_s_compaction_backfills_its_folder(tmp_path):
     store = LocalWarehouse(tmp_path)
     store.write(rows(7, 5, datetime(2026, 11, 21, 10, tzinfo=UTC)))
     store.compact()
+    store.merge(date(2026, 11, 22))
     summary = tmp_path / summaries.file(summaries.PAGES, 7, "2026-11-21")
     summary.unlink()
     store.compact()  # nothing landed since: the missing summary is written all the same
@@ -183,3 +227,19 @@ def test_the_local_warehouse_runs_duckdb_on_the_threads_it_is_given(tmp_path, mo
             assert local.run(threads) == expected
         finally:
             local.close()
+
+
+def test_make_serve_runs_both_levels_on_the_template_s_schedules(aws_env, monkeypatch):
+    """The local worker gives each of CompactionFunction's schedules its Input: the hourly
+    run gets nothing, the daily merge `{"merge": true}`."""
+    from sitelens.local import worker
+
+    for kind in (worker.QueueWorker, worker.ScheduleWorker, worker.TallyFlusher):
+        monkeypatch.setattr(kind, "start", lambda self: None)
+    found = worker.start_all(TEMPLATE)
+    events = [
+        w.event
+        for w in found
+        if isinstance(w, worker.ScheduleWorker) and w.function == "CompactionFunction"
+    ]
+    assert sorted(events, key=len) == [{}, {"merge": True}]

@@ -10,7 +10,7 @@ import json
 import time
 import uuid
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +49,8 @@ def keys(s3: Any, prefix: str = "") -> list[str]:
 
 
 def hits(s3: Any, website_id: int) -> list[str]:
+    """The site-day's hits once merged (the daily level, run first)."""
+    compaction.run(merge=True)
     return sorted(
         hit for hit, _ in layout_tests.read(s3, compaction.compacted_file(website_id, DAY))
     )
@@ -194,6 +196,7 @@ def test_make_serve_writes_unconvertible_rows_as_firehose_does_and_reingests(tmp
         dropped.parent.mkdir(parents=True, exist_ok=True)
         dropped.write_bytes(error_file([failed(line(late), "Glue.AccessDenied")]))
         done = store.compact()
+        store.merge(date.max)  # the daily level too, every day taken as closed
         assert (done["error_files"], done["reingested"], done["parked"]) == (2, 1, 1)
         found = store.run("SELECT hit_id FROM events WHERE website_id = 7 ORDER BY hit_id")
         assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in [*good, late])
@@ -216,6 +219,7 @@ def test_make_serve_splits_packed_records_as_firehose_does(tmp_path):
         found = store.run("SELECT hit_id FROM landing ORDER BY hit_id")
         assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in good)
         done = store.compact()
+        store.merge(date.max)  # the daily level too, every day taken as closed
         assert (done["reingested"], done["parked"]) == (1, 1)  # good[0] again: kept once
         found = store.run("SELECT hit_id FROM events WHERE website_id = 7 ORDER BY hit_id")
         assert [hit for (hit,) in found] == sorted(r["hit_id"] for r in good)
@@ -261,13 +265,13 @@ def test_a_run_while_another_holds_the_lease_does_nothing_and_says_so(bucket, tm
 def test_a_run_started_midway_through_another_is_skipped(bucket, tmp_path, monkeypatch):
     land(bucket, tmp_path, rows(7, 4, AT), "a")
     inner: list[dict[str, int]] = []
-    merge = compaction.merge
+    split = compaction.split
 
     def overlapping(*args: Any, **kwargs: Any) -> Any:
-        inner.append(compaction.run())  # the scheduler starts another run meanwhile
-        return merge(*args, **kwargs)
+        inner.append(compaction.run(merge=True))  # the daily merge starts meanwhile
+        return split(*args, **kwargs)
 
-    monkeypatch.setattr(compaction, "merge", overlapping)
+    monkeypatch.setattr(compaction, "split", overlapping)
     assert compaction.run()["rows"] == 4
     assert inner == [{"skipped": 1, "landing_files": 0, "partitions": 0, "rows": 0}]
 
@@ -299,6 +303,7 @@ def cleanup_record(website_id: int) -> dict[str, Any]:
 def test_a_deleted_website_s_raw_events_are_removed_with_it(bucket, tmp_path):
     land(bucket, tmp_path, rows(7, 4, AT) + rows(8, 3, AT), "a")
     compaction.run()
+    compaction.run(merge=True)
     parked = reingest.error_file(DAY, "EventsStream-x")
     unfit = {**rows(7, 1, AT)[0], "interactive": "maybe"}
     bucket.put_object(
@@ -334,8 +339,50 @@ def test_make_serve_removes_a_deleted_website_s_files(tmp_path, aws_env):
         assert run("TasksQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
         store.write(rows(7, 1, AT))
         store.compact()
+        store.merge(date.max)  # the daily level too, every day taken as closed
         assert store.run("SELECT DISTINCT website_id FROM events") == [(8,)]
         assert not (tmp_path / compaction.compacted_file(7, DAY)).exists()
         assert (tmp_path / layout.tombstone(7, layout.REMOVED)).exists()
     finally:
         store.close()
+
+
+# ---------------------------------------------------------------- the daily merge
+
+
+def test_a_merge_cut_off_before_it_deletes_the_parts_loses_and_doubles_nothing(
+    bucket, tmp_path, monkeypatch
+):
+    first = rows(7, 4, AT)
+    land(bucket, tmp_path, first, "a")
+    compaction.run()
+    land(bucket, tmp_path, [*rows(7, 2, AT), first[0]], "b")  # a hit again, in a second part
+    compaction.run()
+    parts = keys(bucket, layout.PARTS)
+    assert len(parts) == 2
+
+    def killed(keys: Any) -> None:
+        raise RuntimeError("killed before the parts were deleted")
+
+    monkeypatch.setattr(warehouse, "delete", killed)
+    with pytest.raises(RuntimeError):
+        compaction.run(merge=True)
+    monkeypatch.undo()
+    monkeypatch.setenv("SITELENS_EVENTS_BUCKET", layout_tests.BUCKET)
+    config.reset()
+    # the day's file and summaries are put, and the parts still there: nothing lost
+    assert keys(bucket, layout.PARTS) == parts
+    assert len(layout_tests.read(bucket, compaction.compacted_file(7, DAY))) == 6
+    # the next merge folds them again: each hit once
+    assert compaction.run(merge=True) == {"merged": 1, "parts": 2, "rows": 6, "left": 0}
+    assert keys(bucket, layout.PARTS) == []
+    assert len(hits(bucket, 7)) == 6
+
+
+def test_a_deleted_website_s_parts_go_with_it(bucket, tmp_path):
+    land(bucket, tmp_path, rows(7, 3, AT), "a")
+    compaction.run()
+    assert keys(bucket, f"{layout.PARTS}/website_id=7/")
+    assert run("TasksQueue", [cleanup_record(7)]) == {"batchItemFailures": []}
+    assert compaction.run()["removed"] == 1
+    assert keys(bucket, f"{layout.PARTS}/website_id=7/") == []

@@ -22,7 +22,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any, Final
 
@@ -85,6 +85,8 @@ class LocalEngine:
     # the stream's stand-in (make serve): given the packed records, split as Firehose does;
     # the rows that landed. Without one, `store` takes the rows (tests' stand-ins).
     receive: Callable[[Sequence[bytes]], int] | None = None
+    # the daily merge of the days before the one given (`analytics.warehouse.merges`)
+    merge: Callable[[date], dict[str, int]] = lambda today: {}
 
 
 def _json_default(value: Any) -> Any:

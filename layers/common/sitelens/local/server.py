@@ -130,6 +130,7 @@ class LocalStack:
                 self.warehouse.compact,
                 self.warehouse.mark_deleted,
                 self.warehouse.receive,
+                self.warehouse.merge,
             )
         )
 

@@ -3,9 +3,10 @@
 Rows land as the deployment's Firehose writes them (`receive` splits the packed records as
 the stream does), whatever their site, in
 `landing/hour=<YYYY-MM-DD-HH>/` (the hour of arrival), one Parquet file per flush;
-`compact` merges them into `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` with the
-deployed compaction's code (`warehouse.compaction`); queries run in process on DuckDB
-over both folders, with the SQL `warehouse.sql` renders for the "duckdb" dialect.
+`compact` splits them into parts per site-day, and `merge` folds a closed day's parts into
+`events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet`, with the deployed compaction's code
+(`warehouse.compaction`, `warehouse.merges`); queries run in process on DuckDB over the
+three folders, with the SQL `warehouse.sql` renders for the "duckdb" dialect.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ import os
 import threading
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import compaction, layout, reingest, schema, summaries
+from sitelens.analytics.warehouse import compaction, layout, merges, reingest, schema, summaries
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
 from sitelens.data import warehouse
@@ -112,10 +114,16 @@ class LocalWarehouse:
             target.write_text(clock.now_iso())
 
     def compact(self) -> dict[str, int]:
-        """Merge every landing file into the compacted layout (`warehouse.compaction`)."""
+        """Split every landing file into parts per site-day (`warehouse.compaction`)."""
         with self.lock:
             self.defined = False
             return compaction.compact_folder(self.connection, self.root)
+
+    def merge(self, today: date) -> dict[str, int]:
+        """Fold the parts of the days before `today` into their days' files (`merges`)."""
+        with self.lock:
+            self.defined = False
+            return merges.merge_folder(self.connection, self.root, today)
 
     def close(self) -> None:
         """Close the connection (DuckDB's bindings warn at exit about one left open)."""
@@ -131,14 +139,16 @@ class LocalWarehouse:
             return self.connection.execute(sql).fetchall()
 
     def _define_events(self) -> None:
-        """The relations the SQL reads: `events` (compacted, partitioned by site and day),
-        the summaries compaction writes beside it (`summaries`), and `landing` (rows not
-        compacted yet, with their partition keys as columns)."""
+        """The relations the SQL reads: `events` (merged, partitioned by site and day), the
+        summaries the merge writes beside it (`summaries`), `event_parts` (the hourly runs'
+        parts, by site and day) and `landing` (rows not compacted yet, with their partition
+        keys as columns)."""
         by_site_day = (
             "hive_partitioning = true, hive_types = {'website_id': BIGINT, 'day': VARCHAR}"
         )
         for name, columns in (
             (compaction.COMPACTED, schema.COLUMNS),
+            (compaction.PARTS, schema.COLUMNS),
             *summaries.COLUMNS.items(),
         ):
             self._define(name, columns, "website_id=*/day=*/*.parquet", by_site_day)

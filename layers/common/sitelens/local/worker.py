@@ -14,6 +14,7 @@ as failed; those come back after the queue's visibility timeout.
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -129,9 +130,11 @@ class ScheduleWorker(_Background):
         props: dict[str, Any],
         lock: AbstractContextManager[Any] | None,
         every: float = SCHEDULE_SECONDS,
+        event: dict[str, Any] | None = None,
     ) -> None:
         self.function = function
         self.every = every
+        self.event = event or {}  # the schedule's Input (CompactionFunction's daily merge)
         self.lock = lock or nullcontext()
         self.handler = gateway.load_module(gateway.ROOT / props["CodeUri"] / "app.py").handler
         super().__init__(f"schedule-{function}")
@@ -140,7 +143,7 @@ class ScheduleWorker(_Background):
         while not self.stopping.is_set():
             try:
                 with self.lock:
-                    self.handler({}, gateway.LambdaContext(self.function))
+                    self.handler(dict(self.event), gateway.LambdaContext(self.function))
             except Exception:
                 logger.exception("scheduled function failed", extra={"function": self.function})
             self.stopping.wait(self.every)
@@ -207,8 +210,9 @@ def start_all(
         props = resource["Properties"]
         for event in (props.get("Events") or {}).values():
             if event.get("Type") in ("ScheduleV2", "Schedule"):
-                every = _every(spec, event.get("Properties") or {})
-                scheduled = ScheduleWorker(name, props, lock, every)
+                schedule = event.get("Properties") or {}
+                given = json.loads(schedule.get("Input") or "{}")
+                scheduled = ScheduleWorker(name, props, lock, _every(spec, schedule), given)
                 scheduled.start()
                 workers.append(scheduled)
             if event.get("Type") == "SQS":

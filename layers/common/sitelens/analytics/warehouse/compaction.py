@@ -1,25 +1,36 @@
-"""Compaction: landing files merged into one sorted, deduplicated Parquet file per site and
-day, with DuckDB, the same code under `make serve` and in the deployed CompactionFunction.
+"""Compaction, in two levels, with DuckDB: the same code under `make serve` and in the
+deployed CompactionFunction.
 
 The landing layout does not depend on how many sites are active: the stream (Firehose
 deployed, `LocalWarehouse.write` locally) writes whatever arrives into
-`landing/hour=<YYYY-MM-DD-HH>/`, the hour of arrival. Compaction takes every landing file
-present, removes duplicate rows (the same `hit_id`: a message delivered again sends its
-row again, and Firehose may retry a record), merges them with the site-days they touch,
-and writes `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet` sorted by time, with
-the day's summaries beside it (`summaries`: its visits and its pages). The
-landing files are removed only after every merged file is in place, so a crash at any
-point leaves each row in landing, in events, or in both, never in neither: queries read
-both and keep one row per hit id (`sql`), and the next run redoes the merge.
+`landing/hour=<YYYY-MM-DD-HH>/`, the hour of arrival.
 
-Bound: a query of N days of one site reads at most N compacted files and the landing files
-of the hours since the last run (one run an hour: a few files for the whole stack).
+- Hourly (`run()`), this module: every landing file present is read, its rows deduplicated
+  among themselves (the same `hit_id`: a message delivered again sends its row again, and
+  Firehose may retry a record) and written as one small file per site-day and run,
+  `event_parts/website_id=<id>/day=<YYYY-MM-DD>/part-<run>.parquet`, sorted by time. It
+  never reads nor rewrites a day's merged file: its work is the hour's rows, whatever the
+  size of the days they fall in. A row already in a part or in the day's file may be
+  written again (a hit delivered again hours later): readers keep one row per hit id across
+  landing, parts and merged files (`raw`), and the daily merge keeps one.
+- Daily (`run(merge=True)`, `merges`): a closed day's parts folded into its one
+  `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet`, with the day's summaries.
 
-Before merging, a run re-ingests the rows Firehose could not convert (`reingest`), and
-drops the rows of deleted websites (`deletions`). One run at a time, whatever the
-function's concurrency: a run holds a lease (`data.leases`, LEASE_SECONDS) or does nothing
-and says so, since two read-merge-write runs at once could each put back a file without
-the other's rows.
+The landing files are removed only after every part is in place, and parts only after the
+merged file and its summaries are: a crash at any point leaves each row in landing, in
+parts, in the merged file, or in several, never in none, and the next run redoes the work.
+
+Bound: a query of N days of one site reads at most N merged files, the parts of the days
+not merged yet (24 a day) and the landing files of the hour since the last run.
+
+Before taking landing, the hourly run re-ingests the rows Firehose could not convert
+(`reingest`), removes deleted websites' files and drops their rows (`deletions`). One run of
+either level at a time, whatever the function's concurrency: a run holds the one lease
+(`data.leases`, LEASE_SECONDS) or does nothing and says so, since two merges at once could
+each put back a day's file without the other's rows, and a merge must not put back a file
+a removal just deleted. Were a lease lost midway, an hourly run and a merge would still lose
+nothing of each other's: the hourly run only adds parts under new names, and a merge deletes
+only the parts it folded.
 """
 
 from __future__ import annotations
@@ -32,18 +43,19 @@ from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import deletions, layout, reingest, schema, summaries
-from sitelens.core import metrics
+from sitelens.analytics.warehouse import deletions, layout, merges, reingest, schema, summaries
+from sitelens.core import clock, metrics
 from sitelens.core.log import logger
 from sitelens.data import leases, warehouse
 
 LANDING: Final = layout.LANDING
 COMPACTED: Final = layout.COMPACTED
+PARTS: Final = layout.PARTS
 FILE_NAME: Final = layout.FILE_NAME
 MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
 # site-days a backfill summarises a run (a busy site's day file takes about a second)
 MAX_BACKFILL = 500
-ROW_GROUP_ROWS = 122_880  # DuckDB's default row group: min/max per group prune by time
+ROW_GROUP_ROWS = merges.ROW_GROUP_ROWS
 LEASE = "compaction"
 # CompactionFunction's timeout (900 s) and a minute: a run killed midway blocks the next
 # for at most this long (tests/unit/test_template.py checks it against the template).
@@ -51,6 +63,7 @@ LEASE_SECONDS = 960
 
 landing_folder = layout.landing_folder
 compacted_file = layout.compacted_file
+part_file = layout.part_file
 
 
 def landing_columns() -> list[tuple[str, str]]:
@@ -58,68 +71,32 @@ def landing_columns() -> list[tuple[str, str]]:
     return [*schema.PARTITIONS, *schema.COLUMNS]
 
 
-def _files(paths: Sequence[Path]) -> str:
-    return "[" + ", ".join(f"'{path}'" for path in paths) + "]"
-
-
-def _kept(deleted: Collection[int]) -> str:
-    """A predicate true on rows of websites not deleted (ids are numbers: formatted)."""
-    return (
-        f"website_id NOT IN ({', '.join(str(int(site)) for site in deleted)})"
-        if deleted
-        else "TRUE"
-    )
-
-
-def touched(
-    connection: Any, landing_files: Sequence[Path], deleted: Collection[int] = ()
-) -> list[tuple[int, str]]:
-    """The (website id, day) partitions that rows in these landing files belong to, but
-    those of `deleted` websites."""
-    if not landing_files:
-        return []
-    found = connection.execute(
-        f"SELECT DISTINCT website_id, day FROM read_parquet({_files(landing_files)}, "  # noqa: S608
-        f"union_by_name = true) WHERE {_kept(deleted)} ORDER BY 1, 2"
-    ).fetchall()
-    return [(int(website_id), str(day)) for website_id, day in found]
-
-
-def merge(
+def split(
     connection: Any,
     landing_files: Sequence[Path],
-    existing: dict[tuple[int, str], Path],
     output: Path,
+    run_id: str,
     deleted: Collection[int] = (),
 ) -> dict[str, Path]:
-    """Merge landing files and the existing compacted files of the partitions they touch
-    into one new file per partition under `output`, and its summaries; returns each new
-    file by where it belongs (`compacted_file`, `summaries.file`). Landing rows of
-    `deleted` websites are left out.
-
-    One row per hit id (the copies are equal), sorted by time within each file."""
+    """The rows of landing files as one new part per site-day under `output`, named by the
+    run (`layout.part_file`); each by where it belongs. Rows of `deleted` websites are left
+    out; one row per hit id (the copies are equal), sorted by time within each part."""
+    if not landing_files:
+        return {}
     columns = ", ".join(name for name, _ in schema.COLUMNS)
-    # names from the schema, paths and partitions of our own folders
-    # files written before a column was added lack it: it is NULL there (`empty_relation`)
+    # files written before a column was added lack it: NULL there (`empty_relation`)
     landing = schema.empty_relation((*schema.PARTITIONS, *schema.COLUMNS))
-    parts = [
+    rows = (
         f"SELECT website_id, day, {columns} FROM (SELECT * FROM read_parquet("  # noqa: S608
-        f"{_files(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing}) "
-        f"WHERE {_kept(deleted)}"
-    ]
-    parts += [
-        f"SELECT CAST({website_id} AS BIGINT) AS website_id, '{day}' AS day, {columns} "  # noqa: S608
-        f"FROM (SELECT * FROM read_parquet('{path}') "
-        f"UNION ALL BY NAME {schema.empty_relation(schema.COLUMNS)})"
-        for (website_id, day), path in sorted(existing.items())
-    ]
-    union = "\nUNION ALL\n".join(parts)
+        f"{layout.files_sql(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing}) "
+        f"WHERE {layout.kept_sql(deleted)}"
+    )
     output.mkdir(parents=True, exist_ok=True)
     staging = output / f"staging-{uuid.uuid4().hex}"
     connection.execute(  # paths and names are ours, not a request's
-        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({union})) "  # noqa: S608
+        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({rows})) "  # noqa: S608
         f"ORDER BY website_id, day, ts) TO '{staging}' (FORMAT parquet, "
-        f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'data', "
+        f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'part', "
         f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
     )
     written: dict[str, Path] = {}
@@ -127,21 +104,14 @@ def merge(
         files = sorted(folder.glob("*.parquet"))
         if len(files) != 1:
             raise RuntimeError(f"compaction wrote {len(files)} files for one partition")
-        written[compacted_file(*schema.site_day(str(files[0])))] = files[0]
-    beside = summaries.write(
-        connection, list(written.values()), output / f"summaries-{uuid.uuid4().hex}"
-    )
-    return {**written, **beside}
-
-
-def _events_files(written: dict[str, Path]) -> list[Path]:
-    return [path for target, path in written.items() if target.startswith(COMPACTED + "/")]
+        written[part_file(*schema.site_day(str(files[0])), run_id)] = files[0]
+    return written
 
 
 def compact_folder(connection: Any, root: Path) -> dict[str, int]:
-    """Compact a warehouse on disk (`make serve`'s): deleted websites' files removed
-    (`deletions`), its error files re-ingested (`reingest`), then every landing file
-    present under `root` merged into `root/events` (but deleted websites' rows), then
+    """The hourly compaction of a warehouse on disk (`make serve`'s): deleted websites'
+    files removed (`deletions`), its error files re-ingested (`reingest`), then every
+    landing file present under `root` split into parts (but deleted websites' rows), then
     removed. What it did, counted."""
     _backfill_folder(connection, root)
     pending, deleted = deletions.in_folder(root)
@@ -150,24 +120,21 @@ def compact_folder(connection: Any, root: Path) -> dict[str, int]:
     landing_files = sorted((root / LANDING).glob("hour=*/*.parquet"))
     if not landing_files:
         return {**done, "landing_files": 0, "partitions": 0, "rows": 0}
-    partitions = touched(connection, landing_files, deleted)
-    existing = {
-        partition: path
-        for partition in partitions
-        if (path := root / compacted_file(*partition)).exists()
-    }
     work = root / "compaction"
-    work.mkdir(exist_ok=True)
-    written = merge(connection, landing_files, existing, work, deleted)
-    merged = _events_files(written)
-    rows = _rows(connection, merged)
+    written = split(connection, landing_files, work, _run_id(), deleted)
+    rows = merges.rows(connection, list(written.values()))
     for target, path in written.items():
         (root / target).parent.mkdir(parents=True, exist_ok=True)
-        os.replace(path, root / target)  # atomic: a reader sees the old file or the new one
-    for path in landing_files:  # only once every merged file is in place
+        os.replace(path, root / target)  # atomic: a reader sees the part whole or not at all
+    for path in landing_files:  # only once every part is in place
         path.unlink(missing_ok=True)
     shutil.rmtree(work, ignore_errors=True)
-    return {**done, "landing_files": len(landing_files), "partitions": len(merged), "rows": rows}
+    return {**done, "landing_files": len(landing_files), "partitions": len(written), "rows": rows}
+
+
+def _run_id() -> str:
+    """A run's name for its parts: its time (a reader sorts them by it) and a random tail."""
+    return f"{clock.now().strftime('%Y%m%dT%H%M%S')}-{uuid.uuid4().hex[:8]}"
 
 
 def _backfill_folder(connection: Any, root: Path) -> None:
@@ -222,10 +189,11 @@ def backfill_bucket() -> dict[str, int]:
     return {"summarised": done, "left": len(missing) - done}
 
 
-def run() -> dict[str, int]:
-    """One compaction with the engine in use: `make serve`'s folder, or the events bucket
-    (CompactionFunction, hourly), under the lease; what it did, counted. A run that finds
-    the lease held does nothing (`skipped`: 1), logged and counted (CompactionsSkipped)."""
+def run(merge: bool = False) -> dict[str, int]:
+    """One compaction with the engine in use, `make serve`'s folder or the events bucket,
+    under the lease: hourly (landing into parts), or with `merge` the daily merge of closed
+    days' parts (`merges`); what it did, counted. A run that finds the lease held does
+    nothing (`skipped`: 1), logged and counted (CompactionsSkipped)."""
     holder = leases.acquire(LEASE, LEASE_SECONDS)
     if holder is None:
         logger.info("compaction skipped: another run holds the lease", extra={"lease": LEASE})
@@ -233,19 +201,20 @@ def run() -> dict[str, int]:
         return {"skipped": 1, "landing_files": 0, "partitions": 0, "rows": 0}
     try:
         local = warehouse.local_engine()
+        today = clock.now().date()
         if local is not None:
-            return local.compact()
-        return _compact_bucket()
+            return local.merge(today) if merge else local.compact()
+        return merges.merge_bucket(today) if merge else _compact_bucket()
     finally:
         if not leases.release(LEASE, holder):  # it expired midway: another run may hold it
             logger.warning("compaction outlived its lease", extra={"lease": LEASE})
 
 
 def _compact_bucket() -> dict[str, int]:
-    """Deleted websites' files removed (`deletions`), error files re-ingested (`reingest`);
-    landing objects and the compacted files they
-    touch fetched to /tmp, merged (but deleted websites' rows), the merged files put back,
-    and only then the landing objects deleted: a crash leaves landing to be merged again."""
+    """The hourly compaction of the events bucket: deleted websites' files removed
+    (`deletions`), error files re-ingested (`reingest`); landing objects fetched to /tmp,
+    split into parts (but deleted websites' rows), the parts put, and only then the landing
+    objects deleted: a crash leaves landing to be split again."""
     import duckdb
 
     connection = duckdb.connect(":memory:")
@@ -261,28 +230,11 @@ def _compact_bucket() -> dict[str, int]:
             files = [root / LANDING / f"{number}.parquet" for number in range(len(keys))]
             for key, path in zip(keys, files, strict=True):
                 warehouse.download(key, path)
-            existing = {
-                partition: path
-                for partition in touched(connection, files, deleted)
-                if warehouse.download(
-                    compacted_file(*partition), path := root / compacted_file(*partition)
-                )
-            }
-            written = merge(connection, files, existing, root / "merged", deleted)
-            merged = _events_files(written)
-            rows = _rows(connection, merged)
+            written = split(connection, files, root / "parts", _run_id(), deleted)
+            rows = merges.rows(connection, list(written.values()))
             for target, path in written.items():
                 warehouse.upload(path, target)
     finally:
         connection.close()
-    warehouse.delete(keys)  # only once every merged file is in place
-    return {**done, "landing_files": len(keys), "partitions": len(merged), "rows": rows}
-
-
-def _rows(connection: Any, files: list[Path]) -> int:
-    if not files:
-        return 0
-    found = connection.execute(
-        f"SELECT COUNT(*) FROM read_parquet({_files(files)})"  # noqa: S608
-    ).fetchone()
-    return int(found[0])
+    warehouse.delete(keys)  # only once every part is in place
+    return {**done, "landing_files": len(keys), "partitions": len(written), "rows": rows}

@@ -4,8 +4,9 @@ Deleting a website queues its cleanup (`analytics.cleanup`), which, once its sta
 gone, marks it deleted here (`mark`): a tombstone `deleted/pending/website_id=<id>`. The
 next compaction, under its lease (no merge runs meanwhile to put a file back):
 
-- deletes every file of the site (`site_folders`): its compacted days, their summaries and
-  its parked rows; then replaces the tombstone with `deleted/removed/website_id=<id>`;
+- deletes every file of the site (`site_folders`): its merged days, their summaries, its
+  parts not merged yet and its parked rows; then replaces the tombstone with
+  `deleted/removed/website_id=<id>`;
 - while either tombstone exists, leaves the site's rows out of every merge, and out of the
   parked rows. Landing files hold every site's rows, so none is deleted for one site: a
   deleted website's rows still in landing (hits counted as it was deleted) or in
@@ -32,7 +33,7 @@ def site_folders(website_id: int) -> list[str]:
     """The folders holding one website's files alone, relative to the warehouse's root."""
     return [
         f"{relation}/website_id={int(website_id)}"
-        for relation in (layout.COMPACTED, *layout.SUMMARIES, layout.PARKED)
+        for relation in (layout.COMPACTED, layout.PARTS, *layout.SUMMARIES, layout.PARKED)
     ]
 
 

@@ -4,7 +4,10 @@ folder alike (paths relative to either root), and how rows become a landing file
 - `landing/hour=<YYYY-MM-DD-HH>/`: rows as they arrive, whatever their site (Firehose);
 - `landing-errors/<type>/<YYYY-MM-DD>/`: records Firehose could not convert (`reingest`);
 - `landing-parked/website_id=<id>/`: rows that still do not fit, kept for a human;
-- `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet`: compacted rows, and the summaries
+- `event_parts/website_id=<id>/day=<YYYY-MM-DD>/part-<run>.parquet`: the rows one hourly
+  compaction took from landing for that site-day (`compaction`), until the daily merge
+  folds them into the day's file (`merges`);
+- `events/website_id=<id>/day=<YYYY-MM-DD>/data.parquet`: merged rows, and the summaries
   beside them (`summaries.file`);
 - `deleted/<pending|removed>/website_id=<id>`: a deleted website (`deletions`), whose rows
   compaction drops.
@@ -23,6 +26,9 @@ from sitelens.analytics.warehouse import schema
 LANDING: Final = "landing"  # the stream's folder: landing/hour=YYYY-MM-DD-HH/*.parquet
 COMPACTED: Final = "events"  # compaction's: events/website_id=<id>/day=<day>/data.parquet
 FILE_NAME: Final = "data.parquet"
+# the hourly compaction's: event_parts/website_id=<id>/day=<day>/part-<run>.parquet, apart
+# from events/ since Athena's table reads every object of a partition's folder as its rows
+PARTS: Final = "event_parts"
 # the summaries compaction writes beside each site-day (`summaries`), folder by folder
 TOTALS: Final = "daily_totals"
 VISITS: Final = "daily_visits"
@@ -43,6 +49,22 @@ def landing_folder(hour: str) -> str:
 def compacted_file(website_id: int, day: str) -> str:
     """Where compaction keeps one site's day, relative to the warehouse's root."""
     return f"{COMPACTED}/website_id={website_id}/day={day}/{FILE_NAME}"
+
+
+def part_file(website_id: int, day: str, run: str) -> str:
+    """Where one hourly compaction (`run`, its id) keeps its rows of one site's day."""
+    return f"{PARTS}/website_id={website_id}/day={day}/part-{run}.parquet"
+
+
+def files_sql(paths: Iterable[Path]) -> str:
+    """Paths as DuckDB's list of files (ours: no quote in them)."""
+    return "[" + ", ".join(f"'{path}'" for path in paths) + "]"
+
+
+def kept_sql(deleted: Iterable[int]) -> str:
+    """A predicate true on rows of websites not deleted (ids are numbers: formatted)."""
+    sites = ", ".join(str(int(site)) for site in sorted(deleted))
+    return f"website_id NOT IN ({sites})" if sites else "TRUE"
 
 
 def tombstone(website_id: int, state: str) -> str:

@@ -1,5 +1,5 @@
-"""The raw rows of a query's range, in SQL: every row once, whether compacted or still in
-landing (a landing row whose hit was compacted since, or that came twice, is kept once).
+"""The raw rows of a query's range, in SQL: every row once, whether merged, in an hourly
+part or still in landing (a row whose hit was merged since, or that came twice, is kept once).
 
 Names come from the fixed lists of `schema`, values are quoted by SQLGlot or formatted as
 numbers; `sql` builds the rest of a statement on the relation `raw` this defines.
@@ -15,9 +15,11 @@ from sitelens.analytics.warehouse import clickhouse, schema
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
 
-# The engine's relations: compacted rows, partitioned by site and day, and rows still in
-# landing (partitioned by hour of arrival), which may repeat a hit or one compacted since.
+# The engine's relations: merged rows, partitioned by site and day, one per hit; the hourly
+# compaction's parts, by site and day, and rows still in landing (by hour of arrival), both
+# of which may repeat a hit, or one merged since (`compaction`).
 COMPACTED: Final = "events"
+PARTS: Final = "event_parts"
 LANDING: Final = "landing"
 
 SiteDays = tuple[tuple[int, str], ...]  # (website id, UTC day) partitions
@@ -30,7 +32,8 @@ def rendered(text: str, dialect: str) -> str:
     if dialect == "duckdb":
         return text
     if dialect == clickhouse.DIALECT:
-        return clickhouse.rendered(text)
+        # rows go straight into its `events` (`clickhouse`): no parts, its empty landing instead
+        return clickhouse.rendered(text.replace(f"FROM {PARTS} ", f"FROM {LANDING} "))
     import sqlglot  # imported here: see `schema.literal`
 
     return sqlglot.parse_one(text, read="duckdb").sql(dialect=dialect)
@@ -73,10 +76,23 @@ def _landing_sql(query: Query) -> str:
     return f"FROM {LANDING} WHERE {_in_range(query)} AND hour >= '{first_hour}'"
 
 
+def _parts_sql(query: Query) -> str:
+    return f"FROM {PARTS} WHERE {_in_range(query)}"
+
+
 def stale_statement(query: Query, dialect: str) -> str:
-    """The partitions of the query's range that have rows still in landing (`statement`'s
-    `stale`): their compacted files and summaries may lack rows."""
-    return rendered(f"SELECT DISTINCT website_id, day {_landing_sql(query)}", dialect)
+    """The partitions of the query's range that have rows still in landing or in parts not
+    merged yet (`statement`'s `stale`): their merged files and summaries may lack rows."""
+    landing = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
+    # partition keys alone (engines read no column of the parts' files), the days the
+    # range touches (a part of a day it does not touch only keeps that day from summaries)
+    sites = ", ".join(str(site) for site in query.site_ids)
+    first, last = query.start.date().isoformat(), query.end.date().isoformat()
+    parts = (
+        f"SELECT DISTINCT website_id, day FROM {PARTS} "
+        f"WHERE website_id IN ({sites}) AND day BETWEEN '{first}' AND '{last}'"
+    )
+    return rendered(f"{landing} UNION {parts}", dialect)
 
 
 def engine_rows(
@@ -85,7 +101,7 @@ def engine_rows(
     dialect: str,
 ) -> Callable[[Query], warehouse.Rows]:
     """A query's rows from an engine (`run` a statement in `dialect`): the partitions with
-    rows still in landing are found first (`stale_statement`), so that `statement(query,
+    rows still in landing or parts are found first (`stale_statement`), so `statement(query,
     dialect, stale)` names every partition it reads by constants, which engines prune by."""
 
     def rows(query: Query) -> warehouse.Rows:
@@ -97,15 +113,19 @@ def engine_rows(
 
 
 def raw_sql(query: Query, stale: SiteDays, days: str = "TRUE") -> str:
-    """`raw`: every row of the range (of the partitions `days` selects) once, compacted or
-    still in landing (a landing row whose hit was compacted since, or that came twice, is
-    kept once: such copies can only be in the `stale` partitions)."""
+    """`raw`: every row of the range (of the partitions `days` selects) once, merged, in a
+    part or still in landing (a row of landing or parts whose hit was merged since, or that
+    came twice, is kept once: such copies can only be in the `stale` partitions)."""
     columns = ", ".join(schema.COLUMN_NAMES)
     return f"""
 fresh AS (
   SELECT website_id, day, {columns},
     ROW_NUMBER() OVER (PARTITION BY hit_id ORDER BY ts) AS copy_no
-  {_landing_sql(query)}
+  FROM (
+    SELECT website_id, day, {columns} {_landing_sql(query)}
+    UNION ALL
+    SELECT website_id, day, {columns} {_parts_sql(query)}
+  ) AS unmerged
 ),
 compacted_copies AS (
   SELECT c.hit_id FROM {COMPACTED} AS c

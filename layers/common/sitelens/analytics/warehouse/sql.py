@@ -209,8 +209,9 @@ _SUMMARY_METRIC_SQL: Final = {
 
 def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays) -> str:
     """The rows of a query `summaries.plan` says a summary answers: the summaries of the
-    range's whole UTC days with no row still in landing, and the same summary found from
-    raw rows for the other days (the partial first and last, and those with new rows)."""
+    range's whole UTC days with no row still in landing or in parts, and the same summary
+    found from raw rows for the other days (the partial first and last, and those with rows
+    not merged yet)."""
     first, last = summaries.whole_days(query)
     sites = ", ".join(str(site) for site in query.site_ids)
     relation = {"totals": summaries.TOTALS, "visits": summaries.VISITS}.get(plan, summaries.PAGES)
@@ -277,7 +278,8 @@ def _rendered(text: str, dialect: str) -> str:
 def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     """The query's SQL for `dialect` ("duckdb", "athena" or "clickhouse"): one row per
     group, the dimensions then the metrics in the query's order, then the total row count.
-    `stale`: the range's partitions with rows still in landing (`stale_statement`)."""
+    `stale`: the range's partitions with rows still in landing or in parts
+    (`stale_statement`)."""
     # ClickHouse keeps no summaries: it reads its rows (`clickhouse`)
     plan = None if dialect == clickhouse.DIALECT else summaries.plan(query)
     # a summary answers a breakdown by time only where the zone is UTC all range long
@@ -371,7 +373,7 @@ def ordering(query: Query, keys: list[str]) -> str:
 
 def rows_from(run: Callable[[str], warehouse.Rows], dialect: str) -> Callable[[Query], Any]:
     """A query's rows from an engine (`run` a statement in `dialect`). The partitions with
-    rows still in landing are found first (one small query on landing alone), so that the
+    rows still in landing or in parts are found first (one small query on them alone), so the
     statement names every partition it reads by constants, which both engines prune by."""
 
     def rows(query: Query) -> warehouse.Rows:

@@ -1,16 +1,16 @@
-"""Each compacted site-day summarised three times, so that a dashboard's questions do not
+"""Each merged site-day summarised three times, so that a dashboard's questions do not
 read every raw row: its totals (one row), its visits (`visits.COLUMNS`, one row each) and
 its pages (one row per page: pageviews, events and distinct visitors).
 
-Compaction writes them beside the day's events file, from it, whenever it writes that
-file (`write`). They are exact for a whole UTC day: no visit crosses midnight UTC
+The daily merge (`merges`) writes them beside the day's events file, from it, whenever it
+writes that file (`write`). They are exact for a whole UTC day: no visit crosses midnight UTC
 (`visits`). A visitor hash lives one day of its website's zone, so for websites in UTC the
 distinct visitors of several days are the sum of each day's; elsewhere a hash spans two UTC
 days, and only the visits summary, which keeps each visit's visitor, counts them (`plan`,
 `Query.visitor_zones`). A query reads them for the
-whole UTC days of its range that have no row still in landing, and finds the rest (the
-partial first and last UTC days of another time zone, days with rows not compacted yet)
-from raw rows, by the same rule (`sql`).
+whole UTC days of its range that have no row still in landing nor in an hourly part not
+merged yet, and finds the rest (the partial first and last UTC days of another time zone,
+days with rows not merged yet) from raw rows, by the same rule (`sql`).
 
 `plan` says which summary, if any, answers a query exactly:
 - "totals": the day's figures (`daily_totals`, one row a day), for questions without
