@@ -255,7 +255,8 @@ DELIVERY_BUCKET_S = Assumption(10.0, "delivery records group hits by 10 seconds 
 DELIVERY_BYTES_PER_HIT = Assumption(8.0, "a hit's digest in its bucket's delivery record")
 ACTIVE_SITES = Assumption(
     10.0,
-    "sites with traffic in an hour (compaction merges one file per site and day touched)",
+    "sites with traffic in an hour (the hourly run writes a part per site-day touched; "
+    "the daily merge folds each site-day's parts into its file)",
 )
 FIREHOSE_BUFFER_S = Assumption(
     300.0, "the stream's buffering interval (template.yaml): one landing object per 5 minutes"
@@ -277,8 +278,8 @@ ACCESS_LOG_FIELD_BYTES = Assumption(
 )
 COMPACTION_OVERHEAD_S = Assumption(
     3.0,
-    "per hourly compaction run besides merging rows: DuckDB's start, S3 listing, fetching "
-    "and putting the files (round trips, not bytes)",
+    "per compaction run (hourly, or the daily merge) besides its rows: DuckDB's start, S3 "
+    "listing, fetching and putting the files (round trips, not bytes)",
 )
 API_COLD_SHARE = Assumption(
     0.5,
@@ -459,7 +460,8 @@ class Inputs:
     rows_per_hit: float = 1.0  # warehouse rows per hit (excluded hits have none)
     row_json_bytes: float = 690.0  # a row as a JSON line of a Firehose record (data.warehouse)
     parquet_bytes_per_row: float = 60.0  # compacted storage (test_warehouse)
-    compaction_rows_per_s: float = 200_000.0  # merged by compaction (test_warehouse)
+    compaction_rows_per_s: float = 200_000.0  # folded by the daily merge (test_warehouse)
+    hourly_rows_per_s: float = 200_000.0  # split into parts by the hourly run (test_warehouse)
     custom_metrics: int = 4  # EMF metrics the hit path emits every hour
     sources: dict[str, str] = field(default_factory=dict)
 
@@ -823,13 +825,15 @@ def bill(
     # the aggregator's invocations: a batch each, or a drain run each (a run takes every
     # batch waiting, and runs on its schedule whether any waits or not)
     aggregations = drain.runs_a_month if drain else batches
-    compactions = SECONDS / 3600
+    compaction_runs = [s for s in deployed.schedules if s.function == "CompactionFunction"]
+    merges = sum(s.runs_a_month for s in compaction_runs if "merge" in s.input)
+    compactions = sum(s.runs_a_month for s in compaction_runs) - merges  # the hourly runs
     lines.append(
         _line(
             "hits",
             "Lambda",
-            "requests: event, script, aggregator, compaction",
-            hits + script_invocations + aggregations + compactions + flushes,
+            "requests: event, script, aggregator, compaction (hourly and daily)",
+            hits + script_invocations + aggregations + compactions + merges + flushes,
             LAMBDA_REQUESTS,
         )
     )
@@ -881,17 +885,21 @@ def bill(
                 duration[function],
             )
         )
-    # Compaction, hourly: the active sites' files of the day so far merged with the hour's
+    # Compaction in two levels: each hour the hour's rows into parts, each day a day's parts
+    # folded into its file (never a whole day rewritten each hour)
     rows_month = hits * m.rows_per_hit
-    merged = rows_month / DAYS / 2 + rows_month / SECONDS * 3600
-    compaction_s = COMPACTION_OVERHEAD_S.value + merged / m.compaction_rows_per_s
+    hour_rows = rows_month / compactions
+    day_rows = rows_month / merges
+    hourly_s = COMPACTION_OVERHEAD_S.value + hour_rows / m.hourly_rows_per_s
+    merge_s = COMPACTION_OVERHEAD_S.value + day_rows / m.compaction_rows_per_s
     lines.append(
         _line(
             "hits",
             "Lambda",
-            f"GB-s: compaction, hourly ({mem['CompactionFunction']} MB, "
-            f"{compaction_s:.1f} s: {merged:,.0f} rows merged a run)",
-            gb_seconds(compactions, compaction_s * 1000, mem["CompactionFunction"]),
+            f"GB-s: compaction ({mem['CompactionFunction']} MB): hourly {hourly_s:.1f} s "
+            f"({hour_rows:,.0f} rows), daily merge {merge_s:.1f} s ({day_rows:,.0f} rows)",
+            gb_seconds(compactions, hourly_s * 1000, mem["CompactionFunction"])
+            + gb_seconds(merges, merge_s * 1000, mem["CompactionFunction"]),
             duration["CompactionFunction"],
         )
     )
@@ -985,13 +993,16 @@ def bill(
         _line("hits", "Firehose", "conversion to Parquet", firehose_gb, FIREHOSE_CONVERSION)
     )
     landing_objects = SECONDS / FIREHOSE_BUFFER_S.value
-    touched = compactions * min(ACTIVE_SITES.value, max(1.0, rate * 3600))
+    parts = compactions * min(ACTIVE_SITES.value, max(1.0, rate * 3600))  # site-days an hour
+    site_days = merges * min(ACTIVE_SITES.value, max(1.0, rate * 86_400))
     lines.append(
         _line(
             "hits",
             "S3",
-            "PUT/LIST: landing objects, compacted files, listings",
-            landing_objects + touched + 2 * compactions,
+            "PUT/LIST: landing objects, parts, merged files and summaries, listings",
+            # a part per site-day an hour; a merged file and 3 summaries per site-day a day;
+            # 4 listings an hourly run, 3 a merge
+            landing_objects + parts + 4 * site_days + 4 * compactions + 3 * merges,
             S3_PUTS,
         )
     )
@@ -999,8 +1010,8 @@ def bill(
         _line(
             "hits",
             "S3",
-            "GET: compaction reads landing objects and the files it merges into",
-            landing_objects + touched,
+            "GET/HEAD: landing objects, then parts and merged files by the daily merge",
+            2 * (landing_objects + parts + site_days),
             S3_GETS,
         )
     )
@@ -1161,9 +1172,8 @@ def bill(
         (aggregator, aggregations),
         ("ScriptFunction", script_invocations),
         *((("PresenceFunction", flushes),) if flushes else ()),
-        ("CompactionFunction", compactions),
         ("ListReportsFunction", api_requests),
-        *((s.function, s.runs_a_month) for s in deployed.schedules),
+        *((s.function, s.runs_a_month) for s in deployed.schedules),  # compaction's too
     )
     traces += sum(runs for function, runs in others if deployed.functions[function].traced)
     if traces:

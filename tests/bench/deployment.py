@@ -121,6 +121,7 @@ class Schedule:
     function: str
     expression: str
     runs_a_month: float
+    input: str = ""  # the event each run gets (compaction's daily merge: {"merge": true})
 
 
 @dataclass
@@ -231,6 +232,7 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             props["Target"]["Arn"]["Fn::GetAtt"][0],
             props["ScheduleExpression"],
             runs_a_month(props["ScheduleExpression"]),
+            str(props["Target"].get("Input", "")),
         )
         for props in of_type("AWS::Scheduler::Schedule").values()
         if props.get("State", "ENABLED") == "ENABLED"  # the digests' wait for a sender

@@ -578,10 +578,12 @@ def test_cost(aws_env: None, deployed_logging: None, monkeypatch: pytest.MonkeyP
     if warehouse_found.get("parquet_bytes_per_row"):
         measured_here["parquet_bytes_per_row"] = warehouse_found["parquet_bytes_per_row"]
         measured_here["compaction_rows_per_s"] = warehouse_found["compaction_rows_per_s"]
+        measured_here["hourly_rows_per_s"] = warehouse_found["hourly_rows_per_s"]
     inputs = _inputs_from(report.RESULTS, measured_here)
     if not warehouse_found.get("parquet_bytes_per_row"):
         inputs.sources["parquet_bytes_per_row"] = "default (test_warehouse did not run)"
         inputs.sources["compaction_rows_per_s"] = "default (test_warehouse did not run)"
+        inputs.sources["hourly_rows_per_s"] = "default (test_warehouse did not run)"
     report.CONTEXT["cost_metrics_emitted"] = sorted(metrics)
     report.RESULTS["cost"] = summary(inputs, by_window)
     report.NOTES.extend(notes(report.RESULTS["cost"], inputs))
