@@ -282,8 +282,9 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     `stale`: the range's partitions with rows still in landing (`stale_statement`)."""
     # ClickHouse keeps no summaries (`clickhouse`), but counts visit questions as a
     # summary would, from the visits it finds in raw rows: once each, with no join back
-    plan = summaries.plan(query)
+    # (questions of rows alone it counts from the rows: finding visits would cost more)
     stored = dialect != clickhouse.DIALECT
+    plan = summaries.plan(query) if stored or not _of_events_only(query) else None
     # a summary answers a breakdown by time only where the zone is UTC all range long
     dimensions = [dimension_sql(query, d, plan is not None) for d in query.dimensions]
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
