@@ -7,8 +7,9 @@ table `events` whose engine collapses the copies of a hit: a `ReplacingMergeTree
 hit share. Merges collapse copies some time after they arrive: every statement reads the
 table `FINAL` (`rendered`), which collapses the rest as it reads, so an answer counts each
 hit once whenever it is asked. The sort key is a visitor's day in time order, the order in
-which `visits` finds visits: ClickHouse reads it in that order and its windows stream over
-it (sorting only rows of one instant), in memory that does not grow with the range.
+which `visits` finds visits: ClickHouse 26.9 still sorts for each window (EXPLAIN
+PIPELINE), but rows that come nearly in order sort faster (a visit question's CPU time
+about 15% less at 1M rows, measured).
 There is no landing stage and no compaction to wait for: `landing` is an empty table (the
 SQL's dedupe of landing against compacted rows finds nothing to do). The per-site-day
 summaries are not kept: a question a summary would answer (`summaries.plan`) is counted
@@ -146,8 +147,7 @@ _PLACEHOLDER: Final = "__sitelens_visit_hits__"
 
 def hits_sql() -> str:
     """`sql.visits_sql`'s `hits` from `raw` by `visits`' rule, in one chain of windows
-    over a visitor's day in the rule's order (which the table's sort key already holds:
-    ClickHouse reads it in order and sorts only rows of one instant) and no join: an
+    over a visitor's day in the rule's order and no join: an
     event starts a visit when it is the visitor's first, or comes more than the gap after
     the row before (the engagements before the first event are in no visit, `visit_no`
     0, as `marked` cuts them off); each row then gets its visit's columns by aggregates
