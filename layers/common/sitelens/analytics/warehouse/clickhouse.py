@@ -147,11 +147,12 @@ _PLACEHOLDER: Final = "__sitelens_visit_hits__"
 
 def hits_sql() -> str:
     """`sql.visits_sql`'s `hits` from `raw` by `visits`' rule, in one chain of windows
-    over a visitor's day in the rule's order and no join: an
-    event starts a visit when it is the visitor's first, or comes more than the gap after
-    the row before (the engagements before the first event are in no visit, `visit_no`
-    0, as `marked` cuts them off); each row then gets its visit's columns by aggregates
-    over the visit's rows, and the events of visits that count are kept."""
+    over a visitor's day in the rule's order, with no join: an event starts a visit when
+    it is the visitor's first, or comes more than the gap after the row before (the
+    engagements before the first event are in no visit, `visit_no` 0, as `marked` cuts
+    them off); each row then gets its visit's columns by aggregates over the visit's
+    rows, and the events of visits that count are kept. `test_clickhouse` compares its
+    answers with DuckDB's, which `visits.ctes` gives."""
     from sitelens.analytics.warehouse import visits  # imported here: `visits` imports schema
 
     event = f"ifNull(name <> {schema.ENGAGEMENT_SQL}, 0)"
