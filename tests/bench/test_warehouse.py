@@ -58,9 +58,9 @@ RUNS = 1 if timing.QUICK else 10
 # warehouse (a fifteenth of it), loaded into chDB in a worker process: about 45 s of
 # `make bench` (ClickHouse's visit questions take seconds even there). At all 30 days
 # (10M rows) the load takes about 48 s and 2.5 GB, and a question that finds visits about
-# 25 s and 4.7 GB on 2 cores (the shared SQL's window functions, recomputed for each CTE
-# that names them): beyond `make bench`'s 10 minutes and 2 GiB; `make bench-large` measures
-# ClickHouse at any size.
+# 18-20 s of CPU and 3.7 GB on 2 cores (each row sorted for the visit rule's windows):
+# beyond `make bench`'s 10 minutes and 2 GiB; `make bench-large` measures ClickHouse at any
+# size.
 SIDE_DAYS = 2
 SIDE_RUNS = side_by_side.RUNS
 SIZES: dict[str, int] = (

@@ -207,3 +207,63 @@ def test_a_merged_table_answers_the_same(tmp_path: Path):
     finally:
         duck.close()
         clickhouse.close()
+
+
+# Visits that two inserts split, with copies, over midnight UTC, on website 7: each insert
+# a part of its own (merges stopped), so only FINAL and the visitor's sort order join them.
+_SPLIT_FIRST = [
+    # s: a visit from Bing begun before midnight, its engagement after it (in no visit) ...
+    row(7, "s", "2026-11-21T23:50:00", page="/", source="Bing", country="FR", device="mobile"),
+    row(7, "s", "2026-11-21T23:58:00", page="/a", source="Bing", country="FR"),
+    # t: a visit whose second page comes in the next insert, 29 minutes later
+    row(7, "t", "2026-11-22T10:00:00", page="/", source="Google", country="DE", device="desktop"),
+]
+_SPLIT_SECOND = [
+    # ... and s again after midnight: an engagement (the last visit's), then a new visit
+    row(7, "s", "2026-11-22T00:02:00", "engagement", page="/a", engagement_ms=240_000),
+    row(7, "s", "2026-11-22T00:05:00", page="/b", country="FR", device="mobile"),
+    row(7, "t", "2026-11-22T10:29:00", page="/pricing", country="DE", device="desktop"),
+    row(7, "t", "2026-11-22T10:30:00", "engagement", page="/pricing", engagement_ms=60_000),
+    # 31 minutes after t's last event: a visit of its own, from a campaign, that converts
+    row(7, "t", "2026-11-22T11:00:01", page="/", source="News", utm_campaign="fall"),
+    row(7, "t", "2026-11-22T11:00:01", "signup", page="/", country="DE"),
+]
+_VISIT_QUESTIONS = {  # summaries' questions, counted from visits alone, and one of hits
+    "totals": SUITE["totals"],
+    "sources": SUITE["sources"],
+    "entry_exit": SUITE["entry_exit"],
+    "sources_of_visits_to_two_pages": {
+        "metrics": ["visits", "bounce_rate", "visit_duration"],
+        "dimensions": ["visit:source"],
+        "filters": [["is", "event:page", ["/", "/b"]]],
+    },
+}
+
+
+@pytest.mark.slow  # about 3 s: ten questions, two engines
+def test_visits_split_by_inserts_copies_and_midnight_are_found_as_on_duckdb(tmp_path: Path):
+    clickhouse = LocalClickHouse()
+    duck = LocalWarehouse(tmp_path / "w")
+    try:
+        clickhouse.stop_merges()
+        for rows in (_SPLIT_FIRST, [*_SPLIT_SECOND, *_SPLIT_FIRST[1:]]):  # with copies
+            before = set((tmp_path / "w").glob("landing/*/*.parquet"))
+            duck.write(rows)
+            clickhouse.load(sorted(set((tmp_path / "w").glob("landing/*/*.parquet")) - before))
+        assert clickhouse.run("SELECT COUNT(*) FROM events") == [(11,)]
+        for name, question in _VISIT_QUESTIONS.items():
+            body = {"site_id": 7, "date_range": [FIRST, LAST], **question}
+            parsed = query.parse(body, NOW)
+            expected = answers.answer(parsed, sql.rows_from(duck.run, "duckdb"), body)
+            found = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+            assert expected["results"], name
+            _same(name, body["metrics"], expected["results"], found["results"])
+        body = {"site_id": 7, "date_range": [FIRST, LAST], **SUITE["totals"]}
+        totals = answers.answer(
+            query.parse(body, NOW), sql.rows_from(clickhouse.run, "clickhouse"), body
+        )
+        # visitors s (two days) and t; visits: s's two, t's two; t's first lasts 29 minutes
+        assert totals["results"][0]["metrics"][:4] == [3, 4, 6, 7]
+    finally:
+        duck.close()
+        clickhouse.close()
