@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import clickhouse
+from sitelens.analytics.warehouse import clickhouse, clickhouse_days
 from sitelens.data.clickhouse import QUERY_SETTINGS
 
 
@@ -47,7 +47,7 @@ class LocalClickHouse:
     def __init__(self) -> None:
         self.database = f"sitelens_{uuid.uuid4().hex}"
         self._query(f"CREATE DATABASE {self.database}", use=False)
-        for statement in clickhouse.create_statements():
+        for statement in [*clickhouse.create_statements(), *clickhouse_days.create_statements()]:
             self._query(statement)
 
     def _query(self, sql: str, fmt: str = "CSV", use: bool = True) -> Any:
@@ -69,6 +69,14 @@ class LocalClickHouse:
     def command(self, sql: str) -> None:
         """Run a statement that returns no rows (an insert, with settings of its own)."""
         self._query(sql)
+
+    def summarise(self, days: Sequence[str]) -> None:
+        """Store the UTC days' summaries and mark them summarised, as the ingest does."""
+        for day in days:
+            for statement in clickhouse_days.summary_statements(day):
+                self._query(statement)
+        if days:
+            self._query(clickhouse_days.mark_statement(days, summarised=True))
 
     def stop_merges(self) -> None:
         """Keep every inserted part as it is (copies of a hit stay until read FINAL)."""
@@ -110,12 +118,15 @@ class Client:
         self.bucket = bucket
 
     def query(self, sql: str, settings: dict[str, Any] | None = None) -> Any:
-        """An answer with clickhouse-connect's `result_rows`."""
-        rows = self.local.run(sql, settings)
+        """An answer with clickhouse-connect's `result_rows` (of the bucket's files too)."""
+        rows = self.local.run(self._on_disk(sql), settings)
         return type("QueryResult", (), {"result_rows": rows})()
 
     def command(self, sql: str, settings: dict[str, Any] | None = None) -> None:
         """A statement without rows (an insert reading the bucket, a table)."""
-        if self.bucket is not None:
-            sql = _S3.sub(lambda found: f"file('{self.bucket}/{found[1]}', Parquet)", sql)
-        self.local.command(sql)
+        self.local.command(self._on_disk(sql))
+
+    def _on_disk(self, sql: str) -> str:
+        if self.bucket is None:
+            return sql
+        return _S3.sub(lambda found: f"file('{self.bucket}/{found[1]}', Parquet)", sql)

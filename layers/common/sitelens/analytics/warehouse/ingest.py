@@ -16,7 +16,11 @@ returned. So:
 - a failed insert stops the run there (`HourNotInserted`, counted as
   `ClickHouseHoursFailed`): the hour and those after it wait for the next try (Lambda's
   two retries of the run, then the next hour's), never skipped;
-- a backlog (a day of failures, a first run over older files) goes in `MAX_HOURS` a run.
+- a backlog (a day of failures, a first run over older files) goes in `MAX_HOURS` a run;
+- the UTC days an hour closes, or gives late rows, are summarised (`clickhouse_days`)
+  before the checkpoint moves past it: marked not summarised before its rows go in, their
+  summaries replaced, then marked summarised again. A run that fails in between leaves
+  them to raw rows (right, only slower) until the hour goes in again.
 
 A DynamoDB item rather than an object of the bucket holds the checkpoint: it is read
 consistently and written on a condition (only forward), so two runs at once cannot move
@@ -29,6 +33,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from sitelens.analytics.warehouse import clickhouse as sql
+from sitelens.analytics.warehouse import clickhouse_days
 from sitelens.core import metrics
 from sitelens.core.log import logger
 from sitelens.data import checkpoints, clickhouse, warehouse
@@ -80,12 +85,12 @@ def run(now: datetime | None = None) -> dict[str, int]:
     now = now or datetime.now(UTC)
     last = checkpoints.last(JOB)
     if last is None:  # the first run: the tables, where missing
-        for statement in sql.create_statements():
+        for statement in [*sql.create_statements(), *clickhouse_days.create_statements()]:
             clickhouse.command(statement)
     inserted = 0
     for hour in pending(last, now):
         try:
-            clickhouse.command(sql.insert_statement(clickhouse.landing(folder(hour))))
+            _insert(hour, last)
         except Exception as err:
             metrics.count("ClickHouseHoursFailed")
             logger.exception("landing hour not inserted", extra={"hour": hour})
@@ -93,4 +98,21 @@ def run(now: datetime | None = None) -> dict[str, int]:
         checkpoints.advance(JOB, hour)
         metrics.count("ClickHouseHoursInserted")
         inserted += 1
+        last = hour
     return {"hours": inserted}
+
+
+def _insert(hour: str, previous: str | None) -> None:
+    """Insert the landing hour, and summarise the days it closes or gives late rows."""
+    source = clickhouse.landing(folder(hour))
+    touched = [str(day) for (day,) in clickhouse.run(clickhouse_days.days_statement(source), {})]
+    days = clickhouse_days.closed_days(previous, hour, touched)
+    late = [day for day in days if day in touched]
+    if late:  # their stored summaries would lack the rows: raw rows answer them meanwhile
+        clickhouse.command(clickhouse_days.mark_statement(late, summarised=False))
+    clickhouse.command(sql.insert_statement(source))
+    for day in days:
+        for statement in clickhouse_days.summary_statements(day):
+            clickhouse.command(statement)
+    if days:
+        clickhouse.command(clickhouse_days.mark_statement(days, summarised=True))

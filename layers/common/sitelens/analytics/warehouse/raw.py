@@ -11,7 +11,7 @@ from collections.abc import Callable
 from datetime import time, timedelta
 from typing import Final
 
-from sitelens.analytics.warehouse import clickhouse, schema
+from sitelens.analytics.warehouse import clickhouse, clickhouse_days, schema
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
 
@@ -82,7 +82,11 @@ def _parts_sql(query: Query) -> str:
 
 def stale_statement(query: Query, dialect: str) -> str:
     """The partitions of the query's range that have rows still in landing or in parts not
-    merged yet (`statement`'s `stale`): their merged files and summaries may lack rows."""
+    merged yet (`statement`'s `stale`): their merged files and summaries may lack rows.
+    On ClickHouse (rows straight into `events`), those with no summary stored
+    (`clickhouse_days`)."""
+    if dialect == clickhouse.DIALECT:
+        return clickhouse_days.stale_statement(query)
     landing = f"SELECT DISTINCT website_id, day {_landing_sql(query)}"
     # partition keys alone (engines read no column of the parts' files), the days the
     # range touches (a part of a day it does not touch only keeps that day from summaries)

@@ -207,12 +207,11 @@ _SUMMARY_METRIC_SQL: Final = {
 }
 
 
-def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays, stored: bool) -> str:
+def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays) -> str:
     """The rows of a query `summaries.plan` says a summary answers: the summaries of the
     range's whole UTC days with no row still in landing or in parts, and the same summary
     found from raw rows for the other days (the partial first and last, and those with rows
-    not merged yet); without `stored` summaries (ClickHouse), every day's found from raw
-    rows."""
+    not merged yet; on ClickHouse, those not summarised yet: `clickhouse_days`)."""
     first, last = summaries.whole_days(query)
     sites = ", ".join(str(site) for site in query.site_ids)
     relation = {"totals": summaries.TOTALS, "visits": summaries.VISITS}.get(plan, summaries.PAGES)
@@ -222,32 +221,11 @@ def _summary_sql(query: Query, plan: summaries.Plan, stale: SiteDays, stored: bo
   SELECT website_id, day, {columns} FROM {relation}
   WHERE website_id IN ({sites}) AND day BETWEEN '{first}' AND '{last}'
     AND NOT {raw.site_days(stale)}"""
-    if not stored:
-        summarised = ""
-    if plan == "totals":
-        found = f"""{visits.ctes("raw")},
-summary AS (
-  SELECT website_id, day, {summaries.FOUND_TOTALS} FROM found_visits
-  GROUP BY website_id, day{summarised}
-)"""
-    elif plan == "visits":
-        found_columns = ", ".join(
-            "VISITOR_KEY(visitor) AS visitor" if name == "visitor" else name
-            for name, _ in summaries.COLUMNS[relation]
-        )
-        found = f"""{visits.ctes("raw")},
-summary AS (
-  SELECT website_id, day, {found_columns} FROM found_visits{summarised}
-)"""
-    else:
-        found = f"""summary AS (
-  SELECT website_id, day, page,
-    COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS pageviews, COUNT(*) AS events,
-    COUNT(DISTINCT visitor) AS visitors
-  FROM raw WHERE name <> {schema.ENGAGEMENT_SQL} GROUP BY website_id, day, page{summarised}
+    found = f"""{summaries.found_sql(plan, "raw")},
+summary AS (SELECT * FROM found_summary{summarised}
 )"""
     # raw rows of the partitions no summary answers
-    days = f"day < '{first}' OR day > '{last}' OR {raw.site_days(stale)}" if stored else "TRUE"
+    days = f"day < '{first}' OR day > '{last}' OR {raw.site_days(stale)}"
     return f"""{raw.raw_sql(query, stale, days)},
 {found}"""
 
@@ -282,11 +260,8 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
     group, the dimensions then the metrics in the query's order, then the total row count.
     `stale`: the range's partitions with rows still in landing or in parts
     (`stale_statement`)."""
-    # ClickHouse keeps no summaries (`clickhouse`), but counts visit questions as a
-    # summary would, from the visits it finds in raw rows: once each, with no join back
-    # (questions of rows alone it counts from the rows: finding visits would cost more)
-    stored = dialect != clickhouse.DIALECT
-    plan = summaries.plan(query) if stored or not _of_events_only(query) else None
+    # every engine keeps the summaries of closed days (ClickHouse's: `clickhouse_days`)
+    plan = summaries.plan(query)
     # a summary answers a breakdown by time only where the zone is UTC all range long
     dimensions = [dimension_sql(query, d, plan is not None) for d in query.dimensions]
     named = [f"{sql} AS d{n}" for n, sql in enumerate(dimensions)]
@@ -304,7 +279,7 @@ def statement(query: Query, dialect: str, stale: SiteDays) -> str:
         counted = _SUMMARY_METRIC_SQL[plan]
         summary_metrics = [f"{counted[m]} AS m{n}" for n, m in enumerate(query.metrics)]
         text = f"""
-WITH {_summary_sql(query, plan, stale, stored)},
+WITH {_summary_sql(query, plan, stale)},
 matched AS (SELECT * FROM summary AS e WHERE {where(query.filters)})
 SELECT {", ".join([*named, *summary_metrics, "COUNT(*) OVER () AS total_rows"])}
 FROM matched AS e

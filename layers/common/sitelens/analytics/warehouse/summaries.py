@@ -157,6 +157,30 @@ def write(connection: Any, events_files: Sequence[Path], out: Path) -> dict[str,
     return written
 
 
+def found_sql(plan: Plan, rows: str) -> str:
+    """CTEs (DuckDB's dialect) ending in `found_summary`: the summary `plan` of each
+    site-day of the raw rows `rows`, by the rule `write` stores them with (`sql` finds the
+    days no stored summary answers with it; `clickhouse_days` stores ClickHouse's)."""
+    if plan == "totals":
+        return f"""{visits.ctes(rows)},
+found_summary AS (
+  SELECT website_id, day, {FOUND_TOTALS} FROM found_visits GROUP BY website_id, day
+)"""
+    if plan == "visits":
+        found_columns = ", ".join(
+            "VISITOR_KEY(visitor) AS visitor" if name == "visitor" else name
+            for name in visits.COLUMN_NAMES
+        )
+        return f"""{visits.ctes(rows)},
+found_summary AS (SELECT website_id, day, {found_columns} FROM found_visits)"""
+    return f"""found_summary AS (
+  SELECT website_id, day, page,
+    COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS pageviews, COUNT(*) AS events,
+    COUNT(DISTINCT visitor) AS visitors
+  FROM {rows} WHERE name <> {schema.ENGAGEMENT_SQL} GROUP BY website_id, day, page
+)"""  # noqa: S608 (names are ours)
+
+
 def whole_days(query: Query) -> tuple[date, date]:
     """The first and last UTC days wholly inside the query's range (the first may come
     after the last: none)."""
