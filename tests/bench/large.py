@@ -5,10 +5,11 @@
 
 Generates the warehouse once (`generate.py`: 30 days, the large site's EVENTS rows beside
 100 small sites with a tenth as many, written straight into the compacted files: no
-landing, compaction nor summaries, which ClickHouse never reads), cached under
+landing, compaction nor summaries: ClickHouse stores its own), cached under
 build/bench-large/events-<N>/ and used again while its summary.json is there; then loads
 its compacted Parquet files into chDB (`chdb_worker.load`: one INSERT ... SELECT, as
-`make bench`'s side by side) and asks `test_warehouse`'s questions over the 30 days,
+`make bench`'s side by side), stores every closed day's summaries as the ingest would
+(`clickhouse_days`, timed) and asks `test_warehouse`'s questions over the 30 days,
 `BENCH_LARGE_RUNS` (3) times each, interleaved: p50/p95 of each, and the median CPU
 seconds of each (chDB runs in this process: on a shared machine its CPU time leaves the
 other processes' share out, which its wall time does not). A question runs under
@@ -110,6 +111,34 @@ def ask_all(store: Any, summary: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
+def summarise(store: Any, summary: dict[str, Any]) -> dict[str, Any]:
+    """Store every closed day's summaries, as the ingest does once a day closes
+    (`clickhouse_days`), timed day by day: seconds in all, the slowest day's, CPU."""
+    first = datetime.fromisoformat(summary["first_day"]).date()
+    last = datetime.fromisoformat(summary["last_day"]).date()
+    days = [(first + timedelta(days=n)).isoformat() for n in range((last - first).days + 1)]
+    _say(f"summarising {len(days)} closed days in chDB (as the ingest does a day)")
+    began, cpu = time.perf_counter(), time.process_time()
+    each: list[float] = []
+    for day in days:
+        start = time.perf_counter()
+        store.summarise([day])
+        each.append(time.perf_counter() - start)
+    figures = {
+        "days": len(days),
+        "seconds": round(time.perf_counter() - began, 1),
+        "slowest_day_seconds": round(max(each), 1),
+        "cpu_seconds": round(time.process_time() - cpu, 1),
+        "visits_rows": int(store.run("SELECT COUNT(*) FROM daily_visits")[0][0]),
+    }
+    _say(
+        f"summarised {figures['days']} days in {figures['seconds']:,.1f} s (slowest day "
+        f"{figures['slowest_day_seconds']:,.1f} s, {figures['cpu_seconds']:,.1f} s of CPU); "
+        f"{figures['visits_rows']:,} visits stored"
+    )
+    return figures
+
+
 def main() -> None:
     from sitelens.local.clickhouse import LocalClickHouse
 
@@ -129,6 +158,7 @@ def main() -> None:
         )
         store.command(f"SET max_memory_usage = {int(MEMORY_GB * 1024**3)}")
         store.command(f"SET max_execution_time = {SECONDS}")
+        summarised = summarise(store, summary)
         questions = ask_all(store, summary)
     finally:
         store.close()
@@ -138,6 +168,7 @@ def main() -> None:
         "generate_seconds": summary["seconds"],
         "parquet_bytes": parquet,
         "clickhouse_load": load,
+        "clickhouse_summaries": summarised,
         "questions": questions,
         "runs": RUNS,
         "peak_rss_mib": round(chdb_worker.peak_rss_mib()),

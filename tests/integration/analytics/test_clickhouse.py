@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from sitelens.analytics.warehouse import answers, funnels, query, sql
+from sitelens.analytics.warehouse import answers, funnels, query, raw, sql
 from sitelens.analytics.warehouse.goals import Goal
 from tests.bench import generate
 from tests.integration.analytics.test_warehouse import row
@@ -129,9 +129,9 @@ _TOLERANCE.update(views_per_visit=0.01, visit_duration=1)
 
 
 @pytest.fixture(scope="module")
-def engines(tmp_path_factory: pytest.TempPathFactory) -> Any:
-    """Both engines over the same rows: generated and compacted, then hand rows and copies
-    of some compacted hits sent again (landing on DuckDB; parts not merged on ClickHouse)."""
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    """DuckDB's warehouse: generated rows compacted, then hand rows and copies of some
+    compacted hits sent again (in landing); and every Parquet file of its rows."""
     root = tmp_path_factory.mktemp("both") / "warehouse"
     generate.generate(root, events=6_000, small_sites=2, small_events=600, days=3)
     duck = LocalWarehouse(root)
@@ -140,12 +140,33 @@ def engines(tmp_path_factory: pytest.TempPathFactory) -> Any:
     resent = [dict(zip(names, found, strict=True)) for found in again]
     duck.write(HAND)
     duck.write([*HAND[1:3], *resent])
+    files = sorted(root.glob("events/*/*/*.parquet")) + sorted(root.glob("landing/*/*.parquet"))
+    yield duck, files
+    duck.close()
+
+
+@pytest.fixture(scope="module")
+def engines(generated: Any) -> Any:
+    """Both engines over the same rows (on ClickHouse, copies in parts not merged), no day
+    of ClickHouse's summarised: every visit found in raw rows."""
+    duck, files = generated
     clickhouse = LocalClickHouse()
     clickhouse.stop_merges()  # copies stay until read FINAL
-    files = sorted(root.glob("events/*/*/*.parquet")) + sorted(root.glob("landing/*/*.parquet"))
     clickhouse.load(files)
     yield duck, clickhouse
-    duck.close()
+    clickhouse.close()
+
+
+@pytest.fixture(scope="module")
+def summarised(generated: Any) -> Any:
+    """Both engines over the same rows, ClickHouse's closed days (all but NOW's) summarised
+    as its ingest stores them (`clickhouse_days`), copies of hits not merged among them."""
+    duck, files = generated
+    clickhouse = LocalClickHouse()
+    clickhouse.stop_merges()
+    clickhouse.load(files)
+    clickhouse.summarise(["2026-11-19", FIRST, "2026-11-21", LAST])
+    yield duck, clickhouse
     clickhouse.close()
 
 
@@ -173,6 +194,42 @@ def test_clickhouse_answers_as_duckdb(engines, name):
     assert expected["results"], name  # a question with an answer
     _same(name, body["metrics"], expected["results"], found["results"])
     assert expected["meta"] == found["meta"], name
+
+
+@pytest.mark.parametrize("name", SUITE)
+def test_clickhouse_answers_as_duckdb_from_its_stored_summaries(summarised, name):
+    duck, clickhouse = summarised
+    body = {"site_id": 1, "date_range": [FIRST, LAST], **SUITE[name]}
+    parsed = query.parse(body, NOW)
+    expected = answers.answer(parsed, sql.rows_from(duck.run, "duckdb"), body)
+    found = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+    assert expected["results"], name
+    _same(name, body["metrics"], expected["results"], found["results"])
+    assert expected["meta"] == found["meta"], name
+
+
+def test_a_question_reads_the_summaries_of_the_days_marked_summarised(summarised):
+    _, clickhouse = summarised
+    body = {"site_id": 1, "date_range": [FIRST, LAST], **SUITE["totals"]}
+    parsed = query.parse(body, NOW)
+    # the range's days with no summary stored: those raw rows answer
+    assert clickhouse.run(raw.stale_statement(parsed, "clickhouse")) == [(1, "2026-11-23")]
+    statement = sql.statement(parsed, "clickhouse", ((1, "2026-11-23"),))
+    assert "FROM daily_totals" in statement
+    (stored,) = clickhouse.run(
+        f"SELECT SUM(visits), SUM(pageviews) FROM daily_totals WHERE website_id = 1 "
+        f"AND day BETWEEN '{FIRST}' AND '{LAST}'"
+    )
+    found = answers.answer(parsed, sql.rows_from(clickhouse.run, "clickhouse"), body)
+    assert found["results"][0]["metrics"][1:3] == [stored[0], stored[1]]
+
+
+def test_summarised_again_a_day_replaces_its_summaries(summarised):
+    _, clickhouse = summarised
+    count = "SELECT COUNT(*) FROM daily_visits WHERE day = '2026-11-21'"
+    before = clickhouse.run(count)
+    clickhouse.summarise(["2026-11-21"])
+    assert clickhouse.run(count) == before != [(0,)]
 
 
 def test_a_funnel_counts_alike(engines):

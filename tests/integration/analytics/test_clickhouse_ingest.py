@@ -13,7 +13,7 @@ from typing import Any
 import boto3
 import pytest
 
-from sitelens.analytics.warehouse import ingest, layout
+from sitelens.analytics.warehouse import answers, ingest, layout, query, sql
 from sitelens.core import config, metrics
 from sitelens.data import checkpoints
 from sitelens.local import gateway
@@ -172,3 +172,63 @@ def test_the_checkpoint_only_moves_forward(aws_env):
     assert not checkpoints.advance("two-runs", HOURS[1])
     assert not checkpoints.advance("two-runs", HOURS[2])
     assert checkpoints.last("two-runs") == HOURS[2]
+
+
+def _land_rows(s3: Any, files: Path, hour: str, rows: list[dict[str, Any]]) -> None:
+    key = f"{ingest.folder(hour)}/part-{uuid.uuid4().hex}.parquet"
+    with duckdb.connect() as connection:
+        layout.land_file(connection, rows, files / key)
+    s3.put_object(Bucket=config.settings().events_bucket, Key=key, Body=(files / key).read_bytes())
+
+
+def _day_totals(database: Any, day: str) -> list[Any]:
+    marked = database.run(f"SELECT summarised FROM summarised_days FINAL WHERE day = '{day}'")
+    totals = database.run(f"SELECT visits FROM daily_totals WHERE day = '{day}'")
+    return [marked, totals]
+
+
+def test_a_closed_day_is_summarised_and_again_when_late_rows_come(
+    bucket, bucket_files, clickhouse_db
+):
+    """The first hour of the 23rd closes the 22nd: its summaries are stored. Rows of the
+    22nd landing later make it summarised again, and a question counts them."""
+    day = "2026-11-22"
+    _land_rows(bucket, bucket_files, "2026-11-22-21", [row(7, "a", f"{day}T21:10:00")])
+    assert ingest.run(NOW) == {"hours": 1}
+    assert _day_totals(clickhouse_db, day) == [[], []]  # open: raw rows answer it
+    _land_rows(bucket, bucket_files, "2026-11-23-00", [row(7, "b", f"{day}T23:59:00")])
+    assert ingest.run(NOW) == {"hours": 1}
+    assert _day_totals(clickhouse_db, day) == [[(1,)], [(2,)]]
+    late = [row(7, "c", f"{day}T12:00:00"), row(7, "d", "2026-11-23T08:10:00")]
+    _land_rows(bucket, bucket_files, HOURS[0], late)
+    assert ingest.run(NOW) == {"hours": 1}
+    assert _day_totals(clickhouse_db, day) == [[(1,)], [(3,)]]  # replaced, not added
+    body = {"site_id": 7, "date_range": ["2026-11-20", day], "metrics": ["visits"]}
+    parsed = query.parse(body, NOW)
+    found = answers.answer(parsed, sql.rows_from(clickhouse_db.run, "clickhouse"), body)
+    assert found["results"] == [{"dimensions": [], "metrics": [3]}]
+
+
+def test_a_day_with_late_rows_is_left_to_raw_rows_until_summarised_again(
+    bucket, bucket_files, clickhouse_db, deployed_clickhouse, monkeypatch
+):
+    day = "2026-11-22"
+    _land_rows(bucket, bucket_files, "2026-11-23-00", [row(7, "b", f"{day}T23:59:00")])
+    assert ingest.run(NOW) == {"hours": 1}
+    _land_rows(bucket, bucket_files, HOURS[0], [row(7, "c", f"{day}T12:00:00")])
+    real = deployed_clickhouse.command
+
+    def refused(sql_text: str, settings: Any = None) -> None:
+        if "DROP PARTITION" in sql_text:
+            raise RuntimeError("Code: 210. DB::NetException: Connection refused")
+        real(sql_text, settings)
+
+    monkeypatch.setattr(deployed_clickhouse, "command", refused)
+    with pytest.raises(ingest.HourNotInserted):
+        ingest.run(NOW)
+    # the late row is in, the old summary is not: the day is not marked summarised
+    assert _day_totals(clickhouse_db, day) == [[(0,)], [(1,)]]
+    body = {"site_id": 7, "date_range": ["2026-11-20", day], "metrics": ["visits"]}
+    parsed = query.parse(body, NOW)
+    found = answers.answer(parsed, sql.rows_from(clickhouse_db.run, "clickhouse"), body)
+    assert found["results"] == [{"dimensions": [], "metrics": [2]}]

@@ -165,14 +165,14 @@ def found_sql(plan: Plan, rows: str) -> str:
         return f"""{visits.ctes(rows)},
 found_summary AS (
   SELECT website_id, day, {FOUND_TOTALS} FROM found_visits GROUP BY website_id, day
-)"""
+)"""  # noqa: S608 (names are ours)
     if plan == "visits":
         found_columns = ", ".join(
             "VISITOR_KEY(visitor) AS visitor" if name == "visitor" else name
             for name in visits.COLUMN_NAMES
         )
         return f"""{visits.ctes(rows)},
-found_summary AS (SELECT website_id, day, {found_columns} FROM found_visits)"""
+found_summary AS (SELECT website_id, day, {found_columns} FROM found_visits)"""  # noqa: S608
     return f"""found_summary AS (
   SELECT website_id, day, page,
     COUNT(*) FILTER (WHERE name = {schema.PAGEVIEW_SQL}) AS pageviews, COUNT(*) AS events,
