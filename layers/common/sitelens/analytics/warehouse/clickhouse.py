@@ -12,9 +12,10 @@ PIPELINE), but rows that come nearly in order sort faster (a visit question's CP
 about 15% less at 1M rows, measured).
 There is no landing stage and no compaction to wait for: `landing` is an empty table (the
 SQL's dedupe of landing against compacted rows finds nothing to do). The per-site-day
-summaries are not kept: a question a summary would answer (`summaries.plan`) is counted
-from the visits found in the rows at query time, once each (`sql`), and one copy of the
-rows cannot disagree with another. Other visit questions read `hits_sql`.
+summaries of closed days are stored by the ingest (`clickhouse_days`); a question a
+summary would answer (`summaries.plan`) reads them, and counts the other days from the
+visits found in their rows at query time, once each (`sql`). Other visit questions read
+`hits_sql`.
 """
 
 from __future__ import annotations
