@@ -6,7 +6,8 @@ is measured apart from the bench's (and stays out of the bench session's peak).
 The worker loads the compacted Parquet files of a generated warehouse (`generate.py`), of
 every day or of the DAYs given, into the deployed table (`analytics.warehouse.clickhouse`)
 by one `INSERT ... SELECT` from file('ROOT/events/*/*/data.parquet'), as deployed ingest
-inserts landing files, and prints
+inserts landing files, stores the DAYs' summaries as the ingest does once a day has closed
+(`clickhouse_days`: the DuckDB side has them too), and prints
 what the load took as one JSON line. Then it answers statements, one JSON line in (the
 SQL), one out (the rows, or the error); at the end of its input it prints its peak
 resident memory (the load's own peak is among the load's figures). `Worker` is the bench's
@@ -66,6 +67,10 @@ def load(store: Any, root: Path, days: Sequence[str] = (), merge: bool = False) 
     began = time.perf_counter()
     store.command(f"{clickhouse.insert_statement(source)}, {settings}")
     figures["load_seconds"] = round(time.perf_counter() - began, 1)
+    if days:  # merged days, summarised on DuckDB: closed days, which the ingest summarises
+        began = time.perf_counter()
+        store.summarise(days)
+        figures["summarise_seconds"] = round(time.perf_counter() - began, 1)
     store.stop_merges()
     if merge:
         began = time.perf_counter()

@@ -603,7 +603,9 @@ def _side_by_side_markdown(found: dict[str, Any] | None) -> list[str]:
         "(tests/bench/chdb_worker.py) reading the deployed table `FINAL`, "
         f"{load['parts']} parts. Its rows went in by `INSERT ... SELECT` from those days' "
         f"compacted Parquet files in {load['load_seconds']:,.1f} s "
-        f"({load['bytes_on_disk'] / 1e6:,.0f} MB stored); the worker's peak resident "
+        f"({load['bytes_on_disk'] / 1e6:,.0f} MB stored), and the days' summaries, as the "
+        f"ingest stores a closed day's, in {load.get('summarise_seconds', 0):,.1f} s; the "
+        "worker's peak resident "
         f"memory {load['peak_rss_mib']:,} MiB after the load, {load['worker_peak_rss_mib']:,} "
         "MiB after the questions. Answers identical row by row: "
         f"{'yes' if found['answers_identical'] else 'no'}.",
