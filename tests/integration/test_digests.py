@@ -455,6 +455,7 @@ ACCOUNTS_PAGE = 200  # five pages, as 5,000 accounts are in pages of 1,000 deplo
 REFUSED_EVERY = 100  # one send in a hundred refused once
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_a_thousand_accounts_in_five_pages_get_one_digest_each(queue, outbox, monkeypatch, capsys):
     """1,000 mailed accounts (800 weekly, 200 monthly) on a Wednesday, read in five pages (as
     5,000 are deployed, at a fifth of the moto calls): the plan queues one message each, the

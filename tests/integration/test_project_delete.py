@@ -159,6 +159,7 @@ def test_a_delete_is_bounded_and_the_next_one_carries_on(
     assert seo.delete("/api/v1/projects/example.com").status == 404
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_the_delete_bound_on_dynamodb_local(dynamodb_local_env, transactions_written, monkeypatch):
     """At the real bound, on real DynamoDB semantics (index lag included)."""
     monkeypatch.setattr(projects, "DELETE_SECONDS", 600.0)  # a loaded machine is no cut

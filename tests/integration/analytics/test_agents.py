@@ -63,6 +63,7 @@ def android_fixtures() -> list[dict]:
     ]
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_device_types_agree_with_matomo_s_labels() -> None:
     """Matomo's own answers (each fixture's `device.type`, which the `device_detector` port
     is tested against) on a seeded sample of 1,000 of its 29,495 labelled Android agents.

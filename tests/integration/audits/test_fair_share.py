@@ -76,6 +76,7 @@ def run_queue(watched: dict[str, tuple], deadline: float = 60.0) -> list[str]:
     raise AssertionError("the crawls did not end")
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_a_busy_account_does_not_starve_another(seo, other_seo, flat_site, shared):
     """Account A starts three audits, then account B one, behind them in the queue: B's
     finishes before A's last, and every audit finishes with every page fetched once."""

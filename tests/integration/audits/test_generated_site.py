@@ -4,12 +4,15 @@ precision and recall `make bench` measures at scale rest on answers that are rig
 
 from __future__ import annotations
 
+import pytest
+
 from tests.bench.audit_site import GeneratedSite
 from tests.integration.audits.test_audits import crawlable, drain, failing_once
 
 __all__ = ["crawlable"]  # fixtures this module uses
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_the_generated_site_s_known_answers(seo, crawlable):
     site = GeneratedSite(pages=90, groups=2)
     try:
@@ -25,6 +28,7 @@ def test_the_generated_site_s_known_answers(seo, crawlable):
         assert {p["url"].removeprefix(site.base) for p in found} == paths, check
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_a_start_url_that_redirects_to_another_host_crawls_that_host(seo, crawlable):
     site = GeneratedSite(pages=90, groups=2)
     other = site.base.replace("127.0.0.1", "localhost")  # another host, the same server

@@ -60,6 +60,7 @@ def peak(times: list[float], span: int = 9) -> float:
     return max(span / (times[n + span] - times[n]) for n in range(len(times) - span))
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_two_audits_of_one_host_from_two_accounts_fetch_at_one_audit_s_rate(
     seo, other_seo, one_host, polite
 ):
@@ -82,6 +83,7 @@ def test_two_audits_of_one_host_from_two_accounts_fetch_at_one_audit_s_rate(
     assert peak(times) <= RATE * TOLERANCE, peak(times)
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_a_run_s_max_rate_only_slows_it(seo, one_host, polite):
     slow = seo.post("/api/v1/audits", {"url": one_host.url("/"), "max_rate": "4"})
     assert slow.status == 201, slow.body
@@ -208,6 +210,7 @@ def test_external_links_are_checked_as_their_own_hosts_ask(seo, polite, monkeypa
     assert broken == [f"{other.base}/gone (404)"]  # the blocked link is not broken
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_steps_past_a_busy_host_s_horizon_are_put_off_and_come_back(seo, polite, monkeypatch):
     """A host whose slots are booked further ahead than a worker may wait: the steps past
     the horizon are sent again, delayed (never failed, never lost), and the host still sees

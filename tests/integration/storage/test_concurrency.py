@@ -93,6 +93,7 @@ def test_50_parallel_updates_store_exactly_one_answer(analytics):
     assert ordered[-1] == stored
 
 
+@pytest.mark.slow  # over 2 s: make test-slow
 def test_200_parallel_creates_are_all_stored_and_one_domain_is_taken_once(analytics):
     replies = in_parallel(
         [
