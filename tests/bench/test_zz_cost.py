@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import dataclasses
 import gc
 import io
 import json
@@ -244,6 +245,10 @@ def test_fixed_lines_follow_the_template(aws_env: None) -> None:
     assert "HitsQueue" not in {q.queue for q in lean.queue_sources}
     assert cost.hits_drain(lean) is not None
     assert lean.function_urls == {"EventFunction", "ScriptFunction"}  # hits and the script
+    # an option that says the script comes through an API where the template gives it a URL
+    wrong = dataclasses.replace(cost.OPTIONS[2], script_api=cost.API_GATEWAY_HTTP)
+    with pytest.raises(ValueError, match="function URLs"):
+        cost.bill(_inputs_from({}, _toy_measured()), wrong, cost.HITS, "lean")
     bill = cost.bill(_inputs_from({}, _toy_measured()), cost.OPTIONS[2], cost.HITS, "lean")
     assert not [line for line in bill if line.service in ("Secrets Manager",)]
     assert not [line for line in bill if "keys:" in line.component and line.quantity]

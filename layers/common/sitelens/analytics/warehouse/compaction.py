@@ -55,7 +55,6 @@ FILE_NAME: Final = layout.FILE_NAME
 MAX_LANDING_FILES = 2_000  # per run: many hours of Firehose's files (one per 5 minutes)
 # site-days a backfill summarises a run (a busy site's day file takes about a second)
 MAX_BACKFILL = 500
-ROW_GROUP_ROWS = merges.ROW_GROUP_ROWS
 LEASE = "compaction"
 # CompactionFunction's timeout (900 s) and a minute: a run killed midway blocks the next
 # for at most this long (tests/unit/test_template.py checks it against the template).
@@ -91,21 +90,8 @@ def split(
         f"{layout.files_sql(landing_files)}, union_by_name = true) UNION ALL BY NAME {landing}) "
         f"WHERE {layout.kept_sql(deleted)}"
     )
-    output.mkdir(parents=True, exist_ok=True)
-    staging = output / f"staging-{uuid.uuid4().hex}"
-    connection.execute(  # paths and names are ours, not a request's
-        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({rows})) "  # noqa: S608
-        f"ORDER BY website_id, day, ts) TO '{staging}' (FORMAT parquet, "
-        f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'part', "
-        f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
-    )
-    written: dict[str, Path] = {}
-    for folder in staging.glob("website_id=*/day=*"):
-        files = sorted(folder.glob("*.parquet"))
-        if len(files) != 1:
-            raise RuntimeError(f"compaction wrote {len(files)} files for one partition")
-        written[part_file(*schema.site_day(str(files[0])), run_id)] = files[0]
-    return written
+    found = merges.write_site_days(connection, rows, output, "part")
+    return {part_file(*site_day, run_id): path for site_day, path in found.items()}
 
 
 def compact_folder(connection: Any, root: Path) -> dict[str, int]:

@@ -74,21 +74,8 @@ def fold(
     ]
     if not selects:
         return {}
-    output.mkdir(parents=True, exist_ok=True)
-    staging = output / f"staging-{uuid.uuid4().hex}"
-    union = "\nUNION ALL\n".join(selects)
-    connection.execute(  # paths and names are ours, not a request's
-        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({union})) "  # noqa: S608
-        f"ORDER BY website_id, day, ts) TO '{staging}' (FORMAT parquet, "
-        f"PARTITION_BY (website_id, day), FILENAME_PATTERN 'data', "
-        f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
-    )
-    written: dict[str, Path] = {}
-    for folder in staging.glob("website_id=*/day=*"):
-        files = sorted(folder.glob("*.parquet"))
-        if len(files) != 1:
-            raise RuntimeError(f"the merge wrote {len(files)} files for one partition")
-        written[layout.compacted_file(*schema.site_day(str(files[0])))] = files[0]
+    found = write_site_days(connection, "\nUNION ALL\n".join(selects), output, "data")
+    written = {layout.compacted_file(*site_day): path for site_day, path in found.items()}
     beside = summaries.write(
         connection, list(written.values()), output / f"summaries-{uuid.uuid4().hex}"
     )
@@ -188,3 +175,26 @@ def merge_bucket(today: date) -> dict[str, int]:
     finally:
         connection.close()
     return {**done, "left": len(work) - done["merged"]}
+
+
+def write_site_days(
+    connection: Any, rows: str, output: Path, pattern: str
+) -> dict[tuple[int, str], Path]:
+    """The rows of a query (`website_id`, `day` and the columns) as one Parquet file per
+    site-day under a new folder of `output` (`pattern`: DuckDB's FILENAME_PATTERN): one row
+    per hit id (the copies are equal), sorted by time. Each file by its (site, day)."""
+    output.mkdir(parents=True, exist_ok=True)
+    staging = output / f"staging-{uuid.uuid4().hex}"
+    connection.execute(  # paths and names are ours, not a request's
+        f"COPY (SELECT * FROM (SELECT DISTINCT ON (hit_id) * FROM ({rows})) "  # noqa: S608
+        f"ORDER BY website_id, day, ts) TO '{staging}' (FORMAT parquet, "
+        f"PARTITION_BY (website_id, day), FILENAME_PATTERN '{pattern}', "
+        f"ROW_GROUP_SIZE {ROW_GROUP_ROWS})"
+    )
+    written: dict[tuple[int, str], Path] = {}
+    for folder in staging.glob("website_id=*/day=*"):
+        files = sorted(folder.glob("*.parquet"))
+        if len(files) != 1:
+            raise RuntimeError(f"{len(files)} files written for one site-day")
+        written[schema.site_day(str(files[0]))] = files[0]
+    return written
