@@ -157,7 +157,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "goals": ("of change", "goals inside a website record already read (scoped)"),
     "funnels": ("of change", "funnels inside a website record already read (scoped)"),
     "stats": (
-        "digest slot counter_key counter_item add_chunk registries register counts "
+        "digest slot counter_key counter_item add_chunk mark_committed registries register counts "
         "daily_counts span_counts many_counts write_batch",
         "statistics of a website id whose record was read first (scoped), or the aggregator's",
     ),
@@ -218,6 +218,11 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the events warehouse on ClickHouse, queried for a website read first (scoped)",
     ),
     "checkpoints": ("last advance", "a scheduled job's progress: one item, no account's"),
+    "clickhouse_counts": (
+        "counted create_statements insert_statement insert span_counts presences",
+        "counters and presences in ClickHouse of a website id whose record was read first "
+        "(scoped), or the aggregator's",
+    ),
 }
 
 

@@ -114,3 +114,33 @@ def test_the_translated_stack_keeps_the_conditions():
     assert resources["ClickHouseIngestFunction"]["Condition"] == "ClickHouseWarehouse"
     layers = [n for n in resources if n.startswith("ClickHouseLayer")]
     assert layers and all(resources[n]["Condition"] == "ClickHouseWarehouse" for n in layers)
+
+
+# the functions that count hits or read counters and presences for every website, which
+# reach ClickHouse only for the websites it counts
+COUNTING = {
+    "AggregatorFunction",
+    "HitsDrainFunction",
+    "StreamAggregatorFunction",
+    "MonthRollupFunction",
+    "RealtimeFunction",
+}
+
+
+@pytest.mark.parametrize("listed", ["", "12,40"])
+def test_the_counting_functions_reach_clickhouse_only_when_it_counts_websites(listed):
+    parameters = {**CLICKHOUSE, "ClickHouseCountedSites": listed}
+    deployed = _deployed(parameters)
+    for function in sorted(COUNTING & deployed):
+        granted = SECRET in _actions(function, parameters).get("secretsmanager:GetSecretValue", [])
+        env = _environment(function, parameters)
+        layers = chosen(SOURCE["Resources"][function]["Properties"]["Layers"], parameters)
+        assert granted == bool(listed), function
+        assert ("SITELENS_CLICKHOUSE_SECRET" in env) == bool(listed), function
+        assert (layers == [{"Ref": "ClickHouseLayer"}]) == bool(listed), function
+        if listed:
+            assert env["SITELENS_CLICKHOUSE_COUNTED_SITES"] == {"Ref": "ClickHouseCountedSites"}
+    # under Athena the list is inert: no function is told of it
+    athena = {**parameters, "WarehouseEngine": "athena"}
+    for function in sorted(COUNTING & _deployed(athena)):
+        assert "SITELENS_CLICKHOUSE_COUNTED_SITES" not in _environment(function, athena)

@@ -35,7 +35,7 @@ from sitelens.analytics.hit import Hit
 from sitelens.analytics.warehouse import rows
 from sitelens.core import clock, metrics
 from sitelens.core.log import logger
-from sitelens.data import hit_stream, queues, traffic, warehouse
+from sitelens.data import clickhouse_counts, hit_stream, queues, traffic, warehouse
 from sitelens.data import websites as stored_websites
 
 if TYPE_CHECKING:
@@ -161,7 +161,7 @@ def _step(messages: list[_Message], unreadable: dict[str, str], received: int) -
     by_hit: dict[str, list[_Message]] = defaultdict(list)
     for message in live:
         by_hit[message.hit_id].append(message)  # the same hit twice in a batch counts once
-    outcome = counting.count({hit_id: found[0].hit for hit_id, found in by_hit.items()})
+    outcome = _count({hit_id: found[0].hit for hit_id, found in by_hit.items()})
     for hit_id, why in outcome.retry.items():
         retry.update(dict.fromkeys((m.id for m in by_hit[hit_id]), why))
 
@@ -193,6 +193,19 @@ def _step(messages: list[_Message], unreadable: dict[str, str], received: int) -
         },
     )
     return retry
+
+
+def _count(hits: dict[str, Hit]) -> counting.Outcome:
+    """Count the hits: in DynamoDB, and those of websites counted in ClickHouse there."""
+    listed = {h: hit for h, hit in hits.items() if clickhouse_counts.counted(hit.website_id)}
+    outcome = counting.count({h: hit for h, hit in hits.items() if h not in listed})
+    if listed:
+        elsewhere = counting.count(listed, in_clickhouse=True)
+        outcome.counted |= elsewhere.counted
+        outcome.retry.update(elsewhere.retry)
+        outcome.already_counted += elsewhere.already_counted
+        outcome.committed += elsewhere.committed
+    return outcome
 
 
 def _send_rows(counted: list[_Message]) -> set[str]:

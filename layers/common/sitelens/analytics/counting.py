@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+from sitelens.analytics import counted_hits
 from sitelens.analytics.hit import Hit, counts
 from sitelens.core import metrics, scopes
 from sitelens.core.log import logger
@@ -97,11 +98,16 @@ class Outcome:
     committed: int = 0  # counter updates that landed
 
 
-def count(hits: dict[str, Hit]) -> Outcome:
-    """Add each hit's counters once (see the module's docstring); `hits` by hit id."""
+def count(hits: dict[str, Hit], in_clickhouse: bool = False) -> Outcome:
+    """Add each hit's counters once (see the module's docstring); `hits` by hit id. Those
+    of websites counted in ClickHouse (`in_clickhouse`) go there (`counted_hits`), with no
+    cap on distinct values: one chunk, inserted then marked."""
     outcome = Outcome()
     wanted: dict[str, set[StatKey]] = {}
-    stored = _admit(list(hits.values()))
+    if in_clickhouse:
+        stored = {key: key for hit in hits.values() for key in keys(hit)}
+    else:
+        stored = _admit(list(hits.values()))
     for hit_id, hit in hits.items():
         found = keys(hit)
         if not all(key in stored for key in found):
@@ -116,7 +122,8 @@ def count(hits: dict[str, Hit]) -> Outcome:
     batch = secrets.token_hex(12)
     now = _now()
     month = _month(now)
-    chunks = _chunk_count(list({key for found in wanted.values() for key in found}), month)
+    found_keys = list({key for found in wanted.values() for key in found})
+    chunks = 1 if in_clickhouse else _chunk_count(found_keys, month)
     buckets = {hit_id: _bucket(hits[hit_id]) for hit_id in wanted}
     try:
         ledger.record_deliveries(
@@ -130,8 +137,12 @@ def count(hits: dict[str, Hit]) -> Outcome:
         outcome.retry.update(dict.fromkeys(wanted, "ledger"))
         return outcome
 
-    weights = {hit_id: hits[hit_id].weight for hit_id in to_add}
-    failed = _add(batch, chunks, to_add, weights, outcome, month)
+    if in_clickhouse:
+        failed, added = counted_hits.add(batch, {h: hits[h] for h in to_add}, now)
+        outcome.committed += added
+    else:
+        weights = {hit_id: hits[hit_id].weight for hit_id in to_add}
+        failed = _add(batch, chunks, to_add, weights, outcome, month)
     for hit_id in to_add:
         if hit_id in failed:
             outcome.retry[hit_id] = "chunk"

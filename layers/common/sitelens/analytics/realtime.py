@@ -21,7 +21,7 @@ from sitelens.analytics.hit import Hit
 from sitelens.core import errors, metrics
 from sitelens.core.config import settings
 from sitelens.core.log import logger
-from sitelens.data import hit_stream
+from sitelens.data import clickhouse_counts, hit_stream
 from sitelens.data import realtime as stored_realtime
 from sitelens.data import websites as stored_websites
 
@@ -45,9 +45,10 @@ def note(hit: Hit) -> None:
     """Record who an accepted hit shows on its site now: at most one write (two for a
     landing that arrives after a later page of its minute). Never raises: the hit is queued
     and will be counted; a presence not stored is counted (PresencesFailed, alarmed).
-    Nothing when hits go to a stream: its presence consumer writes them (`note_flush`)."""
+    Nothing when hits go to a stream: its presence consumer writes them (`note_flush`);
+    nor for a website counted in ClickHouse, whose counted hits are its presences."""
     seen = presence(hit)
-    if seen is None or settings().hits_stream:
+    if seen is None or settings().hits_stream or clickhouse_counts.counted(hit.website_id):
         return
     try:
         stored_realtime.put(seen)
@@ -79,8 +80,8 @@ def note_flush(hits: Iterable[Hit], flush_id: str) -> int:
     by_site: dict[int, dict[str, stored_realtime.Presence]] = {}
     for hit in hits:
         seen = presence(hit)
-        if seen is None:
-            continue
+        if seen is None or clickhouse_counts.counted(hit.website_id):
+            continue  # counted in ClickHouse: its counted hits are its presences
         visitors = by_site.setdefault(seen.website_id, {})
         held = visitors.get(seen.visitor)
         latest = seen if held is None or seen.at >= held.at else held

@@ -232,6 +232,21 @@ class Settings:
         return _value("CLICKHOUSE_SECRET")
 
     @property
+    def clickhouse_counted_sites(self) -> frozenset[int]:
+        """The websites counted in ClickHouse rather than DynamoDB (template parameter
+        ClickHouseCountedSites, ids separated by commas; only under WarehouseEngine=
+        clickhouse): those that outgrow a DynamoDB partition (`data.clickhouse_counts`)."""
+        listed = _optional("CLICKHOUSE_COUNTED_SITES")
+        if not listed.strip() or self.warehouse_engine != "clickhouse":
+            return frozenset()
+        try:
+            return frozenset(int(found) for found in listed.split(",") if found.strip())
+        except ValueError:
+            raise ConfigError(
+                f"SITELENS_CLICKHOUSE_COUNTED_SITES is {listed!r}: website ids and commas."
+            ) from None
+
+    @property
     def clickhouse_s3_role(self) -> str:
         """The IAM role ClickHouse assumes to read the landing files ("": its own access,
         a self-managed server's instance role)."""

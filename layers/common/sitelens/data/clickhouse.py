@@ -67,9 +67,10 @@ def run(sql: str, limits: dict[str, Any]) -> Rows:
     return list(_client().query(sql, settings={**QUERY_SETTINGS, **limits}).result_rows)
 
 
-def command(sql: str) -> None:
-    """Run a statement that returns no rows (an insert of landing files, a table)."""
-    _client().command(sql, settings=QUERY_SETTINGS)
+def command(sql: str, extra: dict[str, Any] | None = None) -> None:
+    """Run a statement that returns no rows (an insert of landing files, a table), under
+    `QUERY_SETTINGS` and `extra` (settings that must hold before it is parsed, too)."""
+    _client().command(sql, settings={**QUERY_SETTINGS, **(extra or {})})
 
 
 def stopped_by_limits(error: Exception) -> bool:

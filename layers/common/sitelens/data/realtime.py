@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import batches
+from sitelens.data import batches, clickhouse_counts
 from sitelens.data.clients import client
 from sitelens.data.items import is_condition_failure
 
@@ -134,7 +134,13 @@ def _updated(request: dict[str, Any]) -> bool:
 
 def since(website_id: int, start: int) -> tuple[list[Presence], bool]:
     """The presences of the minutes from `start`'s on (at most MAX_ITEMS_READ), and
-    whether some were left unread."""
+    whether some were left unread. A website counted in ClickHouse (`clickhouse_counts`)
+    reads its materialised presences there, every one."""
+    if clickhouse_counts.counted(website_id):
+        return [
+            Presence(website_id, visitor, at, page, source)
+            for visitor, at, page, source in clickhouse_counts.presences(website_id, start)
+        ], False
     query: dict[str, Any] = {
         "TableName": settings().stats_table,
         "KeyConditionExpression": "series = :series AND slot >= :first",

@@ -20,13 +20,14 @@ marker with its counters.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from sitelens.core import scopes
 from sitelens.core.config import settings
-from sitelens.data import batches, transactions
+from sitelens.data import batches, clickhouse_counts, transactions
 from sitelens.data.clients import client
 from sitelens.data.items import cancel_reasons, is_condition_failure
 
@@ -86,6 +87,19 @@ def counter_item(website_id: int, name: str, period: str, value: str, count: int
 
 
 # -- counting --------------------------------------------------------------------------------
+
+
+def mark_committed(batch: str, chunk: int, expires_at: int) -> None:
+    """Mark (batch, chunk) committed alone: its counts went elsewhere first (ClickHouse,
+    `clickhouse_counts`); marking it again is harmless."""
+    client("dynamodb").put_item(
+        TableName=_stats_table(),
+        Item={
+            "series": {"S": f"commit#{batch}"},
+            "slot": {"S": str(chunk)},
+            "expires_at": {"N": str(expires_at)},
+        },
+    )
 
 
 def add_chunk(
@@ -261,7 +275,27 @@ def span_counts(
 ) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
     """(period, value, count) of every counter of a span, and what reading them cost: one
     Query, continued only past DynamoDB's 1 MB pages. An item without a count (a month
-    marked changed before its first roll-up, `months`) is no counter."""
+    marked changed before its first roll-up, `months`) is no counter. A website counted in
+    ClickHouse (`clickhouse_counts`) adds the daily counts there: a hit is counted in one
+    store or the other (those before the website was listed, here), and the month
+    roll-ups are made from both."""
+    found, cost = _dynamodb_counts(span, consistent)
+    if clickhouse_counts.counted(span.website_id) and len(span.first) == len("YYYY-MM-DD"):
+        totals: Counter[tuple[str, str]] = Counter()
+        for period, value, count in found:
+            totals[(period, value)] += count
+        for period, value, count in clickhouse_counts.span_counts(
+            span.website_id, span.name, span.first, span.last
+        ):
+            totals[(period, value)] += count
+        found = [(period, value, count) for (period, value), count in sorted(totals.items())]
+        cost = {**cost, "requests": cost["requests"] + 1}
+    return found, cost
+
+
+def _dynamodb_counts(
+    span: Span, consistent: bool
+) -> tuple[list[tuple[str, str, int]], dict[str, int]]:
     query: dict[str, Any] = {
         "TableName": _stats_table(),
         "ConsistentRead": consistent,

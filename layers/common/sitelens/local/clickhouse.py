@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from sitelens.analytics.warehouse import clickhouse, clickhouse_days
+from sitelens.data import clickhouse_counts
 from sitelens.data.clickhouse import QUERY_SETTINGS
 
 
@@ -47,7 +48,11 @@ class LocalClickHouse:
     def __init__(self) -> None:
         self.database = f"sitelens_{uuid.uuid4().hex}"
         self._query(f"CREATE DATABASE {self.database}", use=False)
-        for statement in [*clickhouse.create_statements(), *clickhouse_days.create_statements()]:
+        for statement in [
+            *clickhouse.create_statements(),
+            *clickhouse_days.create_statements(),
+            *clickhouse_counts.create_statements(),
+        ]:
             self._query(statement)
 
     def _query(self, sql: str, fmt: str = "CSV", use: bool = True) -> Any:
@@ -123,7 +128,11 @@ class Client:
         return type("QueryResult", (), {"result_rows": rows})()
 
     def command(self, sql: str, settings: dict[str, Any] | None = None) -> None:
-        """A statement without rows (an insert reading the bucket, a table)."""
+        """A statement without rows (an insert reading the bucket, a table), after its
+        settings (as the server takes them before it parses the statement)."""
+        for name, value in (settings or {}).items():
+            if name not in QUERY_SETTINGS:  # those the statements carry where they matter
+                self.local.command(f"SET {name} = {value!r}")
         self.local.command(self._on_disk(sql))
 
     def _on_disk(self, sql: str) -> str:
