@@ -59,6 +59,7 @@ SUITE: dict[str, dict[str, Any]] = {
         "dimensions": ["visit:device", "visit:browser"],
     },
     "campaigns": {"metrics": ["visitors"], "dimensions": ["visit:utm_campaign"]},
+    "channels": {"metrics": ["visitors", "visits"], "dimensions": ["visit:channel"]},
     "hours_in_berlin": {
         "metrics": ["visitors", "pageviews", "visit_duration"],
         "dimensions": ["time:hour"],

@@ -221,7 +221,7 @@ def test_presences_are_written_once_per_site_and_flush(analytics, stream, monkey
     expected = {
         "visitors": 3,
         "pages": [{"value": "/", "count": 2}, {"value": "/pricing", "count": 1}],
-        "sources": [{"value": "", "count": 2}, {"value": "Google", "count": 1}],
+        "sources": [{"value": "Direct / None", "count": 2}, {"value": "Google", "count": 1}],
     }
     assert realtime(analytics, site) == expected
     assert presences({"Records": records}, context) == {"batchItemFailures": []}

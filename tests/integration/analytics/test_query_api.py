@@ -29,7 +29,7 @@ def test_a_query_over_the_account_s_website(analytics, store):
     reply = analytics.post("/api/v1/query", json_body=body)
     assert reply.status == 200, reply.body
     assert reply.body["results"] == [
-        {"dimensions": [""], "metrics": [1, 1, 1, 100.0]},
+        {"dimensions": ["Direct / None"], "metrics": [1, 1, 1, 100.0]},
         {"dimensions": ["Google"], "metrics": [1, 1, 2, 0.0]},
     ]
     assert reply.body["query"]["site_id"] == website["id"]

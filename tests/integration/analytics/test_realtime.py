@@ -130,7 +130,7 @@ def test_visitors_pages_and_sources_now(analytics, monkeypatch, window):
     assert realtime(analytics, site) == {
         "visitors": 3,
         "pages": [{"value": "/", "count": 2}, {"value": "/pricing", "count": 1}],
-        "sources": [{"value": "", "count": 2}, {"value": "Google", "count": 1}],
+        "sources": [{"value": "Direct / None", "count": 2}, {"value": "Google", "count": 1}],
     }
 
 
@@ -145,7 +145,7 @@ def test_a_visitor_shows_as_soon_as_its_hit_is_accepted(analytics, monkeypatch, 
     assert realtime(analytics, site) == {
         "visitors": 1,
         "pages": [{"value": "/now", "count": 1}],
-        "sources": [{"value": "", "count": 1}],
+        "sources": [{"value": "Direct / None", "count": 1}],
     }
     counted = batch_window_closes(window)
     stats = analytics.get(f"/api/v1/stats/{site['id']}", query={"name": "pageviews"}).data

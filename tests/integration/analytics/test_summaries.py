@@ -66,6 +66,7 @@ QUESTIONS: list[dict[str, Any]] = [
         "filters": [["is", "visit:country", ["DE"]]],
     },
     {"metrics": ["visits"], "dimensions": ["visit:entry_page", "visit:exit_page"]},
+    {"metrics": ["visitors", "bounce_rate"], "dimensions": ["visit:channel"]},
     {"metrics": ["visitors", "pageviews", "events"], "dimensions": ["event:page"]},
     {
         "metrics": ["visitors", "pageviews"],

@@ -93,7 +93,7 @@ def test_visits_bounces_and_durations(analytics, monkeypatch, store):
     assert {tuple(r["dimensions"]): r["metrics"] for r in sources} == {
         ("Google",): [1],
         ("X",): [1],
-        ("",): [1],
+        ("Direct / None",): [1],
     }
     entry = query(
         analytics,

@@ -98,7 +98,7 @@ def test_totals_of_known_visits(warehouse):
 def test_a_breakdown_by_source_ordered_by_visitors(warehouse):
     answer = ask(warehouse, metrics=["visitors", "visits"], dimensions=["visit:source"])
     assert answer["results"] == [
-        {"dimensions": [""], "metrics": [2, 2]},
+        {"dimensions": ["Direct / None"], "metrics": [2, 2]},
         {"dimensions": ["Google"], "metrics": [1, 1]},
         {"dimensions": ["Twitter"], "metrics": [1, 1]},
     ]
@@ -150,7 +150,7 @@ def test_devices_are_shown_as_plausible_names_and_matched_in_any_case(warehouse)
             filters=[["is", "visit:device", [sent]]],
         )
         assert sources["results"] == [
-            {"dimensions": [""], "metrics": [1]},
+            {"dimensions": ["Direct / None"], "metrics": [1]},
             {"dimensions": ["Twitter"], "metrics": [1]},
         ]
     phones = ask(warehouse, metrics=["visitors"], filters=[["matches", "visit:device", ["^mob"]]])

@@ -115,7 +115,7 @@ def now(account_id: str, website_id: int) -> dict[str, Any]:
         seen.visitor: seen.source for seen in sorted(found, key=lambda s: s.at) if seen.source
     }
     pages = Counter(seen.page for seen in current.values())
-    origins = Counter(visit_sources.get(visitor, "") for visitor in current)
+    origins = Counter(visit_sources.get(visitor) or sources.NONE for visitor in current)
     return {
         "visitors": len(current),
         "pages": _top(pages),

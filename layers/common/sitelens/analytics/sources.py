@@ -1,5 +1,6 @@
-"""A referrer's source: its search engine or social network by name (`Google`, `X`), else
-its host, as Plausible's `visit:source` shows it. The names are in `sources.json`."""
+"""A referrer's source: its search engine, social network or AI assistant by name (`Google`,
+`X`, `ChatGPT`), else its host, as Plausible's `visit:source` shows it. The names are in
+`sources.json`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ import json
 import re
 from functools import cache, lru_cache
 from importlib import resources
+
+# A visit with no referrer and no tag, as Plausible names it wherever a person reads a source
+NONE = "Direct / None"
 
 # Engines with a domain per country (google.de, google.co.uk, search.yahoo.co.jp...).
 _COUNTRY_DOMAINS = (
@@ -24,7 +28,7 @@ def _names() -> tuple[dict[str, str], dict[str, str]]:
     data = json.loads(resources.files("sitelens.analytics").joinpath("sources.json").read_text())
     exact: dict[str, str] = {}
     parents: dict[str, str] = {}
-    for kind in ("search", "social"):
+    for kind in ("search", "social", "ai"):
         for host, name in data[kind].items():
             if host.startswith("*."):
                 parents[host[2:]] = name

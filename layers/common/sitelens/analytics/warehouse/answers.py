@@ -14,7 +14,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics.warehouse.dimensions import TIME_DIMENSIONS
+from sitelens.analytics import sources
+from sitelens.analytics.warehouse.dimensions import SOURCE_DIMENSIONS, TIME_DIMENSIONS
 from sitelens.analytics.warehouse.query import Query
 
 # A query's rows: its dimensions, its metrics, then the number of groups before paging,
@@ -33,9 +34,13 @@ def _number(value: Any) -> int | float:
 def _rows(query: Query, rows: Rows) -> tuple[list[dict[str, Any]], int]:
     found = rows(query)
     width = len(query.dimensions)
+    unnamed = [d in SOURCE_DIMENSIONS for d in query.dimensions]  # "" is Plausible's label
     results = [
         {
-            "dimensions": [str(value) for value in row[:width]],
+            "dimensions": [
+                sources.NONE if label and value == "" else str(value)
+                for value, label in zip(row[:width], unnamed, strict=True)
+            ],
             "metrics": [_number(value) for value in row[width : width + len(query.metrics)]],
         }
         for row in found

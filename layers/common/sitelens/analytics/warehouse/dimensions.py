@@ -13,6 +13,7 @@ VISIT_DIMENSIONS: Final = {
     "visit:entry_page": "entry_page",
     "visit:exit_page": "exit_page",
     "visit:source": "source",
+    "visit:channel": "channel",
     "visit:referrer": "referrer",
     "visit:utm_source": "utm_source",
     "visit:utm_medium": "utm_medium",
@@ -26,12 +27,17 @@ VISIT_DIMENSIONS: Final = {
     "visit:language": "language",
     "visit:screen": "screen",
 }
+# Visit columns found from the others at query time, stored nowhere: the channel, from the
+# source, referrer and UTM tags (`channels`)
+DERIVED_VISIT_COLUMNS: Final = frozenset({"channel"})
 # Visit dimensions that every row of a visitor's day shares: functions of the address and
 # user agent the visitor hash is made of, so a visit's value is each of its rows' value and
 # a query of rows alone reads them from the rows instead of finding the visits.
 IDENTITY_DIMENSIONS: Final = frozenset(
     {"visit:country", "visit:browser", "visit:os", "visit:device"}
 )
+# Dimensions whose empty value (no referrer) is shown, and filtered, as `sources.NONE`
+SOURCE_DIMENSIONS: Final = frozenset({"visit:source", "visit:referrer"})
 TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
 # A website's goals (`goals`): each of its defined goals, by display name, page goals too
 GOAL_DIMENSION: Final = "event:goal"

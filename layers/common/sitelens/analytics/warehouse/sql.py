@@ -16,10 +16,20 @@ import re
 from collections.abc import Callable
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import clickhouse, props, raw, schema, summaries, visits
+from sitelens.analytics import sources
+from sitelens.analytics.warehouse import (
+    channels,
+    clickhouse,
+    props,
+    raw,
+    schema,
+    summaries,
+    visits,
+)
 from sitelens.analytics.warehouse.dimensions import (
     EVENT_DIMENSIONS,
     IDENTITY_DIMENSIONS,
+    SOURCE_DIMENSIONS,
     VISIT_DIMENSIONS,
 )
 from sitelens.analytics.warehouse.filters import Condition, Filter
@@ -45,6 +55,8 @@ def _column(dimension: str) -> str:
         return props.column(dimension)
     if dimension in EVENT_DIMENSIONS:
         return f"e.{EVENT_DIMENSIONS[dimension]}"
+    if VISIT_DIMENSIONS[dimension] == "channel":  # found from the visit's other columns
+        return channels.sql("e.v_")
     column = f"e.v_{VISIT_DIMENSIONS[dimension]}"
     if dimension in CASELESS_DIMENSIONS:  # stored `mobile`, shown as Plausible's `Mobile`
         return f"(UPPER(SUBSTR({column}, 1, 1)) || SUBSTR({column}, 2))"
@@ -85,6 +97,8 @@ def _condition(condition: Condition) -> str:
         column = f"LOWER({column})"
     tests = []
     for clause in condition.clauses:
+        if clause == sources.NONE and condition.dimension in SOURCE_DIMENSIONS:
+            clause = ""  # Plausible's label of no source: the empty value
         value = clause.lower() if folded else clause
         if operator.startswith("is") and value and not folded:
             # COALESCE's answer, NULL-safe (under NOT too), on the bare column: the engine

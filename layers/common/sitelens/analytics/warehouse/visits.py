@@ -18,12 +18,18 @@ from __future__ import annotations
 from typing import Final
 
 from sitelens.analytics.warehouse import schema
-from sitelens.analytics.warehouse.dimensions import IDENTITY_DIMENSIONS, VISIT_DIMENSIONS
+from sitelens.analytics.warehouse.dimensions import (
+    DERIVED_VISIT_COLUMNS,
+    IDENTITY_DIMENSIONS,
+    VISIT_DIMENSIONS,
+)
 
 VISIT_GAP_MINUTES: Final = 30
 # visit columns taken from the visit's first pageview
 FIRST_PAGEVIEW_COLUMNS: Final = tuple(
-    column for column in VISIT_DIMENSIONS.values() if column not in ("entry_page", "exit_page")
+    column
+    for column in VISIT_DIMENSIONS.values()
+    if column not in ("entry_page", "exit_page") and column not in DERIVED_VISIT_COLUMNS
 )
 # what every row of a visitor has alike (`IDENTITY_DIMENSIONS`)
 IDENTITY_COLUMNS: Final = frozenset(VISIT_DIMENSIONS[name] for name in IDENTITY_DIMENSIONS)
