@@ -163,10 +163,7 @@ def cluster_pages(n: int) -> dict[str, tuple[int, str, str]]:
 
 def expected_clusters(clusters: int) -> dict[str, set[str]]:
     """Each planted cluster's original -> its copies, as the run must report them."""
-    return {
-        f"/c{n}": {f"/c{n}/copy{k}" for k in range(1, CLUSTER_SIZE)}
-        for n in range(clusters)
-    }
+    return {f"/c{n}": {f"/c{n}/copy{k}" for k in range(1, CLUSTER_SIZE)} for n in range(clusters)}
 
 
 def page_links(body: str) -> list[str]:

@@ -146,6 +146,7 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
                 mixed.append(source[:MAX_TEXT])
     body_node = tree.body
     text = body_node.text(separator=" ", strip=True) if body_node else ""
+    words = len(_WORD.findall(text))
     facts = {
         "title": title,
         "description": description,
@@ -157,9 +158,9 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
         "hreflang": alternates,
         "mixed": mixed,
         "simhash": str(simhash(text)),
-        "words": len(_WORD.findall(text)),
+        "words": words,
     }
-    if facts["words"] >= MIN_WORDS:  # compared for near-duplicates: kept to show differences
+    if words >= MIN_WORDS:  # compared for near-duplicates: kept to show how they differ
         facts["text_sample"] = text_sample(text)
     targets = dict.fromkeys([*found, *(u for u in pointed if scope.internal(u))])
     return Parsed(facts, list(targets))

@@ -50,12 +50,13 @@ def scores(pages: Iterable[dict[str, Any]]) -> dict[str, Score]:
         if not _internal(page):
             continue
         urls.append(page["url"])
-        targets = list(page.get("links") or [])
+        leads_to = list(page.get("links") or [])
         if page.get("redirect_to"):
-            targets.append(page["redirect_to"])
-        outlinks.append(targets)
+            leads_to.append(page["redirect_to"])
+        outlinks.append(leads_to)
     index = {url: n for n, url in enumerate(urls)}
-    sources, targets, degree = array("i"), array("i"), [0] * len(urls)
+    sources, targets = array("i"), array("i")
+    degree = [0] * len(urls)
     for source, links in enumerate(outlinks):
         for target in dict.fromkeys(index.get(link, -1) for link in links):
             if target >= 0 and target != source:
