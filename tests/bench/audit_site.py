@@ -19,6 +19,8 @@ import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from sitelens.audits.facts import of_page
+from sitelens.audits.urls import Scope
 from tests.integration.audits.site import page, words  # the small fixture site's pages
 
 FILLERS_PER_HUB = 100
@@ -129,6 +131,41 @@ def expected(groups: int) -> dict[str, set[str]]:
     return found
 
 
+# -- near-duplicate clusters (issue 45): separate from the groups above ------------------
+CLUSTER_SIZE = 3  # an original and two copies, each a word or two longer
+CLUSTER_WORDS = 200
+CLUSTER_BITS = 2  # a copy's simhash distance from its original at most (95%: 3 bits)
+
+
+def _simhash(body: str) -> int:
+    """The page's simhash as the crawler computes it."""
+    scope = Scope("http://site.test/", "", "")
+    return int(of_page("http://site.test/", body.encode(), {}, scope)["simhash"])
+
+
+def cluster_pages(n: int) -> dict[str, tuple[int, str, str]]:
+    """Cluster `n`: `/c<n>` and its copies `/c<n>/copy<k>`: the same title and
+    text with a word of their own added at the end (as a product's variants are), the word
+    chosen so that the copy's simhash is at most `CLUSTER_BITS` from the original's: near
+    duplicates at the default threshold by construction, which the run must find."""
+    text = words(f"cluster {n}", CLUSTER_WORDS)
+    title = f"Cluster {n}"
+    original = page(title, ["/"], text=text)
+    found = {f"/c{n}": (200, HTML, original)}
+    for k in range(1, CLUSTER_SIZE):
+        for attempt in range(1000):
+            body = page(title, ["/"], text=f"{text} variant{n}x{k}x{attempt}")
+            if bin(_simhash(body) ^ _simhash(original)).count("1") <= CLUSTER_BITS:
+                found[f"/c{n}/copy{k}"] = (200, HTML, body)
+                break
+    return found
+
+
+def expected_clusters(clusters: int) -> dict[str, set[str]]:
+    """Each planted cluster's original -> its copies, as the run must report them."""
+    return {f"/c{n}": {f"/c{n}/copy{k}" for k in range(1, CLUSTER_SIZE)} for n in range(clusters)}
+
+
 def page_links(body: str) -> list[str]:
     """The links of a page `page()` made, in its order."""
     return [part.split('"', 1)[0] for part in body.split('<a href="')[1:]]
@@ -137,15 +174,18 @@ def page_links(body: str) -> list[str]:
 class GeneratedSite:
     """The site, served until `close`; its pages are generated once, up front."""
 
-    def __init__(self, pages: int, groups: int) -> None:
-        fillers = max(0, pages - 1 - groups * len(_group("/g0")))
+    def __init__(self, pages: int, groups: int, clusters: int = 0) -> None:
+        fillers = max(0, pages - 1 - groups * len(_group("/g0")) - clusters * CLUSTER_SIZE)
         hubs = -(-fillers // (FILLERS_PER_HUB + 1))  # each hub and its fillers
-        if hubs + groups * len(ENTRIES) > 500:
+        if hubs + groups * len(ENTRIES) + clusters * CLUSTER_SIZE > 500:
             raise ValueError("too many links on the home page: fewer groups or pages")
         self.groups = groups
         self.expected = expected(groups)
         home = [f"/h{n}" for n in range(hubs)]
         home += [f"/g{n}/{entry}" for n in range(groups) for entry in ENTRIES]
+        planted = [cluster_pages(n) for n in range(clusters)]
+        home += [path for cluster in planted for path in cluster]
+        self.clusters = expected_clusters(clusters)
         self.pages: dict[str, tuple[int, str, str]] = {"/": (200, HTML, page("Home", home))}
         left = fillers - hubs
         for n in range(hubs):
@@ -156,6 +196,8 @@ class GeneratedSite:
                 self.pages[path] = (200, HTML, page(f"Page {path}", ["/", f"/h{n}"]))
         for n in range(groups):
             self.pages.update(_group(f"/g{n}"))
+        for cluster in planted:
+            self.pages.update(cluster)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]

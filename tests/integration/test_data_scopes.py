@@ -128,6 +128,11 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "ids of due audits, for the scheduler, which reads each with audits.get (scoped); "
         "a run's crawl, keyed by `crawl_key` of an audit read first with audits.get (scoped)",
     ),
+    "audit_columns": (
+        "save_orders order_part pages_by_url texts save_clusters clusters",
+        "a run's orders, pages and clusters, keyed by `crawl_key` of an audit read first "
+        "with audits.get (scoped)",
+    ),
     "frontier": (
         "claim_page save_page is_fetched finish_pages",
         "a run's crawl frontier, written by its workers",

@@ -1,5 +1,5 @@
-"""GET /api/v1/audits/{id}/pages: a run's crawled pages, by issue, status code or depth;
-with `format=csv`, all of them."""
+"""GET /api/v1/audits/{id}/pages: a run's crawled pages, by issue, status code or depth,
+sorted by a column once the run is done; with `format=csv`, all of them."""
 
 from sitelens.audits import results as audits
 from sitelens.audits.inputs import AuditPagesQuery
@@ -10,6 +10,10 @@ COLUMNS = (
     "url",
     "status_code",
     "depth",
+    "response_time_ms",
+    "word_count",
+    "inlinks",
+    "link_score",
     "redirect_to",
     "title",
     "canonical",

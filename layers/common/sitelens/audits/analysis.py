@@ -13,10 +13,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sitelens.audits import checks, history, traffic
+from sitelens.audits import checks, columns, duplicates, history, link_score, traffic
 from sitelens.audits.runs import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
+from sitelens.data import audit_columns as stored_columns
 from sitelens.data import audits as stored
 from sitelens.seo.analysis import WEIGHTS as REPORT_WEIGHTS
 from sitelens.seo.checks import CHECKS
@@ -37,6 +38,7 @@ _LISTS = ("links", "external_links", "hreflang", "mixed", "failed_checks")
 def decoded(item: dict[str, Any]) -> dict[str, Any]:
     """A stored page with its lists as lists."""
     page = dict(item)
+    page.pop("text_sample", None)  # read again for the near-duplicates listed only
     for name in _LISTS:
         if isinstance(page.get(name), str):
             page[name] = json.loads(page[name])
@@ -163,13 +165,21 @@ def analyse(crawl: str) -> None:
         return
     grades = grading(state)
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
-    found = checks.affected(pages, _start_name(state))
+    similar = int(state.get("near_duplicate_similarity") or duplicates.DEFAULT_SIMILARITY)
+    found = checks.affected(pages, _start_name(state), duplicates.bits_of(similar))
+    scores = link_score.scores(pages)
+    views = traffic.of_site(state["account"], state["url"])
+    if views is not None:
+        found["high_traffic_low_link_score"] = columns.weak_links(scores, views)
     cross = {code: {url for url, _ in entries} for code, entries in found.items()}
     issues = [i for code in checks.DEFINITIONS if (i := checks.issue(code, found.get(code, [])))]
     issues = graded(issues + page_checks(pages), grades)
-    views = traffic.of_site(state["account"], state["url"])
     if views is not None:
         traffic.annotate(issues, views)
+    orders = columns.save(crawl, pages, scores, state["expires_at"])
+    stored_columns.save_clusters(
+        crawl, columns.clusters(crawl, pages, similar), state["expires_at"]
+    )
     vitals = traffic.field_of_site(state["account"], state["url"])
     if vitals:
         traffic.save_field(crawl, pages, vitals)
@@ -197,7 +207,12 @@ def analyse(crawl: str) -> None:
     settings = history.regression_settings(state.get("regression"))
     summary["regression_reasons"] = history.reasons(summary["diff"], settings)
     summary["regression"] = bool(summary["regression_reasons"])
-    done = {"status": "done", "summary": json.dumps(summary), "complete_sets": 1}
+    done = {
+        "status": "done",
+        "summary": json.dumps(summary),
+        "complete_sets": 1,
+        "orders": json.dumps(orders),  # parts of each sort order (`columns`)
+    }
     if not stored.set_state(crawl, ("analysing",), None, **done):
         return  # cancelled, or done by a concurrent delivery of the same step
     _finish(crawl, state, summary)
@@ -229,8 +244,9 @@ def _change(
     pages = [decoded(p) for p in stored.every_page(previous) if p.get("state") == "fetched"]
     if before_state.get("complete_sets"):
         cross = stored.affected(previous)
-    else:
-        found = checks.affected(pages, _start_name(before_state))
+    else:  # judged as this run is: at its near-duplicate threshold
+        similar = int(state.get("near_duplicate_similarity") or duplicates.DEFAULT_SIMILARITY)
+        found = checks.affected(pages, _start_name(before_state), duplicates.bits_of(similar))
         cross = {code: {url for url, _ in entries} for code, entries in found.items()}
     before = history.Snapshot(
         severities={code: _severity(code, grades) for code in [*cross, *failing_pages(pages)]},

@@ -13,13 +13,14 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sitelens.audits import duplicates
 from sitelens.audits.facts import MAX_LINKS
 from sitelens.seo.links import hreflang_problem
 
 Page = dict[str, Any]
 Issue = dict[str, Any]
-NEAR_DUPLICATE_BITS = 3  # simhash distance of near-duplicates (Manku et al., 2007)
-MIN_WORDS = 50  # pages with less text are not compared for near-duplicates
+# simhash distance of near-duplicates by default (Manku et al., 2007): `audits.duplicates`
+NEAR_DUPLICATE_BITS = duplicates.bits_of(duplicates.DEFAULT_SIMILARITY)
 DEEP = 3  # link hops from the start URL beyond which a page is hard to find
 MAX_AFFECTED = 1_000  # pages listed an issue (the count says how many there are)
 
@@ -140,6 +141,12 @@ DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
         "each of many links less.",
         "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
     ),
+    "high_traffic_low_link_score": (
+        "medium",
+        "Pages with much traffic and a weak internal link score",
+        "Link to the page from strong pages of the site (the home page, hubs, menus).",
+        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
+    ),
     "mixed_content": (
         "medium",
         "HTTPS pages loading resources over HTTP",
@@ -218,9 +225,12 @@ def run(all_pages: Iterable[Page], start: str) -> list[Issue]:
     return [issue for issue in issues if issue is not None]
 
 
-def affected(all_pages: Iterable[Page], start: str) -> dict[str, list[tuple[str, Any]]]:
+def affected(
+    all_pages: Iterable[Page], start: str, near_bits: int = NEAR_DUPLICATE_BITS
+) -> dict[str, list[tuple[str, Any]]]:
     """Every (url, detail) each cross-page check finds on a run's pages: complete, where
-    an issue lists at most `MAX_AFFECTED` (a run's diff compares these)."""
+    an issue lists at most `MAX_AFFECTED` (a run's diff compares these). `near_bits`: the
+    simhash bits near-duplicates may differ by (the audit's threshold)."""
     pages = {page["url"]: page for page in all_pages}
     sources = _links(pages)
     found: dict[str, Iterable[tuple[str, Any]]] = {}
@@ -241,7 +251,7 @@ def affected(all_pages: Iterable[Page], start: str) -> dict[str, list[tuple[str,
     found["redirect_loop"], found["redirect_chain"] = _redirects(internal)
     found["duplicate_title"] = _same(indexable, "title")
     found["duplicate_description"] = _same(indexable, "description")
-    found["near_duplicate_content"] = _near_duplicates(indexable)
+    found["near_duplicate_content"] = _near_duplicates(indexable, near_bits)
     found.update(_canonicals(html, pages))
     reached = depths(pages, start)
     found["orphan_page"] = [
@@ -301,25 +311,17 @@ def _same(pages: dict[str, Page], field: str) -> list[tuple[str, str]]:
     ]
 
 
-def _near_duplicates(pages: dict[str, Page]) -> list[tuple[str, str]]:
-    hashes = {u: int(p["simhash"]) for u, p in pages.items() if p.get("words", 0) >= MIN_WORDS}
-    bands: dict[tuple[int, int], list[str]] = defaultdict(list)
-    for url, value in hashes.items():
-        for band in range(4):
-            bands[(band, value >> (16 * band) & 0xFFFF)].append(url)
-    pairs: set[tuple[str, str]] = set()
-    for members in bands.values():
-        for n, first in enumerate(members):
-            for second in members[n + 1 :]:
-                if bin(hashes[first] ^ hashes[second]).count("1") <= NEAR_DUPLICATE_BITS:
-                    pairs.add((min(first, second), max(first, second)))
-    canonical = {u: p.get("canonical") for u, p in pages.items()}
+def _near_duplicates(pages: dict[str, Page], bits: int) -> list[tuple[str, str]]:
     found = []
-    for first, second in pairs:
-        if canonical.get(first) == second or canonical.get(second) == first:
-            continue  # a copy that names its original is what a canonical is for
+    for first, second in duplicates.reported_pairs(pages, bits):
         found += [(first, f"like {second}"), (second, f"like {first}")]
     return found
+
+
+def indexable_html(pages: dict[str, Page]) -> dict[str, Page]:
+    """The run's internal, indexable HTML pages (those compared for duplicates)."""
+    internal = {u: p for u, p in pages.items() if not p.get("external")}
+    return {u: p for u, p in internal.items() if _html(p) and not p.get("noindex")}
 
 
 def _canonicals(html: dict[str, Page], pages: dict[str, Page]) -> dict[str, list[tuple[str, str]]]:

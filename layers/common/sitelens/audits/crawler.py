@@ -351,6 +351,8 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
         found["loop"] = result.error == fetch.TOO_MANY_REDIRECTS
     else:
         found["status_code"] = response.status
+        if result.elapsed_ms is not None:
+            found["response_time_ms"] = result.elapsed_ms
         location = response.headers.get("location", "").strip()
         target = scope.name(location, url) if 300 <= response.status < 400 and location else None
         if target is not None:

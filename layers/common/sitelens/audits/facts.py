@@ -14,13 +14,16 @@ apart from one that has only those (the cross-page check `too_many_links` reads 
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import re
+import zlib
 from dataclasses import dataclass
 from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sitelens.audits.duplicates import MIN_WORDS
 from sitelens.audits.urls import Scope
 from sitelens.seo import indexing
 
@@ -30,6 +33,8 @@ MAX_ALTERNATES = 50
 MAX_MIXED = 20
 MAX_TEXT = 300  # characters of a title or description kept
 MAX_LINK_CHARACTERS = 150_000  # of a page's stored links together: its item stays < 400 KB
+# characters of a page's text kept (compressed: some KB) to show how near-duplicates differ
+MAX_TEXT_SAMPLE = 20_000
 _WORD = re.compile(r"\w+", re.UNICODE)
 _SHINGLE = 3  # words a shingle
 
@@ -47,6 +52,16 @@ def simhash(text: str) -> int:
         for bit in range(64):
             weights[bit] += 1 if value >> bit & 1 else -1
     return sum(1 << bit for bit in range(64) if weights[bit] > 0)
+
+
+def text_sample(text: str) -> str:
+    """The first `MAX_TEXT_SAMPLE` characters of a page's text, compressed (zlib, base64)."""
+    return base64.b64encode(zlib.compress(text[:MAX_TEXT_SAMPLE].encode(), 6)).decode()
+
+
+def sample_text(sample: str) -> str:
+    """The text `text_sample` kept."""
+    return zlib.decompress(base64.b64decode(sample)).decode()
 
 
 def _attr(node: Any, name: str) -> str:
@@ -131,6 +146,7 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
                 mixed.append(source[:MAX_TEXT])
     body_node = tree.body
     text = body_node.text(separator=" ", strip=True) if body_node else ""
+    words = len(_WORD.findall(text))
     facts = {
         "title": title,
         "description": description,
@@ -142,7 +158,9 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
         "hreflang": alternates,
         "mixed": mixed,
         "simhash": str(simhash(text)),
-        "words": len(_WORD.findall(text)),
+        "words": words,
     }
+    if words >= MIN_WORDS:  # compared for near-duplicates: kept to show how they differ
+        facts["text_sample"] = text_sample(text)
     targets = dict.fromkeys([*found, *(u for u in pointed if scope.internal(u))])
     return Parsed(facts, list(targets))

@@ -158,6 +158,7 @@ class Fetched:
     url: str
     response: Response | None
     error: str | None
+    elapsed_ms: int | None = None  # from the request sent to the body read (its wait aside)
 
 
 def get(
@@ -179,10 +180,12 @@ def _fetched(url: str, not_before: float, identity: Identity) -> Fetched:
     wait = not_before - time.time()
     if wait > 0:
         time.sleep(wait)
+    began = time.monotonic()
     try:
         # a redirect is a page of its own: its target is claimed, and fetched (or not, as
         # robots.txt says) in its own step; chains and loops are found across pages
-        return Fetched(url, get(url, follow=False, identity=identity), None)
+        response = get(url, follow=False, identity=identity)
+        return Fetched(url, response, None, round((time.monotonic() - began) * 1000))
     except fetch.FetchError as err:
         return Fetched(url, None, str(err))
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from sitelens.audits import codes, rules, urls
+from sitelens.audits import codes, duplicates, rules, sorts, urls
 from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import (
@@ -53,6 +53,7 @@ MaxRate = Annotated[float, BeforeValidator(rules.check_max_rate)]
 Regression = Annotated[dict[str, Any], BeforeValidator(rules.check_regression)]
 Muted = Annotated[dict[str, str], BeforeValidator(rules.check_muted)]
 IssueCode = Annotated[str, BeforeValidator(codes.check)]
+Similarity = Annotated[int, number(duplicates.MIN_SIMILARITY, 100)]
 
 # What an audit's crawl sends that is never shown back: sealed together (`records`).
 SECRET_FIELDS = ("headers", "basic_auth", "cookie")
@@ -77,6 +78,7 @@ class AuditSettings(PrivacyFields):
     max_rate: MaxRate | None = None
     regression: Regression | None = None
     muted: Muted | None = None
+    near_duplicate_similarity: Similarity | None = None
 
 
 class AuditCreate(AuditSettings):
@@ -101,12 +103,14 @@ class AuditListQuery(ListQuery, Exportable):
 
 
 class AuditPagesQuery(Exportable):
-    """A run's pages in URL order: by issue, status code or depth; a page of them."""
+    """A run's pages in URL order, or sorted by a column once the run is done: by issue,
+    status code or depth; a page of them."""
 
     run: Annotated[int, number(1, 10**9)] | None = None
     issue: IssueCode | None = None
     status_code: Annotated[int, number(0, 599)] | None = None
     depth: Annotated[int, number(0, urls.MAX_DEPTH)] | None = None
+    sort: Annotated[str, choice(*sorts.NAMES)] | None = None
     per_page: Annotated[int, choice(10, 25, 50, 100)] = 25
     cursor: Cursor | None = None
 

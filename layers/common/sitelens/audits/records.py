@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits import caps, history, rules, setting_checks
+from sitelens.audits import caps, duplicates, history, rules, setting_checks
 from sitelens.audits import runs as run_history
 from sitelens.audits.starting import crawl_of, regression, start_run
 from sitelens.core import clock, errors
@@ -50,6 +50,7 @@ PLAIN_SETTINGS: dict[str, Any] = {
     "list_urls": "",
     "user_agent": rules.DEFAULT_USER_AGENT,
     "max_rate": 0,
+    "near_duplicate_similarity": duplicates.DEFAULT_SIMILARITY,
 }
 
 
@@ -80,6 +81,9 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
         "max_rate": record.get("max_rate") or None,
         "regression": regression(record),
         "muted": json.loads(record.get("muted") or "{}"),
+        "near_duplicate_similarity": int(
+            record.get("near_duplicate_similarity") or duplicates.DEFAULT_SIMILARITY
+        ),
         "scope_changed": bool(record.get("scope_changed")),
         "privacy": record["privacy"],
         "password": bool(record.get("password_hash")),
@@ -128,6 +132,9 @@ def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any
         "max_rate": fields.max_rate or 0,
         "regression": json.dumps(fields.regression or history.DEFAULT_REGRESSION),
         "muted": json.dumps(fields.muted or {}),
+        "near_duplicate_similarity": (
+            fields.near_duplicate_similarity or duplicates.DEFAULT_SIMILARITY
+        ),
         "scope_changed": 0,
         "privacy": fields.privacy or 0,
         "share_id": new_share_id(),

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from sitelens.audits.records import crawl_of, stored
 from sitelens.audits.runs import SEVERITIES
+from sitelens.audits.sorts import URL_ORDER
 from sitelens.core import errors
+from sitelens.data import audit_columns
 from sitelens.data import audits as stored_audits
 from sitelens.records import listing
 from sitelens.tokens import signing
@@ -20,6 +22,7 @@ if TYPE_CHECKING:  # the input models import pydantic, which only parsing handle
 # A filtered pages list reads at most this many of the run's pages a request (as other
 # filtered lists: `data.pages.MAX_FILTERED_READS`); its cursor goes on from there.
 MAX_PAGE_READS = 1_000
+NEAR_DUPLICATES = "near_duplicate_content"  # the issue that lists its clusters
 
 
 def _run_of(record: dict[str, Any], run: int | None) -> str:
@@ -28,12 +31,27 @@ def _run_of(record: dict[str, Any], run: int | None) -> str:
     return crawl_of(record, run)
 
 
-def show_page(item: dict[str, Any]) -> dict[str, Any]:
+class NotSortable(errors.Conflict):
+    """409: a run's pages are sorted once the run is done (its analysis writes the orders)."""
+
+    message = (
+        "The run's pages can be sorted once the run is done (runs analysed before sorting "
+        "existed cannot be); read them without sort meanwhile."
+    )
+
+
+def show_page(item: dict[str, Any], ranked: list[Any] | None = None) -> dict[str, Any]:
+    """A page as the list shows it; `ranked`: its entry of the run's orders ([url, link
+    score, inlinks]), None before the run is analysed."""
     links = item.get("links")
     return {
         "url": item["url"],
         "status_code": item.get("status_code"),
         "depth": item.get("found_depth"),
+        "response_time_ms": item.get("response_time_ms"),
+        "word_count": item.get("words"),
+        "inlinks": ranked[2] if ranked else None,
+        "link_score": ranked[1] if ranked else None,
         "external": bool(item.get("external")),
         "blocked": bool(item.get("blocked")),
         "in_sitemap": bool(item.get("in_sitemap")),
@@ -53,21 +71,47 @@ def show_page(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listing.Page:
-    """A page of a run's crawled pages in URL order, filtered by issue, status or depth."""
+    """A page of a run's crawled pages, filtered by issue, status or depth: in URL order,
+    or in the order `sort` names once the run is done (its orders, `audits.columns`)."""
     record = stored(account_id, audit_id)
     crawl = _run_of(record, query.run)
     params = query.model_dump(exclude={"cursor", "format"}, exclude_none=True)
     bound_to = listing.binding(account_id, f"audit-pages:{audit_id}", params)
-    after = None
+    position: dict[str, Any] = {}
     if query.cursor:
         position, _ = signing.decode_cursor(query.cursor, bound_to)
-        after = position.get("after")
-        if not isinstance(after, str) or not after.startswith(stored_audits.PAGE):
-            raise errors.Invalid.field("cursor", "The cursor is invalid.")
     affected: set[str] | None = None
     if query.issue is not None:
         found = {i["code"]: i for i in stored_audits.issues(crawl)}.get(query.issue)
         affected = {p["url"] for p in json.loads(found["pages"])} if found else set()
+    orders = json.loads((stored_audits.state(crawl) or {}).get("orders") or "{}")
+    if query.sort is not None and query.sort not in orders:
+        raise NotSortable()
+    if "after" in position or (not query.cursor and not orders):
+        shown, read, next_position = _in_key_order(crawl, query, affected, position)
+    else:
+        name = query.sort or URL_ORDER
+        shown, read, next_position = _in_order(crawl, name, orders, query, affected, position)
+    token = signing.encode_cursor(next_position, True, bound_to) if next_position else None
+    return listing.Page(
+        records=shown,
+        next_cursor=token,
+        prev_cursor=None,
+        params=params,
+        cost={},
+        entries_read=read,
+    )
+
+
+def _in_key_order(
+    crawl: str, query: AuditPagesQuery, affected: set[str] | None, position: dict[str, Any]
+) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None]:
+    """A page of the list read in its items' (URL) order: before the run is analysed."""
+    after = position.get("after")
+    if after is not None and (
+        not isinstance(after, str) or not after.startswith(stored_audits.PAGE)
+    ):
+        raise errors.Invalid.field("cursor", "The cursor is invalid.")
     shown: list[dict[str, Any]] = []
     read, more = 0, True
     while more and len(shown) < query.per_page and read < MAX_PAGE_READS:
@@ -82,15 +126,42 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
                     break
         else:
             more = last is not None
-    token = signing.encode_cursor({"after": after}, True, bound_to) if more else None
-    return listing.Page(
-        records=shown,
-        next_cursor=token,
-        prev_cursor=None,
-        params=params,
-        cost={},
-        entries_read=read,
-    )
+    return shown, read, {"after": after} if more else None
+
+
+def _in_order(
+    crawl: str,
+    name: str,
+    orders: dict[str, int],
+    query: AuditPagesQuery,
+    affected: set[str] | None,
+    position: dict[str, Any],
+) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None]:
+    """A page of the list read in one of the run's stored orders: the parts it spans, and
+    its pages by key (up to `MAX_PAGE_READS` with filters)."""
+    part, index = position.get("part", 0), position.get("index", 0)
+    parts = orders.get(name, 0)
+    if not isinstance(part, int) or not isinstance(index, int) or part < 0 or index < 0:
+        raise errors.Invalid.field("cursor", "The cursor is invalid.")
+    shown: list[dict[str, Any]] = []
+    read = 0
+    entries = audit_columns.order_part(crawl, name, part) if part < parts else []
+    while part < parts and len(shown) < query.per_page and read < MAX_PAGE_READS:
+        if index >= len(entries):
+            part, index = part + 1, 0
+            entries = audit_columns.order_part(crawl, name, part) if part < parts else []
+            continue
+        wanted = entries[index : index + min(query.per_page - len(shown), MAX_PAGE_READS - read)]
+        items = audit_columns.pages_by_url(crawl, [entry[0] for entry in wanted])
+        for entry in wanted:
+            read += 1
+            index += 1
+            item = items.get(entry[0])
+            if item is not None and _matches(item, query, affected):
+                shown.append(show_page(item, entry))
+    if index >= len(entries):
+        part, index = part + 1, 0
+    return shown, read, {"part": part, "index": index} if part < parts else None
 
 
 def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: set[str] | None) -> bool:
@@ -120,7 +191,8 @@ def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict
 def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str, Any]]:
     """The issues of the audit's run `run` (its current one by default), most severe
     first, each with its affected pages."""
-    found = stored_audits.issues(_run_of(record, run))
+    crawl = _run_of(record, run)
+    found = stored_audits.issues(crawl)
     shown = [
         {
             "code": item["code"],
@@ -135,4 +207,7 @@ def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str,
         }
         for item in found
     ]
+    for issue in shown:
+        if issue["code"] == NEAR_DUPLICATES:  # its pages grouped, with what differs
+            issue["clusters"] = audit_columns.clusters(crawl)
     return sorted(shown, key=lambda i: (SEVERITIES.index(i["severity"]), -i["count"], i["code"]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitelens.audits import history, rules
+from sitelens.audits import duplicates, history, rules
 from sitelens.audits import runs as run_history
 from sitelens.core import clock
 from sitelens.data import audits as stored_audits
@@ -46,6 +46,9 @@ def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> 
         "max_rate": record.get("max_rate", 0),
         "regression": json.dumps(regression(record)),
         "muted": record.get("muted") or "{}",
+        "near_duplicate_similarity": (
+            record.get("near_duplicate_similarity") or duplicates.DEFAULT_SIMILARITY
+        ),
         "scope_changed": 1 if scope_changed else 0,
         **({"crawl_secret": record["crawl_secret"]} if record.get("crawl_secret") else {}),
         "discovered": 0,
