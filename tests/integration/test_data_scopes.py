@@ -17,7 +17,16 @@ import pytest
 
 import sitelens.data
 from sitelens.core import errors, hosts, scopes
-from sitelens.data import annotations, audits, pages, projects, records, reports, websites
+from sitelens.data import (
+    annotations,
+    audits,
+    brands,
+    pages,
+    projects,
+    records,
+    reports,
+    websites,
+)
 from tests.integration.keys.test_scopes import world
 from tests.integration.test_reports import private_urls
 
@@ -44,6 +53,13 @@ def _listing(collection: records.Collection, world: World, side: str) -> list[An
 
 def _annotation(world: World, side: str) -> Any:
     return annotations.get(world["account"], world[side]["id"], world[f"{side}_note"]["id"])
+
+
+def _brand(world: World, side: str) -> Any:
+    """A project's brand, set (unscoped: the routes' paths are checked at the edge) and read."""
+    owner = brands.project_owner(world[f"{side}_report"]["project"])
+    brands.put(world["account"], owner, {"name": side, "updated_at": "2026-11-01T00:00:00Z"})
+    return brands.get(world["account"], owner)
 
 
 def _unchanged(record: dict[str, Any]) -> dict[str, Any]:
@@ -82,6 +98,11 @@ READS: dict[str, Read] = {
     ],
     "audits.update": lambda w, s: audits.update(w["account"], w[f"{s}_audit"]["id"], _unchanged),
     "annotations.get": _annotation,
+    "brands.get": _brand,
+    "brands.many": lambda w, s: (
+        _brand(w, s)
+        and any(brands.many(w["account"], [brands.project_owner(w[f"{s}_report"]["project"])]))
+    ),
     "annotations.of_website": lambda w, s: annotations.of_website(w["account"], w[s]["id"]),
     "annotations.update": lambda w, s: annotations.update(
         w["account"], w[s]["id"], w[f"{s}_note"]["id"], _unchanged
@@ -122,6 +143,11 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "a project row's sort key and the writes that go with its reports",
     ),
     "annotations": ("partition allocate_id", "key shapes and ids"),
+    "brands": (
+        "project_owner put delete put_logo get_logo",
+        "a brand's key and writes (the routes check the project at the edge); logos are "
+        "addressed by their bytes' hash, public as the share pages that show them",
+    ),
     "audits": (
         "allocate_id due crawl_key item_key start state set_state count pages_after every_page "
         "save_issues issues save_affected affected send",
