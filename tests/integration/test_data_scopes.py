@@ -23,6 +23,7 @@ from sitelens.data import (
     brands,
     pages,
     projects,
+    recipients,
     records,
     reports,
     websites,
@@ -62,6 +63,13 @@ def _brand(world: World, side: str) -> Any:
     return brands.get(world["account"], owner)
 
 
+def _recipient_target(world: World, side: str) -> str:
+    """A client recipient of the side's website, added (unscoped, as `_brand`)."""
+    target = f"website:{world[side]['id']}"
+    recipients.add(world["account"], target, side * 4, f"{side}@client.example", "2026-11-01")
+    return target
+
+
 def _unchanged(record: dict[str, Any]) -> dict[str, Any]:
     return record
 
@@ -99,6 +107,14 @@ READS: dict[str, Read] = {
     "audits.update": lambda w, s: audits.update(w["account"], w[f"{s}_audit"]["id"], _unchanged),
     "annotations.get": _annotation,
     "brands.get": _brand,
+    "recipients.get": lambda w, s: recipients.get(w["account"], _recipient_target(w, s), s * 4),
+    "recipients.of_target": lambda w, s: recipients.of_target(
+        w["account"], _recipient_target(w, s), 10
+    ),
+    "recipients.of_account": lambda w, s: (
+        (target := _recipient_target(w, s))
+        and [r for r in recipients.of_account(w["account"], 100) if r["target"] == target]
+    ),
     "brands.many": lambda w, s: (
         _brand(w, s)
         and any(brands.many(w["account"], [brands.project_owner(w[f"{s}_report"]["project"])]))
@@ -143,6 +159,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "a project row's sort key and the writes that go with its reports",
     ),
     "annotations": ("partition allocate_id", "key shapes and ids"),
+    "recipients": (
+        "add confirm remove",
+        "writes: the routes read the website or audit first (scoped), the links are signed",
+    ),
     "brands": (
         "project_owner put delete put_logo get_logo",
         "a brand's key and writes (the routes check the project at the edge); logos are "

@@ -173,6 +173,11 @@ def test_another_account_or_a_limited_key_cannot_touch_a_brand(seo, other_seo, a
     assert other_seo.get(BRAND).status == 404
     assert other_seo.delete(BRAND).status == 404
     assert seo.get(BRAND).data["name"] == "Mine"
-    limited = seo.post("/api/v1/keys", {"name": "one", "projects": "other.example"}).data["key"]
+    limited = seo.post(
+        "/api/v1/keys", {"name": "one", "projects": "other.example", "access": "write"}
+    ).data["key"]
     assert Client("SeoApi", limited).get(BRAND).status == 404
+    assert Client("SeoApi", limited).put(BRAND, {"name": "X"}).status == 404
+    # the account's brand draws every project: only a key over the whole account sets it
     assert Client("SeoApi", limited).put("/api/v1/account/brand", {"name": "X"}).status == 403
+    assert seo.get(BRAND).data["name"] == "Mine" and seo.get("/api/v1/account/brand").status == 404

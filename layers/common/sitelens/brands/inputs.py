@@ -73,9 +73,7 @@ def frame_ancestor(line: str) -> str | None:
     host, _, port = rest.partition(":")
     if port and (not port.isdigit() or not 0 < int(port) < 65536):
         return problem
-    bare = host.removeprefix("*.")
-    if "*" in bare:
-        return problem
+    bare = host.removeprefix("*.")  # any other `*` is no host (hosts.parse)
     try:
         parsed = hosts.parse(bare)
     except hosts.InvalidHost:
