@@ -115,6 +115,24 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         "e": "Plausible's engagement with neither a time nor a scroll depth",
     },
     "unsubscribeLink": None,  # a token we did not sign, on an HTML page
+    # brands and client recipients (docs/white-label.md)
+    **{
+        operation: {
+            "name": "white space only",
+            "logo_url": "a logo that cannot be fetched, or is no PNG, JPEG or WebP image of at "
+            "most 256 KB, or a URL with a user name or password",
+            "frame_ancestors": "a line that is no https origin, or more than 10 lines",
+        }
+        for operation in ("putProjectBrand", "putAccountBrand")
+    },
+    **{
+        operation: {"email": "an address our stricter rule refuses, or an 11th recipient"}
+        for operation in ("addWebsiteRecipient", "addAuditRecipient")
+    },
+    "confirmRecipientLink": None,  # a token we did not sign, on an HTML page
+    "unsubscribeRecipientLink": None,
+    "confirmRecipientOneClick": {"token": "a token of the documented shape we did not sign"},
+    "unsubscribeRecipientOneClick": {"token": "a token of the documented shape we did not sign"},
     "unsubscribeOneClick": {"token": "a token of the documented shape we did not sign"},
     "listReports": {"cursor": CURSOR},
     "listProjects": {"cursor": CURSOR},

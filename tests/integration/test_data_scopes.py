@@ -17,7 +17,17 @@ import pytest
 
 import sitelens.data
 from sitelens.core import errors, hosts, scopes
-from sitelens.data import annotations, audits, pages, projects, records, reports, websites
+from sitelens.data import (
+    annotations,
+    audits,
+    brands,
+    pages,
+    projects,
+    recipients,
+    records,
+    reports,
+    websites,
+)
 from tests.integration.keys.test_scopes import world
 from tests.integration.test_reports import private_urls
 
@@ -44,6 +54,20 @@ def _listing(collection: records.Collection, world: World, side: str) -> list[An
 
 def _annotation(world: World, side: str) -> Any:
     return annotations.get(world["account"], world[side]["id"], world[f"{side}_note"]["id"])
+
+
+def _brand(world: World, side: str) -> Any:
+    """A project's brand, set (unscoped: the routes' paths are checked at the edge) and read."""
+    owner = brands.project_owner(world[f"{side}_report"]["project"])
+    brands.put(world["account"], owner, {"name": side, "updated_at": "2026-11-01T00:00:00Z"})
+    return brands.get(world["account"], owner)
+
+
+def _recipient_target(world: World, side: str) -> str:
+    """A client recipient of the side's website, added (unscoped, as `_brand`)."""
+    target = f"website:{world[side]['id']}"
+    recipients.add(world["account"], target, side * 4, f"{side}@client.example", "2026-11-01")
+    return target
 
 
 def _unchanged(record: dict[str, Any]) -> dict[str, Any]:
@@ -82,6 +106,19 @@ READS: dict[str, Read] = {
     ],
     "audits.update": lambda w, s: audits.update(w["account"], w[f"{s}_audit"]["id"], _unchanged),
     "annotations.get": _annotation,
+    "brands.get": _brand,
+    "recipients.get": lambda w, s: recipients.get(w["account"], _recipient_target(w, s), s * 4),
+    "recipients.of_target": lambda w, s: recipients.of_target(
+        w["account"], _recipient_target(w, s), 10
+    ),
+    "recipients.of_account": lambda w, s: (
+        (target := _recipient_target(w, s))
+        and [r for r in recipients.of_account(w["account"], 100) if r["target"] == target]
+    ),
+    "brands.many": lambda w, s: (
+        _brand(w, s)
+        and any(brands.many(w["account"], [brands.project_owner(w[f"{s}_report"]["project"])]))
+    ),
     "annotations.of_website": lambda w, s: annotations.of_website(w["account"], w[s]["id"]),
     "annotations.update": lambda w, s: annotations.update(
         w["account"], w[s]["id"], w[f"{s}_note"]["id"], _unchanged
@@ -122,6 +159,15 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "a project row's sort key and the writes that go with its reports",
     ),
     "annotations": ("partition allocate_id", "key shapes and ids"),
+    "recipients": (
+        "add confirm remove",
+        "writes: the routes read the website or audit first (scoped), the links are signed",
+    ),
+    "brands": (
+        "project_owner put delete put_logo get_logo",
+        "a brand's key and writes (the routes check the project at the edge); logos are "
+        "addressed by their bytes' hash, public as the share pages that show them",
+    ),
     "audits": (
         "allocate_id due crawl_key item_key start state set_state count pages_after every_page "
         "save_issues issues save_affected affected send",

@@ -38,7 +38,8 @@ FIGURES = {
 
 
 @cache
-def _environment() -> Any:
+def environment() -> Any:
+    """The digests' templates (HTML escaped, plain text as it is)."""
     import jinja2
 
     return jinja2.Environment(
@@ -175,7 +176,7 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
     everything = _unsubscribe_url(base, account_id, None)  # every website: a short link
     context = {
         "period": period,
-        "title": _title(period),
+        "title": title(period),
         "websites": rows,
         "more": len(websites) - len(rows),
         "unsubscribe_all": everything,
@@ -190,9 +191,9 @@ def digest(account_id: str, email: str, period: Period) -> EmailMessage | None:
     # RFC 8058: mail clients offer one-click unsubscribing with a POST to this URL
     message["List-Unsubscribe"] = f"<{everything}>"
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
-    message.set_content(_environment().get_template("digest.txt").render(**context))
+    message.set_content(environment().get_template("digest.txt").render(**context))
     message.add_alternative(
-        _environment().get_template("digest.html").render(**context), subtype="html"
+        environment().get_template("digest.html").render(**context), subtype="html"
     )
     return message
 
@@ -202,7 +203,7 @@ def _unsubscribe_url(base: str, account_id: str, website_ids: list[int] | None) 
     return f"{base}/api/v1/unsubscribe?{urlencode({'token': token})}"
 
 
-def _title(period: Period) -> str:
+def title(period: Period) -> str:
     if period.cadence == "weekly":
         return f"your week, {period.first:%d %b} to {period.last:%d %b %Y}"
     return f"your month, {period.first:%B %Y}"

@@ -62,6 +62,7 @@ def send(contact: dict[str, str] | None, account_id: str, period: Period) -> str
         message = composing.digest(account_id, contact["email"], period)
         if message is None:
             claims.settle(held, "empty", "")
+            _to_clients(account_id, period)
             return "empty"
         message_id = mail.send(message)
     except Exception as err:
@@ -76,7 +77,20 @@ def send(contact: dict[str, str] | None, account_id: str, period: Period) -> str
             "digest sent after its claim was taken over",
             extra={"account": account_id, "period": period.label},
         )
+    _to_clients(account_id, period)
     return "sent"
+
+
+def _to_clients(account_id: str, period: Period) -> None:
+    """The period's client digests (`clients`), once the account's own is settled: a
+    failure there is counted and logged, and never sends the account's digest again."""
+    from sitelens.digests import clients
+
+    try:
+        clients.send(account_id, period)
+    except Exception:
+        logger.exception("client digests not sent", extra={"account": account_id})
+        metrics.count("DigestFailures")
 
 
 def send_batch(records: list[dict[str, Any]]) -> list[str]:

@@ -21,7 +21,7 @@ READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # POSTs that only read: their body is a query
 READING_POSTS = frozenset({"/api/v1/query", "/api/v1/funnels/query"})
 # Routes that manage what keys reach: only a key over the whole account may use them.
-ACCOUNT_WIDE_ROUTES = ("/api/v1/keys", "/api/v1/webhooks")
+ACCOUNT_WIDE_ROUTES = ("/api/v1/keys", "/api/v1/webhooks", "/api/v1/account/brand")
 # Routes whose `{id}` is a website id, and anything under them (`/api/v1/websites/{id}/…`).
 WEBSITE_ROUTES = ("/api/v1/websites/{id}", "/api/v1/stats/{id}")
 

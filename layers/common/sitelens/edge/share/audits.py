@@ -25,6 +25,7 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
     return pages.page(
         request,
         "audit.html",
+        brand=views.brand_of(request, shared),
         title=_title(shared),
         severity_names=SEVERITY_NAMES,
         **shared_audits.view(shared.record, request.base_url),

@@ -74,6 +74,7 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
     return pages.page(
         request,
         "report.html",
+        brand=views.brand_of(request, shared),
         title=_title(shared),
         report=record,
         failed=failed,

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from http.cookies import CookieError, SimpleCookie
 from urllib.parse import urlencode, urlsplit
 
-from sitelens import sharing
+from sitelens import brands, sharing
 from sitelens.core import errors
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
@@ -76,6 +76,18 @@ def guest(request: Request) -> sharing.Guest | None:
         if session is not None:
             return session
     return None
+
+
+def brand_of(request: Request, shared: sharing.Shared) -> brands.Shown:
+    """The brand a record's pages are drawn with: its project's (its site's), else its
+    account's."""
+    record = shared.record
+    host = (
+        record.get("project")
+        or record.get("domain")
+        or urlsplit(str(record.get("url") or "")).hostname
+    )
+    return brands.shown(shared.account, str(host) if host else None, request.base_url)
 
 
 def _token_sized(text: str) -> bool:
@@ -206,6 +218,7 @@ def _password_page(
         "password.html",
         status,
         headers,
+        brand=brand_of(request, shared),
         title=kind.title(shared),
         action=f"{request.base_url}{request.path}",
         problem=problem,

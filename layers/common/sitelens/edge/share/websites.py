@@ -52,6 +52,7 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
     return pages.page(
         request,
         "website.html",
+        brand=views.brand_of(request, shared),
         title=_title(shared),
         domain=shared.record["domain"],
         period=period,
