@@ -8,6 +8,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from sitelens.core import words
 from sitelens.edge.http import Request, Response, cacheable
 
 ASSETS = Path(__file__).with_name("assets")
@@ -33,13 +34,15 @@ def _environment() -> Any:
     # Imported here: only the page routes load Jinja2.
     import jinja2
 
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["counted"] = words.counted  # {{ n|counted("page") }}: "1 page"
+    return environment
 
 
 def page(
