@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from sitelens.audits import reasons
 from sitelens.audits.records import crawl_of, stored
 from sitelens.audits.runs import SEVERITIES
 from sitelens.core import errors
@@ -64,10 +65,11 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
         after = position.get("after")
         if not isinstance(after, str) or not after.startswith(stored_audits.PAGE):
             raise errors.Invalid.field("cursor", "The cursor is invalid.")
-    affected: set[str] | None = None
+    affected: dict[str, str] | None = None  # URL -> what the issue found there
     if query.issue is not None:
         found = {i["code"]: i for i in stored_audits.issues(crawl)}.get(query.issue)
-        affected = {p["url"] for p in json.loads(found["pages"])} if found else set()
+        listed = json.loads(found["pages"]) if found else []
+        affected = {p["url"]: p["detail"] for p in listed}
     shown: list[dict[str, Any]] = []
     read, more = 0, True
     while more and len(shown) < query.per_page and read < MAX_PAGE_READS:
@@ -77,6 +79,8 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
             after = item["key"]
             if _matches(item, query, affected):
                 shown.append(show_page(item))
+                if query.issue is not None and affected is not None:
+                    shown[-1].update(reasons.explained(query.issue, affected[item["url"]], item))
                 if len(shown) == query.per_page:
                     more = n < len(chunk) - 1 or last is not None
                     break
@@ -93,7 +97,7 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
     )
 
 
-def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: set[str] | None) -> bool:
+def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: dict[str, str] | None) -> bool:
     if item.get("state") != "fetched":
         return False
     if affected is not None and item["url"] not in affected:
@@ -117,6 +121,29 @@ def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict
     return run_issues(record, query.run)
 
 
+def issue_pages(account_id: str, audit_id: int, query: AuditIssuesQuery) -> dict[str, Any]:
+    """The run's issue `query.code` with page `query.page` of its pages, each with why."""
+    record = stored(account_id, audit_id)
+    crawl = _run_of(record, query.run)
+    found = run_issues(record, query.run)
+    return reasons.issue_view(crawl, found, str(query.code), query.page, query.per_page)
+
+
+def issue_rows(found: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One row an issue's listed page, with its reason (a report check's as its title:
+    the pages' own sentences are read a page at a time, by `issue_pages`)."""
+    for issue in found:
+        for page in issue["pages"]:
+            yield {**issue, **page, **reasons.explained(issue["code"], page["detail"], None)}
+
+
+def page_issues(account_id: str, audit_id: int, query: AuditPagesQuery) -> dict[str, Any]:
+    """The run's page `query.url` with each issue that lists it, and why."""
+    record = stored(account_id, audit_id)
+    crawl = _run_of(record, query.run)
+    return reasons.page_view(crawl, run_issues(record, query.run), str(query.url))
+
+
 def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str, Any]]:
     """The issues of the audit's run `run` (its current one by default), most severe
     first, each with its affected pages."""
@@ -125,7 +152,7 @@ def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str,
         {
             "code": item["code"],
             "severity": item["severity"],
-            "title": item["title"],
+            "title": reasons.title(item["code"]),  # as worded now, for runs of before too
             "fix": item["fix"],
             "learn_more": item["learn_more"],
             "count": item["count"],

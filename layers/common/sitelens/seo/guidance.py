@@ -1,8 +1,8 @@
 """What to do about each failed check: a one-line fix and a link to the standard it
 applies (Google Search Central, web.dev and Chrome's Lighthouse docs, MDN, the RFC or
 the spec), as Lighthouse's "learn more" links do. One entry per check of `CHECKS` and
-`FIELD_CHECKS`, with its human title; a report's failed results carry theirs (`advised`), and so do audits'
-`page_<check>` issues."""
+`FIELD_CHECKS`, with its title and where it looks; a report's failed results carry theirs
+(`advised`), and so do audits' `page_<check>` issues and their reasons."""
 
 from __future__ import annotations
 
