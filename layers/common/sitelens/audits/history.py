@@ -63,6 +63,7 @@ def diff(before: Snapshot, after: Snapshot, muted: frozenset[str] = frozenset())
         gone, came = old - now, now - old
         entry: dict[str, Any] = {
             "code": code,
+            "title": issue_title(code),  # what a person reads (digests, webhooks, share pages)
             "severity": after.severities.get(code) or before.severities[code],
             "pages": len(now),
             "new_pages": len(came - added_pages),

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from sitelens.audits import reasons
 from sitelens.core.config import settings
 from sitelens.data import audits as stored_audits
 from sitelens.digests.periods import Period
@@ -49,9 +48,11 @@ def of_period(account_id: str, period: Period) -> Regressions:
 
 def _shown(audit: dict[str, Any], run: dict[str, Any], base: str) -> dict[str, Any]:
     change = run.get("diff") or {}
-    new_high = [reasons.title(i["code"]) for i in change.get("new", []) if i["severity"] == "high"]
+    new_high = [
+        i.get("title") or i["code"] for i in change.get("new", []) if i["severity"] == "high"
+    ]
     spread = [
-        reasons.title(i["code"])
+        i.get("title") or i["code"]
         for i in change.get("persisting", [])
         if i["severity"] == "high" and i["new_pages"]
     ]
