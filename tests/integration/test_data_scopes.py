@@ -169,7 +169,8 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "addressed by their bytes' hash, public as the share pages that show them",
     ),
     "audits": (
-        "allocate_id due crawl_key item_key start state set_state count pages_after every_page "
+        "allocate_id due crawl_key item_key start state set_state count pages_after pages_of "
+        "every_page "
         "save_issues issues save_affected affected send",
         "ids of due audits, for the scheduler, which reads each with audits.get (scoped); "
         "a run's crawl, keyed by `crawl_key` of an audit read first with audits.get (scoped)",

@@ -408,7 +408,7 @@ def test_long_lists_keep_their_first_entries_and_say_how_many_are_left_out(seo, 
         *(site.url(f"/photo-{n}.jpg") for n in range(analysis.MAX_ITEMS)),
         "… 15 more",
     ]
-    assert missing_alt["errors"] == {"missing_alt": "Images without alt text: 35."}
+    assert missing_alt["errors"]["missing_alt"].startswith("35 images without alt text")
 
 
 def test_a_page_that_cannot_be_analysed_in_time_gets_a_report_saying_so(seo, site, monkeypatch):

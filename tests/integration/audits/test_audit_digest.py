@@ -57,7 +57,10 @@ def test_a_regression_appears_in_the_digest_of_its_week(
     text, html = parts(message)
     assert "Audits that regressed" in text and "Audits that regressed" in html
     assert f"{audit_site.url('/')} (audit {created['id']}, run 2, 2026-11-18)" in text
-    assert "High-severity issues on more pages: broken_internal_link" in text
+    assert (
+        "High-severity issues on more pages: Internal links to pages that fail (4xx, 5xx or "
+        "unreachable)" in text
+    )
     assert f"Audit page: https://seo.test/share/audits/{created['share_id']}" in text
     assert f'href="https://seo.test/share/audits/{created["share_id"]}"' in html
 
@@ -100,4 +103,7 @@ def test_a_regression_more_runs_ago_than_the_record_keeps_is_still_in_its_digest
     [message] = emails(outbox)
     text, _ = parts(message)
     assert f"{audit_site.url('/')} (audit {created['id']}, run 2, 2026-11-18)" in text
-    assert "High-severity issues on more pages: broken_internal_link" in text
+    assert (
+        "High-severity issues on more pages: Internal links to pages that fail (4xx, 5xx or "
+        "unreachable)" in text
+    )

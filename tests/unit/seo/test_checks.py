@@ -189,7 +189,10 @@ def test_image_keywords_fails_on_missing_alt_only() -> None:
     outcome = run("image_keywords", html)
     assert not outcome.passed
     assert outcome.value == ["https://example.com/a.png", "https://example.com/d.png"]
-    assert outcome.errors == {"missing_alt": "Images without alt text: 2."}
+    assert outcome.errors == {
+        "missing_alt": '2 images without alt text, the first <img src="https://example.com/a.png">;'
+        ' every <img> needs one (alt="" if decorative).'
+    }
 
 
 @pytest.mark.parametrize(
@@ -414,7 +417,9 @@ def test_canonical_from_a_link_header_and_not_from_the_body() -> None:
     assert run("canonical", "<p>x</p>", headers=header).passed
     body_only = '<body><link rel="canonical" href="https://example.com/pricing"></body>'
     assert run("canonical", body_only).errors == {
-        "missing": 'The page has no <link rel="canonical"> nor Link header.'
+        "missing": (
+            'The page has no <link rel="canonical"> in its <head> nor a Link header naming one.'
+        )
     }
     conflict = '<head><link rel="canonical" href="https://example.com/other"></head>'
     assert "multiple" in (run("canonical", conflict, headers=header).errors or {})

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sitelens.audits import checks, columns, duplicates, history, link_score, traffic
+from sitelens.audits import checks, columns, duplicates, history, link_score, reasons, traffic
 from sitelens.audits.runs import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
@@ -26,7 +26,7 @@ from sitelens.webhooks import events
 
 # Checks of the whole site that a report runs on its page: an audit judges them once, by
 # its own checks (robots.txt, sitemaps, the 404 page), not once a page.
-SITE_CHECKS = frozenset({"404_page", "robots_txt", "sitemap"})
+SITE_CHECKS = reasons.SITE_CHECKS
 # What an issue costs the score: its severity's weight times the share of pages it touches.
 WEIGHTS = {"high": 40, "medium": 20, "low": 5}
 MUTED = "muted"  # an audit's grade of a check it does not want counted
@@ -51,7 +51,7 @@ def page_checks(pages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         {
             "code": code,
             "severity": CHECKS[code.removeprefix(PAGE_CHECK)].importance,
-            "title": f"Pages failing the report check {code.removeprefix(PAGE_CHECK)}",
+            "title": ADVICE[code.removeprefix(PAGE_CHECK)].title,
             "fix": ADVICE[code.removeprefix(PAGE_CHECK)].fix,
             "learn_more": ADVICE[code.removeprefix(PAGE_CHECK)].learn_more,
             "count": len(urls),

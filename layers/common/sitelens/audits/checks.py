@@ -1,10 +1,11 @@
 """The cross-page checks: pure functions over a run's stored page facts.
 
 `run(pages, start_url)` gives every issue found, each `{code, severity, title, fix,
-learn_more, pages: [{url, detail}]}`; a check that finds nothing gives no issue. Pages are
-the crawl's items (`sitelens.data.audits`), with lists already decoded. Near-duplicates
-compare simhashes in four 16-bit bands: two hashes at most 3 bits apart share one band
-exactly (pigeonhole), so only pages sharing a band are compared, not every pair.
+learn_more, pages: [{url, detail}]}` (as `definitions` words them); a check that finds
+nothing gives no issue. Pages are the crawl's items (`sitelens.data.audits`), with lists
+already decoded. Near-duplicates compare simhashes in four 16-bit bands: two hashes at
+most 3 bits apart share one band exactly (pigeonhole), so only pages sharing a band are
+compared, not every pair.
 """
 
 from __future__ import annotations
@@ -14,146 +15,13 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from sitelens.audits import duplicates
+from sitelens.audits.definitions import DEEP, DEFINITIONS, NEAR_DUPLICATE_BITS
 from sitelens.audits.facts import MAX_LINKS
 from sitelens.seo.links import hreflang_problem
 
 Page = dict[str, Any]
 Issue = dict[str, Any]
-# simhash distance of near-duplicates by default (Manku et al., 2007): `audits.duplicates`
-NEAR_DUPLICATE_BITS = duplicates.bits_of(duplicates.DEFAULT_SIMILARITY)
-DEEP = 3  # link hops from the start URL beyond which a page is hard to find
 MAX_AFFECTED = 1_000  # pages listed an issue (the count says how many there are)
-
-# code -> (severity, title, fix, learn more)
-DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
-    "broken_internal_link": (
-        "high",
-        "Internal links to pages that fail (4xx, 5xx or unreachable)",
-        "Link to a page that exists, or restore or redirect the missing one.",
-        "https://developers.google.com/search/docs/crawling-indexing/http-network-errors",
-    ),
-    "broken_external_link": (
-        "medium",
-        "External links to pages that fail (4xx, 5xx or unreachable)",
-        "Update or remove links to external pages that no longer answer.",
-        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-    ),
-    "redirect_loop": (
-        "high",
-        "Redirect loops (or more than 10 redirects)",
-        "Make the redirect end at a page that answers 200.",
-        "https://developers.google.com/search/docs/crawling-indexing/301-redirects",
-    ),
-    "redirect_chain": (
-        "medium",
-        "Redirect chains (two or more redirects)",
-        "Redirect straight to the final URL, and link to it.",
-        "https://developers.google.com/search/docs/crawling-indexing/301-redirects",
-    ),
-    "duplicate_title": (
-        "medium",
-        "Indexable pages sharing a title",
-        "Give each page a title of its own.",
-        "https://developers.google.com/search/docs/appearance/title-link",
-    ),
-    "duplicate_description": (
-        "low",
-        "Indexable pages sharing a meta description",
-        "Give each page a description of its own.",
-        "https://developers.google.com/search/docs/appearance/snippet",
-    ),
-    "near_duplicate_content": (
-        "medium",
-        "Pages with nearly the same text",
-        "Merge the pages, or point the copies' canonical at the original.",
-        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
-    ),
-    "canonical_to_error": (
-        "high",
-        "Canonicals pointing at pages that do not answer 200",
-        "Point the canonical at the page's final, working URL.",
-        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
-    ),
-    "canonical_to_noindex": (
-        "high",
-        "Canonicals pointing at noindex pages",
-        "Point the canonical at an indexable page, or remove the noindex.",
-        "https://developers.google.com/search/docs/crawling-indexing/consolidate-duplicate-urls",
-    ),
-    "canonicalised": (
-        "low",
-        "Pages whose canonical names another page (canonical clusters)",
-        "Check that each page is meant to be a copy of its canonical.",
-        "https://developers.google.com/search/docs/crawling-indexing/canonicalization",
-    ),
-    "orphan_page": (
-        "medium",
-        "Pages in the sitemap that no crawled page links to",
-        "Link to the page from a related page, or take it out of the sitemap.",
-        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-    ),
-    "dead_end": (
-        "low",
-        "Pages without links to other pages of the site",
-        "Link to related pages of the site.",
-        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-    ),
-    "deep_page": (
-        "low",
-        f"Pages more than {DEEP} clicks from the start URL",
-        "Link to the page from pages closer to the home page.",
-        "https://developers.google.com/search/docs/fundamentals/seo-starter-guide",
-    ),
-    "sitemap_non_indexable": (
-        "medium",
-        "Sitemap URLs that are noindex, blocked, redirected, non-canonical or failing",
-        "List only the canonical, indexable URLs that answer 200 in the sitemap.",
-        "https://developers.google.com/search/docs/crawling-indexing/sitemaps/build-sitemap",
-    ),
-    "hreflang_no_return": (
-        "medium",
-        "hreflang alternates that do not link back",
-        "Make every alternate list every other, including this page.",
-        "https://developers.google.com/search/docs/specialty/international/localized-versions",
-    ),
-    "hreflang_invalid_code": (
-        "medium",
-        "hreflang codes that are not valid language-region codes",
-        "Use an ISO 639-1 language, optionally with an ISO 3166-1 region (de-AT).",
-        "https://developers.google.com/search/docs/specialty/international/localized-versions",
-    ),
-    "hreflang_no_self": (
-        "low",
-        "hreflang sets that do not list the page itself",
-        "Add the page's own alternate to its hreflang set.",
-        "https://developers.google.com/search/docs/specialty/international/localized-versions",
-    ),
-    "hreflang_no_x_default": (
-        "low",
-        "hreflang sets without x-default",
-        "Add an x-default alternate for users of other languages.",
-        "https://developers.google.com/search/docs/specialty/international/localized-versions",
-    ),
-    "too_many_links": (
-        "low",
-        f"Pages with more than {MAX_LINKS} internal links",
-        "Split the page, or link to fewer pages from it: search engines and readers weigh "
-        "each of many links less.",
-        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-    ),
-    "high_traffic_low_link_score": (
-        "medium",
-        "Pages with much traffic and a weak internal link score",
-        "Link to the page from strong pages of the site (the home page, hubs, menus).",
-        "https://developers.google.com/search/docs/crawling-indexing/links-crawlable",
-    ),
-    "mixed_content": (
-        "medium",
-        "HTTPS pages loading resources over HTTP",
-        "Load every image, script, stylesheet and frame over HTTPS.",
-        "https://web.dev/articles/what-is-mixed-content",
-    ),
-}
 
 
 def issue(code: str, affected: Iterable[tuple[str, Any]]) -> Issue | None:
@@ -162,7 +30,7 @@ def issue(code: str, affected: Iterable[tuple[str, Any]]) -> Issue | None:
     listed = sorted({(url, str(detail)) for url, detail in affected})
     if not listed:
         return None
-    severity, title, fix, learn_more = DEFINITIONS[code]
+    severity, title, fix, learn_more, _, _ = DEFINITIONS[code]
     return {
         "code": code,
         "severity": severity,

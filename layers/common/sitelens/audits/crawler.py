@@ -46,6 +46,7 @@ from sitelens.audits import (
     fairshare,
     fetching,
     politeness,
+    reasons,
     sitemaps,
     visiting,
 )
@@ -371,6 +372,7 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
             parsed.facts["failed_checks"] = sorted(
                 k for k, r in report.results.items() if not r["passed"]
             )
+            parsed.facts["reasons"] = reasons.of_results(dict(report.results))
             found.update(parsed.facts)
             queued += _claim_links(state, scope, parsed, depth, again)
     if _is_start(state, step) and (failure := failures.start_failure(result)) is not None:

@@ -24,6 +24,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sitelens.audits.reasons import title as issue_title
+from sitelens.core import words
+
 DEFAULT_SCORE_DROP = 10  # points: a score drop this large is a regression
 DEFAULT_REGRESSION: dict[str, Any] = {
     "score_drop": DEFAULT_SCORE_DROP,
@@ -60,6 +63,7 @@ def diff(before: Snapshot, after: Snapshot, muted: frozenset[str] = frozenset())
         gone, came = old - now, now - old
         entry: dict[str, Any] = {
             "code": code,
+            "title": issue_title(code),  # what a person reads (digests, webhooks, share pages)
             "severity": after.severities.get(code) or before.severities[code],
             "pages": len(now),
             "new_pages": len(came - added_pages),
@@ -107,6 +111,6 @@ def reasons(change: dict[str, Any] | None, settings: dict[str, Any] | None = Non
         added = issue["added_pages"] if is_new or rules["high_on_added_pages"] else 0
         spread = issue["new_pages"] + added
         if spread:
-            pages = "page" if spread == 1 else "pages"
-            found.append(f"{issue['code']} ({'new, ' if is_new else ''}{spread} {pages}).")
+            pages = words.counted(spread, "page")
+            found.append(f"{issue_title(issue['code'])} ({'new, ' if is_new else ''}{pages}).")
     return found

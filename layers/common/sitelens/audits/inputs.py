@@ -13,6 +13,7 @@ from sitelens.records.inputs import (
     Cursor,
     Exportable,
     Flag,
+    Input,
     ListQuery,
     PrivacyFields,
     WebUrl,
@@ -54,6 +55,7 @@ Regression = Annotated[dict[str, Any], BeforeValidator(rules.check_regression)]
 Muted = Annotated[dict[str, str], BeforeValidator(rules.check_muted)]
 IssueCode = Annotated[str, BeforeValidator(codes.check)]
 Similarity = Annotated[int, number(duplicates.MIN_SIMILARITY, 100)]
+MAX_PAGE_NUMBER = 1_000  # of an issue's listed pages (at most checks.MAX_AFFECTED of them)
 
 # What an audit's crawl sends that is never shown back: sealed together (`records`).
 SECRET_FIELDS = ("headers", "basic_auth", "cookie")
@@ -113,7 +115,23 @@ class AuditPagesQuery(Exportable):
     sort: Annotated[str, choice(*sorts.NAMES)] | None = None
     per_page: Annotated[int, choice(10, 25, 50, 100)] = 25
     cursor: Cursor | None = None
+    url: Url | None = None  # the one page, with each issue that lists it and why
 
 
 class AuditIssuesQuery(Exportable):
+    """A run's issues; with `code`, that issue with a page of its pages and their reasons."""
+
     run: Annotated[int, number(1, 10**9)] | None = None
+    code: IssueCode | None = None
+    page: Annotated[int, number(1, MAX_PAGE_NUMBER)] = 1
+    per_page: Annotated[int, choice(10, 25, 50, 100)] = 25
+
+
+class AuditShareQuery(Input):
+    """What an audit's share view may ask for besides the audit: an issue's pages (a page
+    number of them) or a page's issues, of its last finished run."""
+
+    issue: IssueCode | None = None
+    url: Url | None = None
+    page: Annotated[int, number(1, MAX_PAGE_NUMBER)] = 1
+    per_page: Annotated[int, choice(10, 25, 50, 100)] = 25

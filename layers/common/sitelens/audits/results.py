@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from sitelens.audits import reasons
 from sitelens.audits.records import crawl_of, stored
 from sitelens.audits.runs import SEVERITIES
 from sitelens.audits.sorts import URL_ORDER
@@ -80,10 +81,11 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
     position: dict[str, Any] = {}
     if query.cursor:
         position, _ = signing.decode_cursor(query.cursor, bound_to)
-    affected: set[str] | None = None
+    affected: dict[str, str] | None = None  # URL -> what the issue found there
     if query.issue is not None:
         found = {i["code"]: i for i in stored_audits.issues(crawl)}.get(query.issue)
-        affected = {p["url"] for p in json.loads(found["pages"])} if found else set()
+        listed = json.loads(found["pages"]) if found else []
+        affected = {p["url"]: p["detail"] for p in listed}
     orders = json.loads((stored_audits.state(crawl) or {}).get("orders") or "{}")
     if query.sort is not None and query.sort not in orders:
         raise NotSortable()
@@ -104,7 +106,10 @@ def pages_page(account_id: str, audit_id: int, query: AuditPagesQuery) -> listin
 
 
 def _in_key_order(
-    crawl: str, query: AuditPagesQuery, affected: set[str] | None, position: dict[str, Any]
+    crawl: str,
+    query: AuditPagesQuery,
+    affected: dict[str, str] | None,
+    position: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None]:
     """A page of the list read in its items' (URL) order: before the run is analysed."""
     after = position.get("after")
@@ -120,7 +125,7 @@ def _in_key_order(
             read += 1
             after = item["key"]
             if _matches(item, query, affected):
-                shown.append(show_page(item))
+                shown.append(_shown(item, query, affected))
                 if len(shown) == query.per_page:
                     more = n < len(chunk) - 1 or last is not None
                     break
@@ -134,7 +139,7 @@ def _in_order(
     name: str,
     orders: dict[str, int],
     query: AuditPagesQuery,
-    affected: set[str] | None,
+    affected: dict[str, str] | None,
     position: dict[str, Any],
 ) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None]:
     """A page of the list read in one of the run's stored orders: the parts it spans, and
@@ -158,13 +163,26 @@ def _in_order(
             index += 1
             item = items.get(entry[0])
             if item is not None and _matches(item, query, affected):
-                shown.append(show_page(item, entry))
+                shown.append(_shown(item, query, affected, entry))
     if index >= len(entries):
         part, index = part + 1, 0
     return shown, read, {"part": part, "index": index} if part < parts else None
 
 
-def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: set[str] | None) -> bool:
+def _shown(
+    item: dict[str, Any],
+    query: AuditPagesQuery,
+    affected: dict[str, str] | None,
+    ranked: list[Any] | None = None,
+) -> dict[str, Any]:
+    """A page as listed; listed for an issue, with what the issue found there and why."""
+    shown = show_page(item, ranked)
+    if query.issue is not None and affected is not None:
+        shown.update(reasons.explained(query.issue, affected[item["url"]], item))
+    return shown
+
+
+def _matches(item: dict[str, Any], query: AuditPagesQuery, affected: dict[str, str] | None) -> bool:
     if item.get("state") != "fetched":
         return False
     if affected is not None and item["url"] not in affected:
@@ -188,6 +206,29 @@ def issues(account_id: str, audit_id: int, query: AuditIssuesQuery) -> list[dict
     return run_issues(record, query.run)
 
 
+def issue_pages(account_id: str, audit_id: int, query: AuditIssuesQuery) -> dict[str, Any]:
+    """The run's issue `query.code` with page `query.page` of its pages, each with why."""
+    record = stored(account_id, audit_id)
+    crawl = _run_of(record, query.run)
+    found = run_issues(record, query.run)
+    return reasons.issue_view(crawl, found, str(query.code), query.page, query.per_page)
+
+
+def issue_rows(found: list[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+    """One row an issue's listed page, with its reason (a report check's as its title:
+    the pages' own sentences are read a page at a time, by `issue_pages`)."""
+    for issue in found:
+        for page in issue["pages"]:
+            yield {**issue, **page, **reasons.explained(issue["code"], page["detail"], None)}
+
+
+def page_issues(account_id: str, audit_id: int, query: AuditPagesQuery) -> dict[str, Any]:
+    """The run's page `query.url` with each issue that lists it, and why."""
+    record = stored(account_id, audit_id)
+    crawl = _run_of(record, query.run)
+    return reasons.page_view(crawl, run_issues(record, query.run), str(query.url))
+
+
 def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str, Any]]:
     """The issues of the audit's run `run` (its current one by default), most severe
     first, each with its affected pages."""
@@ -197,7 +238,7 @@ def run_issues(record: dict[str, Any], run: int | None = None) -> list[dict[str,
         {
             "code": item["code"],
             "severity": item["severity"],
-            "title": item["title"],
+            "title": reasons.title(item["code"]),  # as worded now, for runs of before too
             "fix": item["fix"],
             "learn_more": item["learn_more"],
             "count": item["count"],

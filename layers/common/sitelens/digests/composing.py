@@ -17,7 +17,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from sitelens.analytics import dashboard, queries
-from sitelens.core import scopes
+from sitelens.core import scopes, words
 from sitelens.core.config import settings
 from sitelens.data import websites as stored_websites
 from sitelens.digests import regressions
@@ -42,7 +42,7 @@ def environment() -> Any:
     """The digests' templates (HTML escaped, plain text as it is)."""
     import jinja2
 
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         # HTML escaped; the plain-text part is text, where escaping would show as `&amp;`
         autoescape=jinja2.select_autoescape(["html"]),
@@ -50,6 +50,8 @@ def environment() -> Any:
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["counted"] = words.counted  # {{ n|counted("page") }}: "1 page"
+    return environment
 
 
 def figures(account_id: str, website_id: int, period: Period) -> dict[str, Any]:

@@ -48,9 +48,11 @@ def of_period(account_id: str, period: Period) -> Regressions:
 
 def _shown(audit: dict[str, Any], run: dict[str, Any], base: str) -> dict[str, Any]:
     change = run.get("diff") or {}
-    new_high = [i["code"] for i in change.get("new", []) if i["severity"] == "high"]
+    new_high = [
+        i.get("title") or i["code"] for i in change.get("new", []) if i["severity"] == "high"
+    ]
     spread = [
-        i["code"]
+        i.get("title") or i["code"]
         for i in change.get("persisting", [])
         if i["severity"] == "high" and i["new_pages"]
     ]

@@ -31,11 +31,17 @@ def neutralised(value: Any) -> Any:
     return value
 
 
-def csv_file(columns: Sequence[str], rows: Iterable[dict[str, Any]], filename: str) -> Response:
-    """Every row as CSV, to be saved as `filename`; 422 when the file would be too large."""
+def csv_file(
+    columns: Sequence[str],
+    rows: Iterable[dict[str, Any]],
+    filename: str,
+    headers: Sequence[str] | None = None,
+) -> Response:
+    """Every row as CSV, to be saved as `filename`, under `headers` (the columns' names by
+    default); 422 when the file would be too large."""
     text = io.StringIO()
     writer = csv.writer(text, lineterminator="\r\n")
-    writer.writerow(columns)
+    writer.writerow(headers or columns)
     for row in rows:
         writer.writerow([neutralised(row.get(column)) for column in columns])
         if text.tell() > MAX_EXPORT_BYTES:  # characters: at most as many as bytes

@@ -11,6 +11,7 @@ from typing import Any
 
 from sitelens.brands import Shown
 from sitelens.brands.records import MADE_WITH
+from sitelens.core import words
 from sitelens.edge.http import Request, Response, cacheable
 
 ASSETS = Path(__file__).with_name("assets")
@@ -39,13 +40,15 @@ def _environment() -> Any:
     # Imported here: only the page routes load Jinja2.
     import jinja2
 
-    return jinja2.Environment(
+    environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(Path(__file__).with_name("templates")),
         autoescape=True,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    environment.filters["counted"] = words.counted  # {{ n|counted("page") }}: "1 page"
+    return environment
 
 
 def page(

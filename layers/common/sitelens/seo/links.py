@@ -117,13 +117,17 @@ def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | No
             parts = hosts.split_url(link.href)
             relative = parts is not None and not parts.scheme
             if relative and absolute_http(_joined(page_url, link.href)):
-                errors["relative"] = f"The canonical URL is not absolute: {link.href}"
+                errors["relative"] = (
+                    f'The canonical href "{link.href}" is not an absolute URL (https://…).'
+                )
             else:
-                errors["invalid"] = f"The canonical URL is not a valid http(s) URL: {link.href}"
+                errors["invalid"] = f'The canonical href "{link.href}" is not a valid http(s) URL.'
         elif link.href not in urls:
             urls.append(link.href)
     if not canonicals:
-        errors["missing"] = 'The page has no <link rel="canonical"> nor Link header.'
+        errors["missing"] = (
+            'The page has no <link rel="canonical"> in its <head> nor a Link header naming one.'
+        )
     if len(urls) > 1:
         errors["multiple"] = "The page declares different canonical URLs: " + ", ".join(urls)
     if len(urls) == 1 and not errors:
@@ -132,7 +136,7 @@ def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | No
             pass
         elif page_url in alternates and urls[0] in alternates and urls[0] != page_url:
             errors["other_language"] = (
-                "The canonical URL is another language's version of this page."
+                f"The canonical URL {urls[0]} is another language's version of this page."
             )
         elif (
             (canonical.scheme, canonical.netloc) == (page.scheme, page.netloc)
@@ -140,7 +144,7 @@ def canonical_problems(page_url: str, links: list[LinkTarget]) -> tuple[str | No
             and page.path not in ("", "/")
         ):
             errors["root"] = (
-                "The canonical URL is the site's home page instead of an equivalent page."
+                f"The canonical URL {urls[0]} is the site's home page, not an equivalent page."
             )
     return (urls[0] if urls else (canonicals[0].href if canonicals else None)), errors
 

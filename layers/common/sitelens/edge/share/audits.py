@@ -4,12 +4,15 @@ before), its unlock route, and its page."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from sitelens import sharing
 from sitelens.audits import shared as shared_audits
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, ok
 from sitelens.edge.share import views
 
+_ASKED = ("issue", "url", "page", "per_page")  # the query's fields of AuditShareQuery
 SEVERITY_NAMES = {"high": "High severity", "medium": "Medium severity", "low": "Low severity"}
 
 
@@ -21,6 +24,20 @@ def _title(shared: sharing.Shared) -> str:
     return f"Site audit of {shared.record['url']}"
 
 
+def _view(request: Request, shared: sharing.Shared) -> dict[str, Any]:
+    """The audit's share view, with the issue's pages or the page's issues it asks for."""
+    # Imported here: pydantic loads only for a request that asks for more than the audit
+    from sitelens.audits.inputs import AuditShareQuery
+
+    wanted = {k: v for k, v in request.query.items() if v != "" and k in _ASKED}
+    query = AuditShareQuery.parse(wanted) if wanted else None
+    if query is None:
+        return shared_audits.view(shared.record, request.base_url)
+    return shared_audits.view(
+        shared.record, request.base_url, query.issue, query.url, query.page, query.per_page
+    )
+
+
 def _render(request: Request, shared: sharing.Shared) -> Response:
     return pages.page(
         request,
@@ -28,7 +45,7 @@ def _render(request: Request, shared: sharing.Shared) -> Response:
         brand=views.brand_of(request, shared),
         title=_title(shared),
         severity_names=SEVERITY_NAMES,
-        **shared_audits.view(shared.record, request.base_url),
+        **{"issue": None, "page": None, **_view(request, shared)},
     )
 
 
@@ -36,9 +53,11 @@ AUDIT = views.Kind(find=_find, title=_title, render=_render)
 
 
 def audit(request: Request) -> Response:
-    """GET /api/v1/share/audits/{share_id}: the audit, its issues by severity and diff."""
+    """GET /api/v1/share/audits/{share_id}: the audit, its issues by severity and diff;
+    with `issue` (and `page`), that issue's pages and their reasons; with `url`, that
+    page's issues."""
     shared = views.opened(request, AUDIT)
-    return ok(shared_audits.view(shared.record, request.base_url))
+    return ok(_view(request, shared))
 
 
 def unlock(request: Request) -> Response:

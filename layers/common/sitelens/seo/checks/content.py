@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from selectolax.lexbor import LexborNode
 
-from sitelens.core import hosts
+from sitelens.core import hosts, words
 from sitelens.seo import text
 from sitelens.seo.checks.context import Context, _attr, _distinct, _meta_key, _shown, _text
 from sitelens.seo.checks.outcome import Errors, Outcome, verdict
@@ -14,6 +14,8 @@ MAX_KEYWORDS = 20  # title words looked for: a 60-character title has at most 15
 
 # Search results show a title up to about 600 px of 20 px Arial (Google's desktop layout)
 MAX_TITLE_PX = 600
+SHOWN_TITLE_CHARACTERS = 60  # about what fits in MAX_TITLE_PX, as people count a title
+QUOTED = 80  # characters of a page's text quoted in a sentence
 MIN_DESCRIPTION = 10  # characters: shorter says nothing (Lighthouse only asks for non-empty)
 MAX_DESCRIPTION = 320  # characters: the longest snippets search results show, on two lines
 MIN_KEYWORD_SHARE = 0.5  # of the title's keywords found in the text: titles also summarise
@@ -27,13 +29,14 @@ def title(ctx: Context) -> Outcome:
     """
     errors: Errors = {}
     if not ctx.titles:
-        errors["missing"] = "The page has no <title>."
+        errors["missing"] = "The page has no <title> in its <head>."
     elif not ctx.title:
         errors["empty"] = "The <title> is empty."
     elif (width := text.title_width(ctx.title)) > MAX_TITLE_PX:
         errors["too_long"] = (
-            f"The title is {width} px wide in search results, which cut it at about "
-            f"{MAX_TITLE_PX} px: keep it shorter."
+            f"Title is {len(ctx.title)} characters ({width} px wide); search results show "
+            f"about {SHOWN_TITLE_CHARACTERS} ({MAX_TITLE_PX} px): <title>{_quoted(ctx.title)}"
+            "</title>."
         )
     if len(ctx.titles) > 1:
         errors["multiple"] = f"The page has {len(ctx.titles)} <title> elements; keep one."
@@ -52,13 +55,13 @@ def meta_description(ctx: Context) -> Outcome:
         errors["empty"] = "The meta description is empty."
     elif len(content) < MIN_DESCRIPTION:
         errors["too_short"] = (
-            f"The description has {len(content)} characters; say what the page is about in "
-            f"at least {MIN_DESCRIPTION}."
+            f'Meta description is {len(content)} characters ("{content}"); say what the '
+            f"page is about in at least {MIN_DESCRIPTION}."
         )
     elif len(content) > MAX_DESCRIPTION:
         errors["too_long"] = (
-            f"The description has {len(content)} characters; search results show at most "
-            f"about {MAX_DESCRIPTION}."
+            f"Meta description is {len(content)} characters; search results show at most "
+            f'about {MAX_DESCRIPTION}: "{_quoted(content)}".'
         )
     if len(nodes) > 1:
         errors["multiple"] = f"The page has {len(nodes)} meta descriptions; keep one."
@@ -70,12 +73,20 @@ def headings(ctx: Context) -> Outcome:
     h1s = [_text(node) for node in ctx.tags("h1")]
     errors: Errors = {}
     if not h1s:
-        errors["missing"] = "The page has no <h1>."
+        errors["missing"] = "The page has no <h1> heading; it needs exactly one."
     elif len(h1s) > 1:
-        errors["multiple"] = f"The page has {len(h1s)} <h1> headings; keep one."
+        shown = ", ".join(f'"{_quoted(h1, 40)}"' for h1 in h1s[:3])
+        errors["multiple"] = f"The page has {len(h1s)} <h1> headings ({shown}); keep one."
     if ctx.title and any(h1.casefold() == ctx.title.casefold() for h1 in h1s):
-        errors["same_as_title"] = "The <h1> repeats the title; make it describe the content."
+        errors["same_as_title"] = (
+            f'The <h1> "{_quoted(ctx.title)}" repeats the <title>; make it describe the content.'
+        )
     return verdict(h1s, errors)
+
+
+def _quoted(found: str, limit: int = QUOTED) -> str:
+    """A text of the page as a sentence quotes it: cut at `limit` characters."""
+    return found if len(found) <= limit else found[: limit - 1] + "…"
 
 
 def _site_names(ctx: Context) -> list[str]:
@@ -145,7 +156,11 @@ def image_keywords(ctx: Context) -> Outcome:
     ]
     errors: Errors = {}
     if bare:
-        errors["missing_alt"] = f"Images without alt text: {len(bare)}."
+        first = _shown(ctx.resolve(bare[0]) or bare[0])
+        errors["missing_alt"] = (
+            f"{words.counted(len(bare), 'image')} without alt text, the first "
+            f'<img src="{_quoted(first)}">; every <img> needs one (alt="" if decorative).'
+        )
     return verdict(_distinct(_shown(ctx.resolve(src) or src) for src in bare), errors)
 
 
@@ -153,7 +168,7 @@ def language(ctx: Context) -> Outcome:
     """`<html lang>` is declared. Value: the language."""
     roots = ctx.tags("html")
     lang = _attr(roots[0], "lang") if roots else ""
-    errors = {} if lang else {"missing": "The <html> element has no lang attribute."}
+    errors = {} if lang else {"missing": 'The <html> element has no lang attribute (lang="en").'}
     return verdict(lang or None, errors)
 
 
@@ -163,7 +178,7 @@ def content_length(ctx: Context) -> Outcome:
     count = text.word_count(ctx.text)
     errors: Errors = {}
     if count < MIN_WORDS:
-        errors["too_short"] = f"The page has {count} words; aim for at least {MIN_WORDS}."
+        errors["too_short"] = f"The page's text has {count} words; aim for at least {MIN_WORDS}."
     return verdict(count, errors)
 
 
