@@ -8,15 +8,15 @@
 - `analyse`: when the last outstanding step is done (the run's `pending` counter reaches
   0, counted atomically), the cross-page checks run over the stored facts.
 
-No worker holds the crawl: each step is a message, each URL's state an item, so a crawl of
-100,000 pages is 100,000 short invocations, and a worker's memory is one batch's pages.
-A redelivered message does its step again harmlessly: claims are conditional, and a
-`fetch`'s page is stored with its step's count in one transaction, only while the page
-is not `fetched` (`data.frontier.finish_pages`), so `pending` goes down once per claim; a
-`fetch` delivered again queues its links even if claimed before. A `start` that stopped
-after moving its run to `crawling` (the state still says `seeding`) seeds again when it
-comes back, queueing the URLs it had claimed as well: a page counts once, whichever of
-its steps saves it, and the start's own step is counted as `seeding` is removed, once.
+No worker holds the crawl: each step a message, each URL's state an item (100,000 pages:
+100,000 short invocations; a worker's memory one batch's pages). A redelivered message
+does its step again harmlessly: claims are conditional, and a `fetch`'s page is stored
+with its step's count in one transaction, only while the page is not `fetched`
+(`data.frontier.finish_pages`), so `pending` goes down once per claim; a `fetch`
+delivered again queues its links even if claimed before. A `start` that stopped after
+moving its run to `crawling` (the state still says `seeding`) seeds again when it comes
+back, queueing the URLs it had claimed as well: a page counts once, whichever of its
+steps saves it, and the start's own step is counted as `seeding` is removed, once.
 
 Every source of URLs obeys the run's scope (`urls.Scope.crawls`) and, where a URL has a
 depth, `max_depth`: links, canonicals, hreflang alternates and `rel=next`/`prev` (each a
@@ -25,8 +25,8 @@ each with a default so that a state written before them crawls as before: `user_
 ("sitelens"; `fetching.USER_AGENTS`), `crawl_secret` (absent: no headers), `list_urls`
 ("": discover) and `max_rate` (0: the service's rate).
 
-A run that cannot be audited ends `failed` with a `failure` the user can act on, and is
-never analysed (`failures`).
+A run that cannot be audited ends `failed`, never analysed, with a `failure` the user can
+act on (`failures`).
 """
 
 from __future__ import annotations
