@@ -23,10 +23,8 @@ depth, `max_depth`: links, canonicals, hreflang alternates and `rel=next`/`prev`
 hop, as a link is), sitemaps, redirects. A run's crawl settings are read from its state,
 each with a default so that a state written before them crawls as before: `user_agent`
 ("sitelens"; `fetching.USER_AGENTS`), `crawl_secret` (absent: no headers), `list_urls`
-("": discover) and `max_rate` (0: the service's rate).
-
-A run that cannot be audited ends `failed`, never analysed, with a `failure` the user can
-act on (`failures`).
+("": discover) and `max_rate` (0: the service's rate). A run that cannot be audited
+ends `failed`, never analysed, with a `failure` the user can act on (`failures`).
 """
 
 from __future__ import annotations
