@@ -198,6 +198,8 @@ def analyse(crawl: str) -> None:
     summary["regression_reasons"] = history.reasons(summary["diff"], settings)
     summary["regression"] = bool(summary["regression_reasons"])
     done = {"status": "done", "summary": json.dumps(summary), "complete_sets": 1}
+    if vitals:  # what the run's PDF shows of them (`documents.audit_pdf`)
+        done["field_summary"] = json.dumps(traffic.field_summary(pages, vitals))
     if not stored.set_state(crawl, ("analysing",), None, **done):
         return  # cancelled, or done by a concurrent delivery of the same step
     _finish(crawl, state, summary)

@@ -13,6 +13,7 @@ from sitelens.records.inputs import (
     Cursor,
     Exportable,
     Flag,
+    Input,
     ListQuery,
     PrivacyFields,
     WebUrl,
@@ -113,3 +114,9 @@ class AuditPagesQuery(Exportable):
 
 class AuditIssuesQuery(Exportable):
     run: Annotated[int, number(1, 10**9)] | None = None
+
+
+class AuditChangesQuery(Input):
+    """A run's change list: compared with the run before it, or with run `against`."""
+
+    against: Annotated[int, number(1, 10**9)] | None = None
