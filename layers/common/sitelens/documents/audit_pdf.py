@@ -142,7 +142,10 @@ def _issues(doc: Document, issues: list[dict[str, Any]]) -> None:
             muted = (
                 " (muted: counted in neither the score nor regressions)" if issue["muted"] else ""
             )
-            doc.paragraph(f"{issue['title']}: {_count(issue['count'], 'page')}{muted}", 10.5)
+            doc.ln(2)
+            doc.paragraph(
+                f"{issue['title']}: {_count(issue['count'], 'page')}{muted}", 10.5, bold=True
+            )
             doc.paragraph(f"Fix: {issue['fix']}")
             doc.paragraph(f"Learn more: {issue['learn_more']}", 8.5, grey=True)
             _top_pages(doc, issue)

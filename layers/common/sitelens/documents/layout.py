@@ -30,6 +30,11 @@ FONTS = Path(__file__).parent / "fonts"
 FAMILY = "dejavu"
 MAX_TEXT = 300  # characters of a crawled text (title, URL) printed; cut with "…"
 _INVISIBLE = {"Cc", "Cf", "Cs", "Co", "Cn"}  # controls, formats (bidi overrides), surrogates
+MAX_CELL_LINES = 3  # lines of a table's cell; the rest is cut with "…"
+_LINE = 3.8  # mm, a table's line at 8 pt
+_PAD = 1.0  # mm, inside a table's cell
+_BREAKS = " /?&-_=."  # where a cell's line may break: after a space or URL punctuation
+_BOTTOM = 18  # mm below which text goes to the next page (the footer's)
 _GREY = (90, 90, 90)
 _BLACK = (20, 20, 20)
 
@@ -46,6 +51,13 @@ def readable(value: Any, limit: int = MAX_TEXT) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+Cells = list[list[str]]  # a table row's cells, each its lines
+
+
+def _height(cells: Cells) -> float:
+    return max(len(lines) for lines in cells) * _LINE + 2 * _PAD
+
+
 class Document(FPDF):
     """An A4 document under a brand, titled `title` on every page."""
 
@@ -57,7 +69,7 @@ class Document(FPDF):
         self.add_font(FAMILY, "", str(FONTS / "DejaVuSans.ttf"))
         self.add_font(FAMILY, "B", str(FONTS / "DejaVuSans-Bold.ttf"))
         self.set_margins(15, 15, 15)
-        self.set_auto_page_break(True, margin=18)
+        self.set_auto_page_break(True, margin=_BOTTOM)
         self.set_title(self.heading_title)
         self.set_author(readable(brand.name, 80))
         self.set_creator("Sitelens")
@@ -109,11 +121,14 @@ class Document(FPDF):
         self.set_font(FAMILY, "", 10)
         self.ln(1)
 
-    def paragraph(self, text: str, size: float = 10, grey: bool = False) -> None:
-        self.set_font(FAMILY, "", size)
+    def paragraph(
+        self, text: str, size: float = 10, grey: bool = False, bold: bool = False
+    ) -> None:
+        self.set_font(FAMILY, "B" if bold else "", size)
         self.set_text_color(*(_GREY if grey else _BLACK))
         self.multi_cell(0, size * 0.5, readable(text, 2_000), new_x=XPos.LMARGIN, new_y=YPos.NEXT)
         self.set_text_color(*_BLACK)
+        self.set_font(FAMILY, "", 10)
 
     def figures(self, pairs: Sequence[tuple[str, str]]) -> None:
         """Big figures side by side, each over its label (the score, the issue counts)."""
@@ -134,28 +149,81 @@ class Document(FPDF):
     def table(
         self, columns: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int]
     ) -> None:
-        """A table with a header row (repeated on each page it spans); `widths` relative."""
-        self.set_font(FAMILY, "", 8)
+        """A table with a header row (repeated on each page it spans); `widths` relative.
+        A cell wraps to at most `MAX_CELL_LINES` lines (cut with "…"): drawn line by line,
+        since fpdf2's own tables measure text a character at a time (seconds for the few
+        hundred rows of a large audit's document)."""
+        total = self.w - self.l_margin - self.r_margin
+        sized = [total * w / sum(widths) for w in widths]
         self.set_draw_color(200, 200, 200)
         self.set_line_width(0.2)
-        with super().table(
-            col_widths=tuple(widths),
-            headings_style=_heading_style(self.accent),
-            line_height=4.2,
-            padding=1,
-            text_align="LEFT",
-        ) as drawn:
-            drawn.row([readable(c, 60) for c in columns])
-            for values in rows:
-                drawn.row([readable(v) for v in values])
+        heading = self._cells([readable(c, 60) for c in columns], sized, True)
+        self.set_auto_page_break(
+            False, margin=_BOTTOM
+        )  # rows break pages here, whole, with the heading again
+        try:
+            for n, values in enumerate(rows):
+                cells = self._cells([readable(v) for v in values], sized)
+                above = _height(heading) if n == 0 else 0.0
+                if self.get_y() + above + _height(cells) > self.page_break_trigger:
+                    self.add_page()
+                    above = _height(heading)
+                if above:
+                    self._row(heading, sized, header=True)
+                self._row(cells, sized)
+        finally:
+            self.set_auto_page_break(True, margin=_BOTTOM)
         self.set_font(FAMILY, "", 10)
         self.ln(2)
 
+    def _cells(self, texts: Sequence[str], sized: Sequence[float], bold: bool = False) -> Cells:
+        self.set_font(FAMILY, "B" if bold else "", 8)
+        return [self._wrapped(t, w - 2 * _PAD) for t, w in zip(texts, sized, strict=True)]
+
+    def _row(self, cells: Cells, sized: Sequence[float], header: bool = False) -> None:
+        self.set_font(FAMILY, "B" if header else "", 8)
+        height = _height(cells)
+        top, x = self.get_y(), self.l_margin
+        for lines, width in zip(cells, sized, strict=True):
+            if header:
+                self.set_fill_color(*self.accent)
+                self.rect(x, top, width, height, style="DF")
+                self.set_text_color(255, 255, 255)
+            else:
+                self.rect(x, top, width, height)
+                self.set_text_color(*_BLACK)
+            for n, line in enumerate(lines):
+                self.set_xy(x + _PAD, top + _PAD + n * _LINE)
+                self.cell(width - 2 * _PAD, _LINE, line)
+            x += width
+        self.set_text_color(*_BLACK)
+        self.set_xy(self.l_margin, top + height)
+
+    def _wrapped(self, text: str, width: float) -> list[str]:
+        """The text in lines that fit `width`, broken after a space or URL punctuation where
+        one is near, at most `MAX_CELL_LINES`."""
+        lines: list[str] = []
+        while text and len(lines) < MAX_CELL_LINES:
+            if self.get_string_width(text) <= width:
+                lines.append(text)
+                return lines
+            low, high = 1, len(text)  # the longest prefix that fits
+            while low < high:
+                middle = (low + high + 1) // 2
+                if self.get_string_width(text[:middle]) <= width:
+                    low = middle
+                else:
+                    high = middle - 1
+            cut = max((text.rfind(c, 0, low) for c in _BREAKS), default=-1) + 1
+            cut = cut if cut > low // 2 else low
+            lines.append(text[:cut].rstrip())
+            text = text[cut:].lstrip()
+        if text:  # more than fits: the last line ends with "…"
+            last = lines[-1]
+            while last and self.get_string_width(last + "…") > width:
+                last = last[:-1]
+            lines[-1] = last + "…"
+        return lines or [""]
+
     def output_bytes(self) -> bytes:
         return bytes(self.output())
-
-
-def _heading_style(accent: tuple[int, int, int]) -> Any:
-    from fpdf.fonts import FontFace
-
-    return FontFace(emphasis="BOLD", color=(255, 255, 255), fill_color=accent)

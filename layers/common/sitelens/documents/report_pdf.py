@@ -53,7 +53,8 @@ def render(report: dict[str, Any], brand: Brand = SITELENS) -> bytes:
             continue
         doc.heading(f"{importance.capitalize()} importance ({len(found)})", 12)
         for key, result in found.items():
-            doc.paragraph(f"{key.replace('_', ' ').capitalize()}", 10.5)
+            doc.ln(2)
+            doc.paragraph(key.replace("_", " ").capitalize(), 10.5, bold=True)
             for sentence in (result.get("errors") or {}).values():
                 doc.paragraph(f"Found: {sentence}")
             if result.get("value") not in (None, "", [], {}):
