@@ -304,4 +304,3 @@ def test_text_of_any_script_prints(account, two_runs):
     }
     text = text_of(audit_pdf.render(record, summary, [issue], None))
     assert "Titel rückwärts" in text and "\x00" not in text
-
