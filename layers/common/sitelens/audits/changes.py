@@ -100,13 +100,13 @@ def _merged(
     """Both runs' pages (each in URL order) side by side: a row per URL that changed."""
     before, after = next(old, None), next(new, None)
     while before is not None or after is not None:
-        if after is None or (before is not None and before["url"] < after["url"]):
-            yield _row(before["url"], "removed", facts(before), None)  # type: ignore[index]
+        if before is not None and (after is None or before["url"] < after["url"]):
+            yield _row(before["url"], "removed", facts(before), None)
             before = next(old, None)
-        elif before is None or after["url"] < before["url"]:
+        elif after is not None and (before is None or after["url"] < before["url"]):
             yield _row(after["url"], "added", None, facts(after))
             after = next(new, None)
-        else:
+        elif before is not None and after is not None:  # the same URL in both runs
             was, now = facts(before), facts(after)
             if was != now:
                 yield _row(after["url"], "changed", was, now)

@@ -124,7 +124,7 @@ def _changes(doc: Document, summary: dict[str, Any], titles: dict[str, str]) -> 
                 ]
             )
     if rows:
-        doc.table(("Issue", "Change", "Severity", "Pages now"), rows, (60, 18, 12, 10))
+        doc.grid(("Issue", "Change", "Severity", "Pages now"), rows, (60, 18, 12, 10))
     else:
         doc.paragraph("No issue appeared, went or changed its pages.")
 
@@ -159,9 +159,9 @@ def _top_pages(doc: Document, issue: dict[str, Any]) -> None:
     top = pages[:TOP_PAGES]
     if traffic:
         rows = [[p["url"], p.get("detail") or "", p.get("pageviews") or 0] for p in top]
-        doc.table(("Page", "Detail", "Pageviews"), rows, (55, 33, 12))
+        doc.grid(("Page", "Detail", "Pageviews"), rows, (55, 33, 12))
     else:
-        doc.table(("Page", "Detail"), [[p["url"], p.get("detail") or ""] for p in top], (60, 40))
+        doc.grid(("Page", "Detail"), [[p["url"], p.get("detail") or ""] for p in top], (60, 40))
     more = issue["count"] - len(top)
     if more > 0:
         doc.paragraph(f"and {_count(more, 'more page')}", 9, grey=True)
@@ -178,11 +178,11 @@ def _field(doc: Document, field: dict[str, Any]) -> None:
         [name.upper(), r.get("good", 0), r.get("needs_improvement", 0), r.get("poor", 0)]
         for name, r in ratings.items()
     ]
-    doc.table(("Vital", "Pages good", "Needs improvement", "Poor"), rows, (25, 25, 25, 25))
+    doc.grid(("Vital", "Pages good", "Needs improvement", "Poor"), rows, (25, 25, 25, 25))
     worst = field.get("worst") or []
     if worst:
         doc.paragraph("The pages rated worst:", 10)
-        doc.table(
+        doc.grid(
             ("Page", "LCP", "INP", "CLS"),
             [
                 [

@@ -146,7 +146,7 @@ class Document(FPDF):
         self.set_text_color(*_BLACK)
         self.set_xy(self.l_margin, top + 19)
 
-    def table(
+    def grid(
         self, columns: Sequence[str], rows: Sequence[Sequence[Any]], widths: Sequence[int]
     ) -> None:
         """A table with a header row (repeated on each page it spans); `widths` relative.

@@ -99,4 +99,4 @@ def _field(doc: Document, field: dict[str, Any] | None) -> None:
         rating = (vital.get("rating") or "-").replace("_", " ")
         rows.append([name.upper(), shown, rating, f"{vital.get('samples', 0):,}"])
     if rows:
-        doc.table(("Vital", "p75", "Rating", "Page views measured"), rows, (20, 25, 30, 25))
+        doc.grid(("Vital", "p75", "Rating", "Page views measured"), rows, (20, 25, 30, 25))
