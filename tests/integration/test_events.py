@@ -102,7 +102,7 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
     if "{id}" in loaded["resource"]:
         inner = {
             name: "1"
-            for name in ("goal_id", "funnel_id", "annotation_id", "delivery_id", "link_id")
+            for name in ("goal_id", "funnel_id", "annotation_id", "delivery_id", "link_id", "run")
             if f"{{{name}}}" in loaded["resource"]
         }
         assert loaded["pathParameters"] == {"id": "1", **inner}
@@ -158,6 +158,12 @@ def test_share_audit_routes_answer_404_for_a_missing_audit(events_account) -> No
         assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
     status, _, page = invoke(event("share-audit-page"))
     assert status == 404 and "Resource not found." in page
+
+
+def test_export_routes_answer_404_for_a_missing_audit_or_report(events_account) -> None:
+    for name in ("audits-export", "audits-changes", "reports-export"):
+        status, _, body = invoke(event(name))
+        assert (status, body) == (404, {"message": "Resource not found.", "status": 404})
 
 
 def test_unsubscribe_with_a_bad_link_changes_nothing(website: dict[str, Any]) -> None:

@@ -213,6 +213,8 @@ def analyse(crawl: str) -> None:
         "complete_sets": 1,
         "orders": json.dumps(orders),  # parts of each sort order (`columns`)
     }
+    if vitals:  # what the run's PDF shows of them (`documents.audit_pdf`)
+        done["field_summary"] = json.dumps(traffic.field_summary(pages, vitals))
     if not stored.set_state(crawl, ("analysing",), None, **done):
         return  # cancelled, or done by a concurrent delivery of the same step
     _finish(crawl, state, summary)

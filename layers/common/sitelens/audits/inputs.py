@@ -135,3 +135,9 @@ class AuditShareQuery(Input):
     url: Url | None = None
     page: Annotated[int, number(1, MAX_PAGE_NUMBER)] = 1
     per_page: Annotated[int, choice(10, 25, 50, 100)] = 25
+
+
+class AuditChangesQuery(Input):
+    """A run's change list: compared with the run before it, or with run `against`."""
+
+    against: Annotated[int, number(1, 10**9)] | None = None

@@ -80,3 +80,41 @@ def save_field(crawl: str, pages: Iterable[dict[str, Any]], vitals: dict[str, An
             frontier.save_page(crawl, page["url"], {"field_vitals": found})
             given += 1
     return given
+
+
+MAX_FIELD_LISTED = 10  # pages a run's field summary lists, the worst first
+_RANK = {"poor": 2, "needs_improvement": 1}
+
+
+def field_summary(pages: Iterable[dict[str, Any]], vitals: dict[str, Any]) -> dict[str, Any]:
+    """A run's field vitals in brief, as its document shows them: how many of its pages
+    were measured, how many of those each vital rates good, needs improvement or poor, and
+    the `MAX_FIELD_LISTED` pages rated worst (most poor vitals, then LCP), with their p75s."""
+    measured = []
+    for page in pages:
+        found = None if page.get("external") else vitals.get(page_of(page["url"]))
+        if found:
+            measured.append((page["url"], found))
+    ratings = {name: {"good": 0, "needs_improvement": 0, "poor": 0} for name in field.JUDGED}
+    for _, found in measured:
+        for name in field.JUDGED:
+            rating = (found.get(name) or {}).get("rating")
+            if rating in ratings[name]:
+                ratings[name][rating] += 1
+
+    def badness(entry: tuple[str, dict[str, Any]]) -> tuple[int, float]:
+        shown = entry[1]
+        worst = sum(_RANK.get((shown.get(n) or {}).get("rating") or "", 0) for n in field.JUDGED)
+        return worst, float((shown.get("lcp") or {}).get("p75") or 0)
+
+    listed = sorted(measured, key=badness, reverse=True)[:MAX_FIELD_LISTED]
+    return {
+        "days": field.DAYS,
+        "pages": len(measured),
+        "ratings": ratings,
+        "worst": [
+            {"url": url, **{n: (shown.get(n) or {}).get("p75") for n in field.JUDGED}}
+            | {f"{n}_rating": (shown.get(n) or {}).get("rating") for n in field.JUDGED}
+            for url, shown in listed
+        ],
+    }
