@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sitelens.audits import checks, history, traffic
+from sitelens.audits import checks, content_checks, history, traffic
 from sitelens.audits.runs import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
@@ -67,7 +67,7 @@ def failing_pages(pages: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
     failing: dict[str, set[str]] = defaultdict(set)
     for page in pages:
         for key in page.get("failed_checks") or []:
-            if key not in SITE_CHECKS and key in CHECKS:
+            if key not in SITE_CHECKS and key not in content_checks.JUDGED_HERE and key in CHECKS:
                 failing[PAGE_CHECK + key].add(page["url"])
     return failing
 
@@ -163,7 +163,7 @@ def analyse(crawl: str) -> None:
         return
     grades = grading(state)
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
-    found = checks.affected(pages, _start_name(state))
+    found = checks.affected(pages, _start_name(state)) | content_checks.of_host(state)
     cross = {code: {url for url, _ in entries} for code, entries in found.items()}
     issues = [i for code in checks.DEFINITIONS if (i := checks.issue(code, found.get(code, [])))]
     issues = graded(issues + page_checks(pages), grades)

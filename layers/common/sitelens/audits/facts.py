@@ -21,6 +21,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sitelens.audits import images
 from sitelens.audits.urls import Scope
 from sitelens.seo import indexing
 
@@ -143,6 +144,7 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
         "mixed": mixed,
         "simhash": str(simhash(text)),
         "words": len(_WORD.findall(text)),
+        "images": images.refs(tree, url, scope.internal),  # to fetch: the crawler replaces it
     }
     targets = dict.fromkeys([*found, *(u for u in pointed if scope.internal(u))])
     return Parsed(facts, list(targets))

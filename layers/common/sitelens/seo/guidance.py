@@ -151,6 +151,11 @@ ADVICE: dict[str, Advice] = {
         "Describe the page with JSON-LD structured data, Open Graph or Twitter card tags.",
         f"{_SEARCH}/appearance/structured-data/intro-structured-data",
     ),
+    "rich_results": Advice(
+        "Use schema.org's types and properties, and give each item the properties Google "
+        "requires for its rich result (the error names the type and the property).",
+        f"{_SEARCH}/appearance/structured-data/search-gallery",
+    ),
     "meta_viewport": Advice(
         'Add <meta name="viewport" content="width=device-width, initial-scale=1">.',
         f"{_LIGHTHOUSE}/best-practices/viewport",
