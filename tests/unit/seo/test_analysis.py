@@ -66,6 +66,7 @@ EXPECTED_CHECKS = [
     ("unsafe_cross_origin_links", "medium", "security"),
     ("plaintext_email", "low", "security"),
     ("structured_data", "medium", "miscellaneous"),
+    ("rich_results", "medium", "miscellaneous"),
     ("meta_viewport", "medium", "miscellaneous"),
     ("charset", "medium", "miscellaneous"),
     ("sitemap", "low", "miscellaneous"),

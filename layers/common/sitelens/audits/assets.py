@@ -25,13 +25,14 @@ def of_page(
 ) -> dict[str, Any]:
     """A page's `rich_errors` and `rich_warnings` (its report's `rich_results`, when it has
     any) and its `images` fetched in the host's `gate` (none without one, nor when the run's
-    pace forbids it: `images`); the image references are taken out of `parsed.facts`."""
+    pace forbids it: `images`); the image references (`image_refs`) are taken out of
+    `parsed.facts`."""
     kept: dict[str, Any] = {}
     result = report.results.get("rich_results")
     rich = result["value"] if result is not None else None
     if isinstance(rich, dict):
         kept |= {f"rich_{kind}": rich[kind] for kind in ("errors", "warnings") if rich.get(kind)}
-    shown = parsed.facts.pop("images", [])
+    shown = parsed.facts.pop("image_refs", [])
     rules = visiting.robots(state)
     shown = [image for image in shown if rules is None or rules.can_fetch(image["src"], AGENT)]
     paced = state.get("crawl_delay") or state.get("max_rate")

@@ -144,7 +144,7 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
         "mixed": mixed,
         "simhash": str(simhash(text)),
         "words": len(_WORD.findall(text)),
-        "images": images.refs(tree, url, scope.internal),  # to fetch: the crawler replaces it
+        "image_refs": images.refs(tree, url, scope.internal),  # fetched, then stored as images
     }
     targets = dict.fromkeys([*found, *(u for u in pointed if scope.internal(u))])
     return Parsed(facts, list(targets))
