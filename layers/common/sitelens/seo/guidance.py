@@ -152,8 +152,7 @@ ADVICE: dict[str, Advice] = {
         f"{_SEARCH}/appearance/structured-data/intro-structured-data",
     ),
     "rich_results": Advice(
-        "Use schema.org's types and properties, and give each item the properties Google "
-        "requires for its rich result (the error names the type and the property).",
+        "Use schema.org's types and properties; add each property Google requires.",
         f"{_SEARCH}/appearance/structured-data/search-gallery",
     ),
     "meta_viewport": Advice(
