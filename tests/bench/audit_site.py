@@ -21,6 +21,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from sitelens.audits.facts import of_page
 from sitelens.audits.urls import Scope
+from tests.bench import content_pages  # structured data, images and llms.txt
 from tests.integration.audits.site import page, words  # the small fixture site's pages
 
 FILLERS_PER_HUB = 100
@@ -175,18 +176,20 @@ class GeneratedSite:
     """The site, served until `close`; its pages are generated once, up front."""
 
     def __init__(self, pages: int, groups: int, clusters: int = 0) -> None:
-        fillers = max(0, pages - 1 - groups * len(_group("/g0")) - clusters * CLUSTER_SIZE)
+        per_group = len(_group("/g0")) + len(content_pages.ENTRIES)
+        fillers = max(0, pages - 1 - groups * per_group - clusters * CLUSTER_SIZE)
         hubs = -(-fillers // (FILLERS_PER_HUB + 1))  # each hub and its fillers
-        if hubs + groups * len(ENTRIES) + clusters * CLUSTER_SIZE > 500:
+        entries = (*ENTRIES, *content_pages.ENTRIES)
+        if hubs + groups * len(entries) + clusters * CLUSTER_SIZE > 500:
             raise ValueError("too many links on the home page: fewer groups or pages")
         self.groups = groups
         self.expected = expected(groups)
         home = [f"/h{n}" for n in range(hubs)]
-        home += [f"/g{n}/{entry}" for n in range(groups) for entry in ENTRIES]
+        home += [f"/g{n}/{entry}" for n in range(groups) for entry in entries]
         planted = [cluster_pages(n) for n in range(clusters)]
         home += [path for cluster in planted for path in cluster]
         self.clusters = expected_clusters(clusters)
-        self.pages: dict[str, tuple[int, str, str]] = {"/": (200, HTML, page("Home", home))}
+        self.pages: dict[str, tuple[int, str, str | bytes]] = {"/": (200, HTML, page("Home", home))}
         left = fillers - hubs
         for n in range(hubs):
             mine = [f"/h{n}/p{j}" for j in range(min(FILLERS_PER_HUB, left))]
@@ -196,12 +199,17 @@ class GeneratedSite:
                 self.pages[path] = (200, HTML, page(f"Page {path}", ["/", f"/h{n}"]))
         for n in range(groups):
             self.pages.update(_group(f"/g{n}"))
+            self.pages.update(content_pages.pages(f"/g{n}"))
         for cluster in planted:
             self.pages.update(cluster)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.base = f"http://127.0.0.1:{self.port}"
+        self.pages["/llms.txt"] = (200, "text/markdown", content_pages.llms_txt(self.base))
+        # (page path, detail) of the content checks: `content_pages.expected`
+        self.content_expected = content_pages.expected(groups, self.base)
+        self.content_expected |= content_pages.expected_llms(self.base)
         self.fetches = 0  # page requests served (robots.txt and the sitemap aside)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
 
@@ -284,7 +292,11 @@ class GeneratedSite:
                 status, meta, body = site.pages.get(path, (404, "text/plain", "not found"))
                 if status in (301, 302):
                     return self._send(status, {"Location": meta}, b"")
-                return self._send(status, {"Content-Type": meta}, body.encode())
+                webp = "image/webp" in self.headers.get("Accept", "")
+                if webp and path.endswith("/" + content_pages.NEGOTIATED):
+                    meta, body = content_pages.negotiated()
+                data = body if isinstance(body, bytes) else body.encode()
+                return self._send(status, {"Content-Type": meta}, data)
 
             def _send(self, status: int, headers: dict[str, str], body: bytes) -> None:
                 self.send_response(status)

@@ -314,6 +314,9 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         ]
     else:
         rows.append(Line("hostile sitemaps", "not run", "< 1 s each", None))
+    accuracy = results.get("audit_checks_accuracy")
+    if accuracy:  # issue 45: tests/bench/test_audit_checks_accuracy.py
+        rows.append(_accuracy_line(accuracy))
     polite = results.get("audit_politeness")
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
@@ -322,7 +325,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page", "script_bytes",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
-        "audit_politeness",
+        "audit_politeness", "audit_checks_accuracy",
         "hostile_sitemaps",
         "audit_pdf",
     }  # fmt: skip
@@ -392,6 +395,21 @@ def _audit_lines(found: dict[str, Any]) -> list[Line]:
             _verdict(exact),
         ),
     ]
+
+
+def _accuracy_line(found: dict[str, Any]) -> Line:
+    """The structured-data, image and llms.txt checks against the generator's answers."""
+    checks = found["checks"]
+    wrong = {n: f"{c['false']} false, {c['missed']} missed" for n, c in checks.items()
+             if c["false"] or c["missed"]}  # fmt: skip
+    return Line(
+        f"site audit: precision / recall of {len(checks)} structured-data, image and "
+        f"llms.txt checks ({found['findings']} findings)",
+        f"min {found['precision_min']:.0%} / min {found['recall_min']:.0%}"
+        + (f" ({_compact(wrong, 60)})" if wrong else ""),
+        "100% / 100%",
+        _verdict(not wrong),
+    )
 
 
 def _politeness_line(found: dict[str, Any]) -> Line:

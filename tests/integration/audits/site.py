@@ -145,6 +145,19 @@ EXPECTED = {
     "hreflang_no_self": set(),
     "hreflang_no_x_default": {"/en", "/de"},
     "mixed_content": set(),
+    "llms_txt_missing": {"/llms.txt"},  # the site has none
+    **{
+        code: set()
+        for code in (
+            "structured_data_error",
+            "structured_data_warning",
+            "image_broken",
+            "image_oversized",
+            "image_legacy_format",
+            "llms_txt_malformed",
+            "llms_txt_broken_link",
+        )
+    },
 }
 
 

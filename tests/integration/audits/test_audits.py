@@ -315,7 +315,7 @@ def test_crawl_delay_spaces_the_fetches(seo, audit_site, crawlable):
     finally:
         audit_site.pages = saved
     # the external links' host (localhost, the same server) is paced by its own robots.txt
-    others = ("/robots.txt", "/gone", "/fine")
+    others = ("/robots.txt", "/llms.txt", "/gone", "/fine")  # read once at the start
     pages = [at for at, path in audit_site.times if path not in others and "sitemap" not in path]
     assert len(pages) >= 6
     gaps = [later - earlier for earlier, later in pairwise(pages)]

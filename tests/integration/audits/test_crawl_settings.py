@@ -42,7 +42,7 @@ def test_the_googlebot_like_agent_is_sent_and_robots_txt_read_for_sitelens(seo, 
     agent = fetching.USER_AGENTS["googlebot_smartphone"]
     assert "Googlebot/2.1" in agent and "SitelensAudit/1.0" in agent
     assert {r.headers["user-agent"] for r in site.requests} == {agent}
-    assert sorted(site.paths()) == ["/", "/a", "/robots.txt", "/sitemap.xml"]
+    assert sorted(site.paths()) == ["/", "/a", "/llms.txt", "/robots.txt", "/sitemap.xml"]
     assert pages["/private"]["blocked"] is True
 
 
@@ -73,6 +73,7 @@ def test_headers_basic_auth_and_cookie_go_to_the_audited_host_only(seo, crawlabl
     own = [r for r in site.requests if r.host == f"127.0.0.1:{site.port}"]
     assert {r.path for r in own} == {
         "/robots.txt",
+        "/llms.txt",
         "/sitemap.xml",
         "/moved.xml",
         "/",
@@ -125,7 +126,7 @@ def test_list_mode_fetches_exactly_the_list(seo, crawlable):
     finally:
         site.close()
     assert audit["status"] == "done" and audit["failure"] is None
-    assert sorted(site.paths()) == ["/a", "/b", "/c", "/robots.txt"]
+    assert sorted(site.paths()) == ["/a", "/b", "/c", "/llms.txt", "/robots.txt"]
     assert set(pages) == {"/a", "/b", "/c", site.external + "/out"}
     assert {p["depth"] for p in pages.values()} == {None}
     assert pages["/b"]["redirect_to"] == site.url("/moved")  # recorded, not followed

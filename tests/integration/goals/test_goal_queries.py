@@ -113,7 +113,7 @@ def test_conversion_rate_by_another_dimension_divides_by_its_group(warehouse):
         order_by=[["visit:source", "asc"], ["event:goal", "asc"]],
     )
     assert results == [
-        {"dimensions": ["", "Signup"], "metrics": [1, 50.0]},  # c and d came direct
+        {"dimensions": ["Direct / None", "Signup"], "metrics": [1, 50.0]},  # c and d came direct
         {"dimensions": ["Google", "Visit /blog/**"], "metrics": [1, 100.0]},
         {"dimensions": ["Twitter", "Pricing"], "metrics": [1, 100.0]},
         {"dimensions": ["Twitter", "Signup"], "metrics": [1, 100.0]},

@@ -66,6 +66,7 @@ EXPECTED_CHECKS = [
     ("unsafe_cross_origin_links", "medium", "security"),
     ("plaintext_email", "low", "security"),
     ("structured_data", "medium", "miscellaneous"),
+    ("rich_results", "medium", "miscellaneous"),
     ("meta_viewport", "medium", "miscellaneous"),
     ("charset", "medium", "miscellaneous"),
     ("sitemap", "low", "miscellaneous"),
@@ -188,7 +189,7 @@ def test_score_is_the_passed_share_of_the_weights() -> None:
 
 
 def test_total_weight() -> None:
-    assert sum(WEIGHTS[c.importance] for c in CHECKS.values()) == 12 * 10 + 14 * 5 + 13 * 1
+    assert sum(WEIGHTS[c.importance] for c in CHECKS.values()) == 12 * 10 + 15 * 5 + 13 * 1
 
 
 @pytest.mark.parametrize(

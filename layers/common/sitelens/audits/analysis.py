@@ -13,7 +13,16 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
-from sitelens.audits import checks, columns, duplicates, history, link_score, reasons, traffic
+from sitelens.audits import (
+    checks,
+    columns,
+    content_checks,
+    duplicates,
+    history,
+    link_score,
+    reasons,
+    traffic,
+)
 from sitelens.audits.runs import RUNS_KEPT, SEVERITIES, kept_regressions
 from sitelens.audits.urls import Scope
 from sitelens.core import clock
@@ -69,7 +78,7 @@ def failing_pages(pages: Iterable[dict[str, Any]]) -> dict[str, set[str]]:
     failing: dict[str, set[str]] = defaultdict(set)
     for page in pages:
         for key in page.get("failed_checks") or []:
-            if key not in SITE_CHECKS and key in CHECKS:
+            if key not in SITE_CHECKS and key not in content_checks.JUDGED_HERE and key in CHECKS:
                 failing[PAGE_CHECK + key].add(page["url"])
     return failing
 
@@ -167,6 +176,7 @@ def analyse(crawl: str) -> None:
     pages = [decoded(item) for item in stored.every_page(crawl) if item.get("state") == "fetched"]
     similar = int(state.get("near_duplicate_similarity") or duplicates.DEFAULT_SIMILARITY)
     found = checks.affected(pages, _start_name(state), duplicates.bits_of(similar))
+    found |= content_checks.of_host(state)
     scores = link_score.scores(pages)
     views = traffic.of_site(state["account"], state["url"])
     if views is not None:

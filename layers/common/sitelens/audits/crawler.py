@@ -37,6 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sitelens.audits import (
+    assets,
     claims,
     externals,
     facts,
@@ -128,6 +129,7 @@ def start(crawl: str) -> None:
         return
     if not again:
         crawling: dict[str, Any] = {"status": "crawling", "robots": kept, "crawl_delay": delay}
+        crawling |= assets.of_host(start_url, identity, delay)  # once a run, as robots.txt
         if not stored.set_state(crawl, ("queued",), seeding=1, **crawling):
             return
         state.update(crawling, seeding=1)
@@ -187,6 +189,7 @@ def _move(state: dict[str, Any], target: str, again: bool = False) -> list[dict[
         moved = state  # moved by this step's earlier delivery, which may not have queued
     else:
         fields = {"url": target, "moved_from": state["url"], "robots": kept, "crawl_delay": delay}
+        fields |= assets.of_host(target, identity, delay)
         if not stored.set_state(crawl, ACTIVE, only_once="moved_from", **fields):
             return []
         moved = {**state, **fields}
@@ -294,9 +297,10 @@ def fetch_all(
             if step.get("external")
             else functools.partial(polite[step["crawl"]].fetch, step["url"], planned.at)
         )
-        result = plan.gates[planned.host].run(fetcher, planned.at)
+        gate = plan.gates[planned.host]
+        result = gate.run(fetcher, planned.at)
         try:
-            _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]])
+            _found(states[step["crawl"]] or {}, step, result, tallies[step["crawl"]], gate)
         except Exception as err:
             logger.exception("audit page could not be read", extra={"crawl": step["crawl"]})
             broken[step["crawl"]] = failures.error_name(err)
@@ -327,9 +331,16 @@ def fetch_all(
     return list(dict.fromkeys(failed))  # each once: a step may fail alone, then with its crawl
 
 
-def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: _Tally) -> None:
+def _found(
+    state: dict[str, Any],
+    step: dict[str, Any],
+    result: Fetched,
+    tally: _Tally,
+    gate: politeness.Gate | None = None,
+) -> None:
     """One fetched URL's facts, and its links claimed (with `again`, also those claimed
-    before, which an earlier delivery may have claimed and not queued)."""
+    before, which an earlier delivery may have claimed and not queued); a page's images
+    fetched in its host's `gate` (none without one)."""
     url, again = step["url"], bool(step.get("again"))
     depth = step.get("depth")
     scope = _scope(state)
@@ -371,7 +382,7 @@ def _found(state: dict[str, Any], step: dict[str, Any], result: Fetched, tally: 
                 k for k, r in report.results.items() if not r["passed"]
             )
             parsed.facts["reasons"] = reasons.of_results(dict(report.results))
-            found.update(parsed.facts)
+            found.update(parsed.facts, **assets.of_page(state, parsed, report, gate))
             queued += _claim_links(state, scope, parsed, depth, again)
     if _is_start(state, step) and (failure := failures.start_failure(result)) is not None:
         failures.fail(state["crawl"], failure)

@@ -9,6 +9,9 @@ from typing import NamedTuple
 from sitelens.audits import duplicates
 from sitelens.audits.facts import MAX_LINKS
 
+_RICH = "https://developers.google.com/search/docs/appearance/structured-data"
+_LLMS = "https://llmstxt.org/"
+
 # simhash distance of near-duplicates by default (Manku et al., 2007): `audits.duplicates`
 NEAR_DUPLICATE_BITS = duplicates.bits_of(duplicates.DEFAULT_SIMILARITY)
 DEEP = 3  # link hops from the start URL beyond which a page is hard to find
@@ -196,6 +199,73 @@ DEFINITIONS: dict[str, Definition] = {
         "https://web.dev/articles/what-is-mixed-content",
         "The HTTPS page loads over plain HTTP: {detail}.",
         "img, script, link, iframe",
+    ),
+    # what pages carry and the host publishes (`content_checks`): each detail a sentence
+    "structured_data_error": Definition(
+        "medium",
+        "Structured data errors (schema.org types and properties, Google's required properties)",
+        "Fix each item the error names: a schema.org type, its properties, and every "
+        "property its rich result requires.",
+        f"{_RICH}/intro-structured-data",
+        "{detail}",
+        'script[type="application/ld+json"], [itemscope], [typeof]',
+    ),
+    "structured_data_warning": Definition(
+        "low",
+        "Structured data missing properties Google recommends",
+        "Add the recommended property the warning names: richer results show it.",
+        f"{_RICH}/search-gallery",
+        "{detail}",
+        'script[type="application/ld+json"], [itemscope], [typeof]',
+    ),
+    "image_broken": Definition(
+        "high",
+        "Broken images (4xx, 5xx or unreachable)",
+        "Restore the image, or point the <img> at one that exists.",
+        "https://developers.google.com/search/docs/appearance/google-images",
+        "{detail}",
+        "img[src]",
+    ),
+    "image_oversized": Definition(
+        "medium",
+        "Images much larger than they are shown",
+        "Resize the image to at most twice its displayed size, or offer sizes in srcset.",
+        "https://developer.chrome.com/docs/lighthouse/performance/uses-responsive-images",
+        "{detail}",
+        "img[width][height]",
+    ),
+    "image_legacy_format": Definition(
+        "low",
+        "Images served only as JPEG, PNG or GIF",
+        "Offer an AVIF or WebP (a <picture> source, a srcset candidate, or by the Accept header).",
+        "https://developer.chrome.com/docs/lighthouse/performance/uses-webp-images",
+        "{detail}",
+        "img[src], picture source",
+    ),
+    "llms_txt_missing": Definition(
+        "low",
+        "No llms.txt on the host",
+        "Publish /llms.txt: a Markdown summary of the site with links to its key pages.",
+        _LLMS,
+        "{detail}",
+        "/llms.txt",
+    ),
+    "llms_txt_malformed": Definition(
+        "low",
+        "llms.txt not written as llmstxt.org describes",
+        "Begin with one H1 title, then an optional blockquote, then H2 sections of "
+        "Markdown link lists: - [name](url): notes.",
+        _LLMS,
+        "{detail}",
+        "/llms.txt",
+    ),
+    "llms_txt_broken_link": Definition(
+        "medium",
+        "llms.txt links to pages that fail (4xx, 5xx or unreachable)",
+        "Update or remove the links of llms.txt that no longer answer.",
+        _LLMS,
+        "{detail}",
+        "/llms.txt",
     ),
 }
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from selectolax.lexbor import LexborHTMLParser
 
+from sitelens.audits import images
 from sitelens.audits.duplicates import MIN_WORDS
 from sitelens.audits.urls import Scope
 from sitelens.seo import indexing
@@ -159,6 +160,7 @@ def parse(url: str, body: bytes, headers: dict[str, str], scope: Scope) -> Parse
         "mixed": mixed,
         "simhash": str(simhash(text)),
         "words": words,
+        "image_refs": images.refs(tree, url, scope.internal),  # fetched, then stored as images
     }
     if words >= MIN_WORDS:  # compared for near-duplicates: kept to show how they differ
         facts["text_sample"] = text_sample(text)

@@ -223,6 +223,12 @@ ADVICE: dict[str, Advice] = {
         "No structured data",
         'script[type="application/ld+json"], meta[property^="og:"]',
     ),
+    "rich_results": Advice(
+        "Use schema.org's types and properties; add each property Google requires.",
+        f"{_SEARCH}/appearance/structured-data/search-gallery",
+        "Structured data with errors",
+        'script[type="application/ld+json"], [itemscope], [typeof]',
+    ),
     "meta_viewport": Advice(
         'Add <meta name="viewport" content="width=device-width, initial-scale=1">.',
         f"{_LIGHTHOUSE}/best-practices/viewport",

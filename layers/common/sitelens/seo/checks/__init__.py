@@ -70,6 +70,7 @@ CHECKS: dict[str, Check] = _registry(
     Check("unsafe_cross_origin_links", "medium", "security", security.unsafe_cross_origin_links),
     Check("plaintext_email", "low", "security", security.plaintext_email),
     Check("structured_data", "medium", "miscellaneous", markup.structured_data),
+    Check("rich_results", "medium", "miscellaneous", markup.rich_results),
     Check("meta_viewport", "medium", "miscellaneous", markup.meta_viewport),
     Check("charset", "medium", "miscellaneous", markup.charset),
     Check("sitemap", "low", "miscellaneous", crawling.sitemap),

@@ -1,8 +1,9 @@
-"""Checks of the page's markup: structured data, the mobile viewport, the charset, the
-favicon, inline styles and obsolete tags."""
+"""Checks of the page's markup: structured data (present; valid, `rich_results`), the
+mobile viewport, the charset, the favicon, inline styles and obsolete tags."""
 
 from __future__ import annotations
 
+from sitelens.seo import structured_data as schema_data
 from sitelens.seo import text
 from sitelens.seo.checks.context import (
     _DEPRECATED_TAGS,
@@ -27,6 +28,29 @@ def structured_data(ctx: Context) -> Outcome:
     found = [name for name, yes in present.items() if yes]
     errors = {} if found else {"missing": "No Open Graph, Twitter card or JSON-LD data."}
     return verdict(found, errors)
+
+
+def rich_results(ctx: Context) -> Outcome:
+    """The page's JSON-LD, Microdata and RDFa items are schema.org types with schema.org
+    properties, and have the properties Google's rich results require
+    (`structured_data.validate`). Value: the items' types, and every error and warning
+    (missing recommended properties, which do not fail the check) as a sentence."""
+    if not schema_data.has_markup(ctx.tree):
+        return verdict({"types": [], "errors": [], "warnings": []}, {})
+    found = schema_data.validate(ctx.html, ctx.url)
+    errors: Errors = {}
+    for finding in found.errors:
+        key = ".".join(part for part in (finding.type, finding.property) if part)
+        n = 2
+        while key in errors:
+            key, n = f"{key.rsplit('#', 1)[0]}#{n}", n + 1
+        errors[key] = finding.message
+    value = {
+        "types": found.types,
+        "errors": [f.message for f in found.errors],
+        "warnings": [f.message for f in found.warnings],
+    }
+    return verdict(value, errors)
 
 
 def meta_viewport(ctx: Context) -> Outcome:

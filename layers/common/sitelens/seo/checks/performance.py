@@ -109,7 +109,9 @@ def _modern_pictures(ctx: Context) -> set[int]:
 def image_format(ctx: Context) -> Outcome:
     """Images are AVIF, WebP or SVG, judged by extension. Value: the other images.
 
-    An `<img>` in a `<picture>` that offers an AVIF or WebP `<source>` counts as modern.
+    An `<img>` in a `<picture>` that offers an AVIF or WebP `<source>`, or whose own
+    `srcset` offers an AVIF or WebP candidate, counts as modern. (An audit judges formats
+    by what the image's server answers: `audits.images`.)
     """
     # a <picture> offering AVIF or WebP serves those where supported; the <img> is a fallback
     modern_pictures = _modern_pictures(ctx)
@@ -119,7 +121,9 @@ def image_format(ctx: Context) -> Outcome:
         url = ctx.resolve(src) if src else None
         parent = node.parent
         in_modern_picture = parent is not None and parent.mem_id in modern_pictures
-        if url and not _modern_image(url) and not in_modern_picture:
+        candidates = [part.split()[0] for part in _attr(node, "srcset").split(",") if part.split()]
+        offered = any(_modern_image(candidate) for candidate in candidates)
+        if url and not _modern_image(url) and not in_modern_picture and not offered:
             legacy.append(url)
     errors: Errors = {}
     if legacy:
