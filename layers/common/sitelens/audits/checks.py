@@ -13,6 +13,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from sitelens.audits import app_shells
 from sitelens.audits.facts import MAX_LINKS
 from sitelens.seo.links import hreflang_problem
 
@@ -146,6 +147,7 @@ DEFINITIONS: dict[str, tuple[str, str, str, str]] = {
         "Load every image, script, stylesheet and frame over HTTPS.",
         "https://web.dev/articles/what-is-mixed-content",
     ),
+    **app_shells.DEFINITIONS,  # links_only_after_rendering
 }
 
 
@@ -264,6 +266,7 @@ def affected(all_pages: Iterable[Page], start: str) -> dict[str, list[tuple[str,
     found["mixed_content"] = [
         (u, ", ".join(p["mixed"][:3])) for u, p in html.items() if p.get("mixed")
     ]
+    found.update(app_shells.affected(html))
     return {code: list(entries) for code, entries in found.items()}
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from sitelens.audits import codes, rules, urls
+from sitelens.audits import app_shells, codes, rules, urls
 from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import (
@@ -52,6 +52,7 @@ ListUrls = Annotated[str, lines(rules.list_url_problem, max_lines=rules.MAX_LIST
 MaxRate = Annotated[float, BeforeValidator(rules.check_max_rate)]
 Regression = Annotated[dict[str, Any], BeforeValidator(rules.check_regression)]
 Muted = Annotated[dict[str, str], BeforeValidator(rules.check_muted)]
+Render = Annotated[str, choice(*app_shells.MODES)]
 IssueCode = Annotated[str, BeforeValidator(codes.check)]
 
 # What an audit's crawl sends that is never shown back: sealed together (`records`).
@@ -77,6 +78,7 @@ class AuditSettings(PrivacyFields):
     max_rate: MaxRate | None = None
     regression: Regression | None = None
     muted: Muted | None = None
+    render: Render | None = None
 
 
 class AuditCreate(AuditSettings):

@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from sitelens.audits import app_shells
 from sitelens.audits.records import crawl_of, stored
 from sitelens.audits.runs import SEVERITIES
 from sitelens.core import errors
@@ -49,6 +50,8 @@ def show_page(item: dict[str, Any]) -> dict[str, Any]:
         "failed_checks": json.loads(item["failed_checks"]) if item.get("failed_checks") else [],
         # real visits' vitals of the page (audits.traffic.save_field); None without them
         "field_vitals": json.loads(item["field_vitals"]) if item.get("field_vitals") else None,
+        # raw HTML against the rendered DOM (render: js), or the app shell found without it
+        "rendering": app_shells.of(item),
     }
 
 
