@@ -2,13 +2,13 @@
 stands once the page has loaded and its network gone quiet (`render_page`).
 
 Chromium never reaches the network itself. Every request it makes, the page's and each
-subresource's, is intercepted (`page.route("**/*")`) and either refused or fetched by the
-crawler's own fetcher (`fetching.get`: http and https only, the allowed ports, the host
-resolved once and every address checked public, then that address dialled: DNS pinning,
-as for any fetch) and handed back to Chromium (`route.fulfill`); a redirect is handed back
-as a redirect, whose next hop is intercepted and checked in turn. What cannot be
-intercepted (WebSockets, preconnects, WebRTC) goes to a proxy that does not exist, so it
-fails; service workers and downloads are blocked in the browser context.
+subresource's, is intercepted (Playwright routes every URL of the page) and either refused
+or fetched by the crawler's own fetcher (`fetching.get`: http and https only, the allowed
+ports, the host resolved once and every address checked public, then that address dialled:
+DNS pinning, as for any fetch) and handed back to Chromium (`route.fulfill`); a redirect
+is handed back as a redirect, whose next hop is intercepted and checked in turn. What
+cannot be intercepted (WebSockets, preconnects, WebRTC) goes to a proxy that does not
+exist, so it fails; service workers and downloads are blocked in the browser context.
 
 Bounds: `RENDER_TIMEOUT` for the load, then at most `IDLE_WAIT` for the network to go
 quiet (whatever the DOM is then is the answer), `MAX_REQUESTS` requests and
