@@ -147,6 +147,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "websites caches, which scope what they hand out (websites.by_host, exists)",
     ),
     "pages": ("position", "a cursor's position of a record already read"),
+    "renderers": ("render", "invokes the render function with a page's URL: reads no records"),
     "websites": (
         "allocate_id is_claimed forget forget_all get_claim holder proof_token "
         "stored_proof_token move_claim versioned answers",

@@ -84,6 +84,7 @@ IAM_ACTIONS = {
     "s3:DownloadFile": "s3:GetObject",  # boto3's managed transfers
     "s3:UploadFile": "s3:PutObject",
     "s3:DeleteObjects": "s3:DeleteObject",
+    "lambda:Invoke": "lambda:InvokeFunction",  # the render function, synchronously
 }
 # Carries no action of its own: IAM checks each of its entries (WRITE_ACTIONS).
 NO_ACTION = {("dynamodb", "transact_write_items")}

@@ -14,7 +14,7 @@ from collections import defaultdict, deque
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from sitelens.audits import content_checks, duplicates
+from sitelens.audits import app_shells, content_checks, duplicates
 from sitelens.audits.definitions import DEEP, DEFINITIONS, NEAR_DUPLICATE_BITS
 from sitelens.audits.facts import MAX_LINKS
 from sitelens.seo.links import hreflang_problem
@@ -143,6 +143,7 @@ def affected(
         (u, ", ".join(p["mixed"][:3])) for u, p in html.items() if p.get("mixed")
     ]
     found.update(content_checks.affected(html))
+    found.update(app_shells.affected(html))
     return {code: list(entries) for code, entries in found.items()}
 
 

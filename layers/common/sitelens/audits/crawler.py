@@ -23,8 +23,9 @@ depth, `max_depth`: links, canonicals, hreflang alternates and `rel=next`/`prev`
 hop, as a link is), sitemaps, redirects. A run's crawl settings are read from its state,
 each with a default so that a state written before them crawls as before: `user_agent`
 ("sitelens"; `fetching.USER_AGENTS`), `crawl_secret` (absent: no headers), `list_urls`
-("": discover) and `max_rate` (0: the service's rate). A run that cannot be audited
-ends `failed`, never analysed, with a `failure` the user can act on (`failures`).
+("": discover), `max_rate` (0: the service's rate) and `render` ("html"; "js": each HTML
+page read after its scripts ran, `rendering`). A run that cannot be audited ends
+`failed`, never analysed, with a `failure` the user can act on (`failures`).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from sitelens.audits import (
     fairshare,
     fetching,
     politeness,
-    reasons,
+    rendering,
     sitemaps,
     visiting,
 )
@@ -55,8 +56,7 @@ from sitelens.core import clock, scopes
 from sitelens.core.log import logger
 from sitelens.data import audits as stored
 from sitelens.data import frontier
-from sitelens.seo import analysis, fetch
-from sitelens.seo.page import Site
+from sitelens.seo import fetch
 
 ACTIVE = ("queued", "crawling")
 _HTML_TYPES = ("text/html", "application/xhtml+xml", "")
@@ -375,13 +375,7 @@ def _found(
                 queued.append(_fetch_step(state, target, depth, again))
         media = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if response.status == 200 and media in _HTML_TYPES:
-            parsed = facts.parse(url, response.body, response.headers, scope)
-            report = analysis.analyse(Site(page=response))
-            parsed.facts["score"] = report.score
-            parsed.facts["failed_checks"] = sorted(
-                k for k, r in report.results.items() if not r["passed"]
-            )
-            parsed.facts["reasons"] = reasons.of_results(dict(report.results))
+            parsed, report = rendering.read(state, url, response, scope)  # raw, or rendered
             found.update(parsed.facts, **assets.of_page(state, parsed, report, gate))
             queued += _claim_links(state, scope, parsed, depth, again)
     if _is_start(state, step) and (failure := failures.start_failure(result)) is not None:

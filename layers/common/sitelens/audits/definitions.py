@@ -200,6 +200,15 @@ DEFINITIONS: dict[str, Definition] = {
         "The HTTPS page loads over plain HTTP: {detail}.",
         "img, script, link, iframe",
     ),
+    "links_only_after_rendering": Definition(
+        "medium",
+        "Links only after rendering: pages whose links appear only once JavaScript runs",
+        "Put the page's links and main content in its HTML (server-side or static "
+        "rendering), or audit it with render: js to see what a rendering crawler sees.",
+        "https://developers.google.com/search/docs/crawling-indexing/javascript/javascript-seo-basics",
+        "{detail}",
+        "a[href] after scripts run",
+    ),
     # what pages carry and the host publishes (`content_checks`): each detail a sentence
     "structured_data_error": Definition(
         "medium",

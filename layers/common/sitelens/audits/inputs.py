@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator
 
-from sitelens.audits import codes, duplicates, rules, sorts, urls
+from sitelens.audits import app_shells, codes, duplicates, rules, sorts, urls
 from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import (
@@ -53,6 +53,7 @@ ListUrls = Annotated[str, lines(rules.list_url_problem, max_lines=rules.MAX_LIST
 MaxRate = Annotated[float, BeforeValidator(rules.check_max_rate)]
 Regression = Annotated[dict[str, Any], BeforeValidator(rules.check_regression)]
 Muted = Annotated[dict[str, str], BeforeValidator(rules.check_muted)]
+Render = Annotated[str, choice(*app_shells.MODES)]
 IssueCode = Annotated[str, BeforeValidator(codes.check)]
 Similarity = Annotated[int, number(duplicates.MIN_SIMILARITY, 100)]
 MAX_PAGE_NUMBER = 1_000  # of an issue's listed pages (at most checks.MAX_AFFECTED of them)
@@ -81,6 +82,7 @@ class AuditSettings(PrivacyFields):
     regression: Regression | None = None
     muted: Muted | None = None
     near_duplicate_similarity: Similarity | None = None
+    render: Render | None = None
 
 
 class AuditCreate(AuditSettings):

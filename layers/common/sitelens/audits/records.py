@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits import caps, duplicates, history, rules, setting_checks
+from sitelens.audits import app_shells, caps, duplicates, history, rules, setting_checks
 from sitelens.audits import runs as run_history
 from sitelens.audits.starting import crawl_of, regression, start_run
 from sitelens.core import clock, errors
@@ -41,6 +41,7 @@ SCOPE_FIELDS = (
     "exclude",
     "respect_robots",
     "list_urls",
+    "render",  # a rendered crawl finds the links scripts add
 )
 # Settings an update sets as sent (`update`), with what a record from before them has.
 PLAIN_SETTINGS: dict[str, Any] = {
@@ -51,6 +52,7 @@ PLAIN_SETTINGS: dict[str, Any] = {
     "user_agent": rules.DEFAULT_USER_AGENT,
     "max_rate": 0,
     "near_duplicate_similarity": duplicates.DEFAULT_SIMILARITY,
+    "render": app_shells.DEFAULT_MODE,
 }
 
 
@@ -79,6 +81,7 @@ def show(record: dict[str, Any], state: dict[str, Any] | None, base_url: str) ->
             record.get("crawl_secret_shown") or json.dumps(setting_checks.NO_SECRET)
         ),
         "max_rate": record.get("max_rate") or None,
+        "render": record.get("render") or app_shells.DEFAULT_MODE,
         "regression": regression(record),
         "muted": json.loads(record.get("muted") or "{}"),
         "near_duplicate_similarity": int(
@@ -130,6 +133,7 @@ def create(account_id: str, fields: AuditCreate, base_url: str) -> dict[str, Any
         "schedule": fields.schedule,
         "user_agent": fields.user_agent or rules.DEFAULT_USER_AGENT,
         "max_rate": fields.max_rate or 0,
+        "render": fields.render or app_shells.DEFAULT_MODE,
         "regression": json.dumps(fields.regression or history.DEFAULT_REGRESSION),
         "muted": json.dumps(fields.muted or {}),
         "near_duplicate_similarity": (

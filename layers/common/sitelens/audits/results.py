@@ -7,7 +7,7 @@ import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from sitelens.audits import reasons
+from sitelens.audits import app_shells, reasons
 from sitelens.audits.records import crawl_of, stored
 from sitelens.audits.runs import SEVERITIES
 from sitelens.audits.sorts import URL_ORDER
@@ -68,6 +68,8 @@ def show_page(item: dict[str, Any], ranked: list[Any] | None = None) -> dict[str
         "failed_checks": json.loads(item["failed_checks"]) if item.get("failed_checks") else [],
         # real visits' vitals of the page (audits.traffic.save_field); None without them
         "field_vitals": json.loads(item["field_vitals"]) if item.get("field_vitals") else None,
+        # raw HTML against the rendered DOM (render: js), or the app shell found without it
+        "rendering": app_shells.of(item),
     }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sitelens.audits import duplicates, history, rules
+from sitelens.audits import app_shells, duplicates, history, rules
 from sitelens.audits import runs as run_history
 from sitelens.core import clock
 from sitelens.data import audits as stored_audits
@@ -44,6 +44,7 @@ def start_run(record: dict[str, Any], run: int, scope_changed: bool = False) -> 
         "list_urls": record.get("list_urls", ""),
         "user_agent": record.get("user_agent", rules.DEFAULT_USER_AGENT),
         "max_rate": record.get("max_rate", 0),
+        "render": record.get("render") or app_shells.DEFAULT_MODE,
         "regression": json.dumps(regression(record)),
         "muted": record.get("muted") or "{}",
         "near_duplicate_similarity": (

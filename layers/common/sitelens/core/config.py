@@ -139,6 +139,12 @@ class Settings:
     def seal_key_parameter(self) -> str:
         return _optional("SEAL_KEY_PARAMETER")
 
+    # The function audits with `render: js` render their pages in (RenderFunction); "" (make
+    # serve, tests): rendered in the crawl worker itself, on Debian's Chromium.
+    @property
+    def render_function(self) -> str:
+        return _optional("RENDER_FUNCTION")
+
     # Only the webhook functions use them (and those that send events): by name at first use.
     @property
     def webhooks_table(self) -> str:

@@ -52,6 +52,7 @@ LOSSES: dict[str, str] = {
     "PasswordGuesses": REQUESTS_DEGRADED,  # [reason]
     "FieldDataUnavailable": REQUESTS_DEGRADED,  # [reason] a report or run without field data
     "AuditStepsPutOff": AUDITS_SLOWED,  # [reason]
+    "AuditPagesNotRendered": REQUESTS_DEGRADED,  # [reason] render: js pages read from raw HTML
 }
 
 FIGURES = frozenset(
