@@ -200,3 +200,22 @@ def test_a_segment_counts_in_the_query_s_bound_of_filters(analytics, website, se
     more = {**question, "filters": [["is", "segment", [segment]], *GOOGLE]}
     refused = analytics.post("/api/v1/query", json_body=more)
     assert refused.body["message"] == {"filters": [f"At most {filters.MAX_CONDITIONS} filters."]}
+
+
+def test_a_funnel_with_a_segment_answers_as_with_its_filters(analytics, website, served):
+    from tests.integration.goals.test_funnels import rows_of
+
+    served.write(rows_of(website))
+    goals = f"/api/v1/websites/{website}/goals"
+    analytics.post(goals, {"page_path": "/", "display_name": "Home"})
+    analytics.post(goals, {"page_path": "/pricing", "display_name": "Pricing"})
+    segment = analytics.post(
+        f"/api/v1/websites/{website}/segments", json_body={"name": "G", "filters": GOOGLE}
+    ).data["id"]
+    body = {"site_id": website, "date_range": [DAY, DAY], "steps": ["Home", "Pricing"]}
+    by_segment = {**body, "filters": [["is", "segment", [segment]]]}
+    found = analytics.post("/api/v1/funnels/query", json_body=by_segment)
+    assert found.status == 200, found.body
+    assert [step["visitors"] for step in found.body["steps"]] == [1, 1]  # a, from Google
+    written = analytics.post("/api/v1/funnels/query", json_body={**body, "filters": GOOGLE})
+    assert found.body["steps"] == written.body["steps"]

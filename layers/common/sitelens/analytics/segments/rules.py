@@ -9,7 +9,7 @@ query reads, stays small: `MAX_SEGMENTS` x `MAX_FILTERS_BYTES` is at most 80 KB.
 from __future__ import annotations
 
 import json
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from sitelens.analytics.warehouse import filters
 from sitelens.core import errors
@@ -53,7 +53,8 @@ def check_filters(value: Any) -> list[Any]:
     try:
         filters.parse(value, segments=False)
     except errors.Invalid as refused:
-        raise FieldError(refused.message["filters"][0]) from None
+        sentences = cast(dict[str, list[str]], refused.message)  # filters.parse's: one field
+        raise FieldError(sentences["filters"][0]) from None
     if len(encoded(value).encode()) > MAX_FILTERS_BYTES:
         raise FieldError(f"A segment's filters must not exceed {MAX_FILTERS_BYTES} bytes of JSON.")
     return value
