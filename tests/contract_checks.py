@@ -83,7 +83,11 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "patchWebsite": WEBSITE_FIELDS,
     "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
     "getSharedStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
-    "getSharedDashboard": {"from": PERIOD, "to": PERIOD},
+    "getSharedDashboard": {
+        "from": PERIOD,
+        "to": PERIOD,
+        "segment": "digits that are no saved segment of the website",
+    },
     "getWebsiteSharePage": None,  # the period, on an HTML page
     "query": {
         # Plausible's query language: bounds, metrics that need dimensions, filter syntax,
