@@ -83,7 +83,11 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "patchWebsite": WEBSITE_FIELDS,
     "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
     "getSharedStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
-    "getSharedDashboard": {"from": PERIOD, "to": PERIOD},
+    "getSharedDashboard": {
+        "from": PERIOD,
+        "to": PERIOD,
+        "segment": "digits that are no saved segment of the website",
+    },
     "getWebsiteSharePage": None,  # the period, on an HTML page
     "query": {
         # Plausible's query language: bounds, metrics that need dimensions, filter syntax,
@@ -183,6 +187,22 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "createAnnotation": {**ANNOTATION_FIELDS, "annotations": "a 1,001st annotation"},
     "updateAnnotation": ANNOTATION_FIELDS,
     "patchAnnotation": ANNOTATION_FIELDS,
+    **{
+        operation: {
+            "name": "a name the website's segments have already, or white space only",
+            "filters": "filters the query API refuses, naming a segment, or over 4,000 bytes",
+            "segments": "a 21st segment of the website",
+        }
+        for operation in ("createSegment", "updateSegment", "patchSegment")
+    },
+    "queryJourneys": {
+        "page": "missing for next_pages (required by one journey only)",
+        "steps": "sent with next_pages (of paths only)",
+        **{
+            name: "a rule across fields of the query"
+            for name in ("site_id", "date_range", "filters")
+        },
+    },
     "queryFunnel": {
         "steps": "a name no goal of the website has",
         "funnel_id": "an id no saved funnel of the website has",

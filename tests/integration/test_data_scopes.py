@@ -209,6 +209,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "goals": ("of change", "goals inside a website record already read (scoped)"),
     "funnels": ("of change", "funnels inside a website record already read (scoped)"),
+    "segments": ("of change", "segments inside a website record already read (scoped)"),
     "stats": (
         "digest slot counter_key counter_item add_chunk mark_committed registries register counts "
         "daily_counts span_counts many_counts write_batch",

@@ -324,6 +324,7 @@ def test_every_route_is_documented_and_every_operation_routed(api):
 READS = {
     ("POST", "/api/v1/query"),
     ("POST", "/api/v1/funnels/query"),
+    ("POST", "/api/v1/journeys/query"),
     ("POST", "/api/v1/share/websites/{domain}/unlock"),
     ("POST", "/api/v1/share/reports/{share_id}/unlock"),
     ("POST", "/api/v1/share/audits/{share_id}/unlock"),

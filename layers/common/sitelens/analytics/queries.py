@@ -16,7 +16,7 @@ import dataclasses
 from typing import Any
 
 from sitelens.analytics import annotations as timeline
-from sitelens.analytics import rollups
+from sitelens.analytics import rollups, segments
 from sitelens.analytics.warehouse import (
     answers,
     conversions,
@@ -50,6 +50,7 @@ def parse(account_id: str, body: Any) -> query.Query:
     """The query of a body, over the account's websites (404 for another's), in their time
     zone unless it names one, with their goals; 422 for an invalid query."""
     zone = DEFAULT_TIMEZONE
+    body = segments.expanded(account_id, body)  # a saved segment: its filters in its place
     parsed = query.parse(body, clock.now(), zone)  # validates site_id before any read
     found = [stored_websites.get(account_id, site) for site in parsed.site_ids]
     if any(website is None for website in found):

@@ -17,7 +17,7 @@ from sitelens.analytics.warehouse.dimensions import (
     canonical,
 )
 from sitelens.analytics.warehouse.props import is_props
-from sitelens.core import errors
+from sitelens.core import errors, numbers
 
 FILTER_OPERATORS: Final = ("is", "is_not", "contains", "contains_not", "matches", "matches_not")
 
@@ -26,6 +26,9 @@ MAX_FILTER_DEPTH = 5
 MAX_CLAUSES = 50  # values of one simple filter
 MAX_CLAUSE_LENGTH = 1_000  # characters of one value (a page path with its query)
 MAX_PATTERN_LENGTH = 300  # characters of a regular expression (RE2 in both engines)
+# `["is", "segment", [id]]`: a saved segment's filters, put in its place before the query is
+# checked again (`analytics.segments.expanded`); never in a segment's own filters
+SEGMENT: Final = "segment"
 
 Filter: TypeAlias = "Condition | Logical"
 # Python's syntax that RE2 (DuckDB's engine, Plausible's documented syntax) lacks
@@ -50,13 +53,23 @@ class Logical:
     parts: tuple[Filter, ...]
 
 
-def parse(value: Any) -> list[Filter]:
+def parse(value: Any, segments: bool = True) -> list[Filter]:
     """The filters of a query's `filters` field; 422 (`errors.Invalid`) on the field
-    `filters` at the first one that is wrong or beyond a bound."""
+    `filters` at the first one that is wrong or beyond a bound. A segment's filters
+    (`segments` False) may not name a segment."""
     if not isinstance(value, list):
         raise errors.Invalid.field("filters", "The filters field must be a list of filters.")
     count = [0]
-    return [_filter(item, 1, count) for item in value]
+    return [_filter(item, 1, count, segments) for item in value]
+
+
+def segment_ids(found: list[Filter] | tuple[Filter, ...]) -> list[int]:
+    """The ids of the saved segments the (top-level) filters name, in their order."""
+    return [
+        int(item.clauses[0])
+        for item in found
+        if isinstance(item, Condition) and item.dimension == SEGMENT
+    ]
 
 
 def names_event(item: Filter) -> bool:
@@ -71,7 +84,7 @@ def dimensions_of(item: Filter) -> set[str]:
     return {name for part in item.parts for name in dimensions_of(part)}
 
 
-def _filter(value: Any, depth: int, count: list[int]) -> Filter:
+def _filter(value: Any, depth: int, count: list[int], segments: bool) -> Filter:
     if depth > MAX_FILTER_DEPTH:
         raise errors.Invalid.field(
             "filters", f"Filters must not nest deeper than {MAX_FILTER_DEPTH}."
@@ -86,12 +99,12 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
             raise errors.Invalid.field(
                 "filters", f'"{operator}" takes one non-empty list of filters.'
             )
-        parts = tuple(_filter(part, depth + 1, count) for part in value[1])
+        parts = tuple(_filter(part, depth + 1, count, segments) for part in value[1])
         return Logical(operator, parts)  # type: ignore[arg-type]
     if operator == "not":
         if len(value) != 2:
             raise errors.Invalid.field("filters", '"not" takes one filter.')
-        return Logical("not", (_filter(value[1], depth + 1, count),))
+        return Logical("not", (_filter(value[1], depth + 1, count, segments),))
     if operator not in FILTER_OPERATORS:
         allowed = ", ".join((*FILTER_OPERATORS, "and", "or", "not"))
         raise errors.Invalid.field(
@@ -104,6 +117,8 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
         raise errors.Invalid.field(
             "filters", "A filter is [operator, dimension, clauses(, modifiers)]."
         )
+    if value[1] == SEGMENT:
+        return _segment(operator, value[2:], depth, segments)
     dimension, clauses = canonical(value[1]), value[2]
     known = dimension in EVENT_DIMENSIONS or dimension in VISIT_DIMENSIONS or is_props(dimension)
     if not known and dimension != GOAL_DIMENSION:
@@ -134,6 +149,23 @@ def _filter(value: Any, depth: int, count: list[int]) -> Filter:
             )
         case_sensitive = modifiers.get("case_sensitive", True)
     return Condition(operator, dimension, tuple(clauses), case_sensitive)
+
+
+def _segment(operator: str, rest: list[Any], depth: int, segments: bool) -> Condition:
+    """`["is", "segment", [id]]`, at the top level of a query's filters."""
+    if not segments:
+        raise errors.Invalid.field("filters", "A segment's filters cannot name a segment.")
+    if operator != "is" or depth > 1:
+        raise errors.Invalid.field(
+            "filters", 'A segment is asked at the top level as ["is", "segment", [id]].'
+        )
+    ids = rest[0] if len(rest) == 1 and isinstance(rest[0], list) else None
+    number = numbers.whole(ids[0]) if ids and len(ids) == 1 else None
+    if number is None or number < 1:
+        raise errors.Invalid.field(
+            "filters", 'A segment filter names one saved segment\'s id: ["is", "segment", [id]].'
+        )
+    return Condition("is", SEGMENT, (str(number),))
 
 
 def _check_pattern(pattern: str) -> None:

@@ -150,7 +150,7 @@ def parse(
         raise errors.Invalid.field(
             unknown[0], f"Unknown field {unknown[0]}. Allowed: {', '.join(known)}."
         )
-    site_ids = _site_ids(body.get("site_id"))
+    site_ids = site_ids_of(body.get("site_id"))
     if "metrics" not in body:
         raise errors.Invalid.field("metrics", "The metrics field is required.")
     metrics = _list_of_strings(body["metrics"], "metrics", METRICS)
@@ -254,7 +254,8 @@ def _check_vitals(metrics: list[str], dimensions: list[str], found: list[Filter]
         )
 
 
-def _site_ids(value: Any) -> list[int]:
+def site_ids_of(value: Any) -> list[int]:
+    """A query's `site_id` field: one website id or a list of them (422 otherwise)."""
     given = [numbers.integer(i) for i in (value if isinstance(value, list) else [value])]
     ids = [i for i in given if i is not None and i > 0]
     if not ids or len(ids) != len(given):

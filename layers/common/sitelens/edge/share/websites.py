@@ -9,6 +9,7 @@ from typing import Any
 from sitelens import sharing
 from sitelens.analytics import dashboard, stats
 from sitelens.analytics.inputs import PERIODS, SharePeriod, StatsQuery
+from sitelens.core import errors, numbers
 from sitelens.edge import pages
 from sitelens.edge.http import Request, Response, listed, ok
 from sitelens.edge.share import views
@@ -42,8 +43,15 @@ def _title(shared: sharing.Shared) -> str:
 
 
 def _figures(request: Request, shared: sharing.Shared) -> tuple[SharePeriod, dict[str, Any]]:
-    period = SharePeriod.parse(request.query)
+    period = SharePeriod.parse({k: v for k, v in request.query.items() if k != "segment"})
     first, last = period.days(shared.record.get("timezone") or "UTC")
+    segment = request.query.get("segment", "")
+    if segment:  # one of the website's saved segments: the dashboard under its filters
+        segment_id = numbers.record_id(segment)
+        if segment_id is None:
+            raise errors.Invalid.field("segment", "The segment field must be a saved segment's id.")
+        figures = dashboard.of_segment(shared.account, shared.record, first, last, segment_id)
+        return period, figures
     return period, dashboard.of_website(shared.account, shared.record, first, last)
 
 
