@@ -171,6 +171,10 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         operation: {"cursor": CURSOR, "run": "a run the audit has not had yet"}
         for operation in ("listAuditPages", "listAuditIssues")
     },
+    # a run compared with itself, with one it never had, or a first run with none before it
+    "listAuditRunChanges": {
+        "against": "the run itself, a run the audit never had, or none before a first run",
+    },
     "updateReport": REPORT_FIELDS,
     "patchReport": REPORT_FIELDS,
     # goals, funnels and annotations (docs/goals-and-funnels.md)

@@ -20,7 +20,10 @@ ROUTES = [
     r
     for r in template.routes(template.load())
     if r.path.startswith("/api/v1/")
-    and not r.path.startswith(("/api/v1/share/", "/api/v1/unsubscribe", "/api/v1/docs"))
+    # public: share views, signed links of mails (a page, not JSON), the documents
+    and not r.path.startswith(
+        ("/api/v1/share/", "/api/v1/unsubscribe", "/api/v1/recipients/", "/api/v1/docs")
+    )
     and r.path != "/api/v1/openapi.json"
     and r.method not in ("ANY", "OPTIONS")
 ]
