@@ -12,6 +12,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 from urllib.request import urlopen
 
+import pytest
+
 from tests.e2e.test_local_server import ROOT, base_env, call, start_server
 
 KEY = "sl_test_digests_" + uuid.uuid4().hex
@@ -36,6 +38,7 @@ def cli(server, outbox: Path, *args: str) -> str:
     return done.stdout
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_digests_caught_in_the_outbox_and_unsubscribed(
     tmp_path: Path, worker_dynamodb: str | None
 ) -> None:

@@ -465,6 +465,7 @@ def test_cli_keys_against_the_running_server(dev: Dev) -> None:
     assert call("GET", account_url, dev.key1).status == 200
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_random_key_when_unset_and_sigterm_stops_cleanly() -> None:
     server = start_server()
     try:
@@ -767,6 +768,7 @@ def test_memory_stays_flat_over_many_requests(dev: Dev) -> None:
     assert figures.growth_kib < 5 * 1024, figures
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
     """A short load; `python -m tests.load --seconds 20` is the measured one
     (docs/development.md)."""

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from tests.fixtures import browsers
 from tests.integration.test_skips import run_pytest
 
@@ -29,6 +31,7 @@ def modules_naming_chromium() -> list[str]:
     return found
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_without_chromium_every_browser_test_skips_and_none_errors() -> None:
     modules = modules_naming_chromium()
     assert len(modules) >= 9, modules

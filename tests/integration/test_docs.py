@@ -82,6 +82,7 @@ def served(aws_env) -> Iterator[dict[str, str]]:
         server.server_close()
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 @pytest.mark.browser
 @pytest.mark.parametrize("api", APIS)
 def test_the_page_renders_every_operation_in_chromium(served, tmp_path: Path, api):

@@ -196,6 +196,7 @@ def test_a_delete_stopped_midway_leaves_a_consistent_project(seo, account, monke
     assert not stored_projects.exists(account.id, "example.com")
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_on_dynamodb_local(dynamodb_local_env):
     """Real DynamoDB semantics: transactions of 100 writes, index lag, conditions."""
     add_reports("7", "example.com", 105, score=60)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import pytest
+
 from tests.e2e.test_local_analytics import send
 from tests.e2e.test_local_server import call, unique_domain
 from tests.fixtures.analytics import CHROME
@@ -22,6 +24,7 @@ def until(ask: Any, expected: Any, seconds: float = 30) -> Any:
         time.sleep(0.3)
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_goals_funnels_and_annotations_as_served(server, dev_key):
     domain = unique_domain("goals")
     created = call("POST", f"{server.analytics}/api/v1/websites", dev_key, form={"domain": domain})

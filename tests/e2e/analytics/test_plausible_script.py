@@ -90,6 +90,7 @@ def pages() -> Iterator[Pages]:
     thread.join()
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_plausibles_script_is_counted_as_it_is(server: Server, dev_key: str, pages: Pages) -> None:
     playwright = pytest.importorskip("playwright.sync_api")
     domain = unique_domain("plausible")

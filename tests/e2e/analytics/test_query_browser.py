@@ -69,6 +69,7 @@ def ask(server: Server, key: str, **body: Any) -> list[dict[str, Any]]:
     return results
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_visits_as_a_browser_makes_them(server, dev_key, pages):
     # A name under localhost of this module's own (a website's domain is claimed across the
     # shared server's accounts): Chromium resolves every one to loopback (RFC 6761).

@@ -135,6 +135,7 @@ def test_a_page_restored_from_the_back_forward_cache_is_counted(collector: Colle
     assert sorted(left) == ["a", "b"]
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_an_automated_browser_is_not_counted(collector: Collector) -> None:
     with playwright.sync_playwright() as p:
         chromium = browser(p, automated=True)

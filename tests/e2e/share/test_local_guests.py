@@ -198,6 +198,7 @@ def test_revoking_the_key_closes_its_links_at_the_next_request(served) -> None:
     assert stats(server, mine["domain"], made["token"]) == 404
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_an_expired_link_is_closed(served) -> None:
     server, key = served
     mine = private_website(server, key, "expiring")

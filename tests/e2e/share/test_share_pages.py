@@ -82,6 +82,7 @@ def query_totals(server: Server, key: str, website_id: int) -> list[int]:
     pytest.fail("the warehouse did not answer within 20 s")
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_the_statistics_page_draws_the_counted_numbers(server, dev_key, chromium, tmp_path: Path):
     record = website(server, dev_key)
     track(server, record["domain"], ["/", "/pricing", "/pricing", "/blog", "/"])

@@ -84,6 +84,7 @@ def test_device_types_agree_with_matomo_s_labels() -> None:
     assert len(differ) <= len(sample) // 100, differ[:5]
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_caches_do_not_grow_without_bound() -> None:
     template = (
         "Mozilla/5.0 (Linux; Android 13; SM-A{n} Build/TP1A) AppleWebKit/537.36 "

@@ -11,6 +11,7 @@ from scripts import make_tracking_script
 from sitelens.analytics import script
 
 
+@pytest.mark.slow  # about 3 s or more of a worker: make test-slow (CI)
 def test_the_committed_files_are_the_source_minified() -> None:
     reason = make_tracking_script.missing()
     if reason:
