@@ -13,10 +13,15 @@ import pytest
 
 from tests.e2e.share.test_share_pages import DESKTOP, PHONE
 from tests.e2e.test_local_server import Server, call
+from tests.fixtures.browsers import executable
 from tests.integration.audits.site import Site
 
 playwright = pytest.importorskip("playwright.sync_api")
 pytestmark = pytest.mark.browser
+NO_NETWORK_CHECKS = (
+    "--disable-features=LocalNetworkAccessChecks,PrivateNetworkAccessForIframes,"
+    "PrivateNetworkAccessForNavigations,BlockInsecurePrivateNetworkRequests"
+)
 
 
 @pytest.fixture(scope="module")
@@ -78,3 +83,54 @@ def test_a_password_audit_page_asks_for_the_password(server, dev_key, chromium):
     page.locator("h1").wait_for()
     assert page.inner_text("h1") == "Site audit"
     context.close()
+
+
+@pytest.mark.slow  # a crawl and a browser: about 3 s or more of a worker
+def test_an_issue_page_lists_its_pages_with_reasons_and_embeds_only_where_listed(
+    server, dev_key, chromium, audited_site
+):
+    audit = crawled(server, dev_key, audited_site)
+    issues = call("GET", f"{server.seo}/api/v1/audits/{audit['id']}/issues", dev_key).body["data"]
+    worst = issues[0]
+    page = chromium.new_page(viewport=DESKTOP)
+    assert page.goto(f"{audit['share_url']}?issue={worst['code']}").status == 200
+    assert page.inner_text("#issue-title").startswith(worst["title"])
+    shown = page.locator("#issue .issue-pages li")
+    assert shown.count() == min(worst["count"], 25)  # the first page of its pages
+    assert all(page.locator("#issue .reason").all_inner_texts())  # each with its reason
+    page.close()
+
+    # embedded from the origin the project's brand lists, and from no other
+    allowed, denied = "https://client.example", "https://elsewhere.example"
+    brand = {"name": "Agence Éclair", "frame_ancestors": allowed}
+    reply = call("PUT", f"{server.seo}/api/v1/projects/127.0.0.1/brand", dev_key, form=brand)
+    assert reply.status == 200, reply.body
+    # The share page is on 127.0.0.1 and the embedding pages on public names: Chromium's
+    # private-network checks, which would refuse that frame whatever the policy, are off.
+    browser = chromium.browser_type.launch(executable_path=executable(), args=[NO_NETWORK_CHECKS])
+    try:
+        for origin, framed in ((allowed, True), (denied, False)):
+            context = browser.new_context()
+            embedding = context.new_page()
+            html = f'<iframe src="{audit["share_url"]}" width="800" height="600"></iframe>'
+            embedding.route(f"{origin}/", _serving(html))
+            embedding.goto(f"{origin}/")
+            frame = embedding.frame_locator("iframe")
+            if framed:
+                assert frame.locator("#score").inner_text(timeout=3000) == str(audit["score"])
+                assert "Agence Éclair" in frame.locator("body").inner_text()
+            else:
+                embedding.wait_for_timeout(500)
+                assert frame.locator("#score").count() == 0  # refused by frame-ancestors
+            context.close()
+    finally:
+        browser.close()
+
+
+def _serving(html: str) -> Any:
+    """A route handler answering with `html` (an embedding page on an origin of our own)."""
+
+    def fulfil(route: Any) -> None:
+        route.fulfill(status=200, content_type="text/html", body=html)
+
+    return fulfil
