@@ -1,4 +1,4 @@
-"""Baseline: the same 39 checks as `sitelens.seo.checks`, written the way BeautifulSoup-based
+"""Baseline: the same 40 checks as `sitelens.seo.checks`, written the way BeautifulSoup-based
 SEO analyzers write them: decode the body, one `BeautifulSoup(html, "html.parser")`, then
 `find_all` / `get_text` per check, and the visible text after decomposing script and style.
 
@@ -8,6 +8,7 @@ one parse shared by every check, and the text-only checks run last on the same t
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
@@ -220,6 +221,19 @@ def analyse(site: Site) -> dict[str, dict[str, Any]]:
         if present
     ]
     add("structured_data", structured, structured)
+    # rich results, as such analyzers check them: every JSON-LD block parses and names a type
+    broken = []
+    for script in soup.find_all("script", type="application/ld+json"):
+        try:
+            item = json.loads(script.get_text() or "null")
+        except ValueError:
+            broken.append("unparsable JSON-LD")
+            continue
+        items = item if isinstance(item, list) else [item]
+        broken += [
+            "an item without @type" for i in items if not isinstance(i, dict) or "@type" not in i
+        ]
+    add("rich_results", not broken, broken)
     viewport = _meta(soup, "viewport")
     viewport_content = viewport[0].get("content", "") if viewport else None
     add("meta_viewport", viewport_content and "width" in viewport_content, viewport_content)
