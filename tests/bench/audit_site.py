@@ -175,11 +175,13 @@ def page_links(body: str) -> list[str]:
 class GeneratedSite:
     """The site, served until `close`; its pages are generated once, up front."""
 
-    def __init__(self, pages: int, groups: int, clusters: int = 0) -> None:
-        per_group = len(_group("/g0")) + len(content_pages.ENTRIES)
+    def __init__(self, pages: int, groups: int, clusters: int = 0, content: bool = True) -> None:
+        # `content`: each group also plants the content checks' pages (`content_pages`)
+        planted_content = content_pages.ENTRIES if content else ()
+        per_group = len(_group("/g0")) + len(planted_content)
         fillers = max(0, pages - 1 - groups * per_group - clusters * CLUSTER_SIZE)
         hubs = -(-fillers // (FILLERS_PER_HUB + 1))  # each hub and its fillers
-        entries = (*ENTRIES, *content_pages.ENTRIES)
+        entries = (*ENTRIES, *planted_content)
         if hubs + groups * len(entries) + clusters * CLUSTER_SIZE > 500:
             raise ValueError("too many links on the home page: fewer groups or pages")
         self.groups = groups
@@ -199,7 +201,8 @@ class GeneratedSite:
                 self.pages[path] = (200, HTML, page(f"Page {path}", ["/", f"/h{n}"]))
         for n in range(groups):
             self.pages.update(_group(f"/g{n}"))
-            self.pages.update(content_pages.pages(f"/g{n}"))
+            if content:
+                self.pages.update(content_pages.pages(f"/g{n}"))
         for cluster in planted:
             self.pages.update(cluster)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
@@ -208,7 +211,7 @@ class GeneratedSite:
         self.base = f"http://127.0.0.1:{self.port}"
         self.pages["/llms.txt"] = (200, "text/markdown", content_pages.llms_txt(self.base))
         # (page path, detail) of the content checks: `content_pages.expected`
-        self.content_expected = content_pages.expected(groups, self.base)
+        self.content_expected = content_pages.expected(groups if content else 0, self.base)
         self.content_expected |= content_pages.expected_llms(self.base)
         self.fetches = 0  # page requests served (robots.txt and the sitemap aside)
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
