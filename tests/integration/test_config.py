@@ -76,3 +76,22 @@ def test_optional_settings_have_documented_defaults(fresh_settings, monkeypatch)
         5.0,
         "",
     )
+
+
+@pytest.mark.parametrize(
+    ("engine", "listed", "counted"),
+    [("clickhouse", "12, 40", {12, 40}), ("athena", "12", set()), ("clickhouse", "", set())],
+)
+def test_websites_are_counted_in_clickhouse_only_when_listed_under_it(
+    monkeypatch, engine, listed, counted
+):
+    monkeypatch.setenv("SITELENS_WAREHOUSE_ENGINE", engine)
+    monkeypatch.setenv("SITELENS_CLICKHOUSE_COUNTED_SITES", listed)
+    config.reset()
+    assert config.settings().clickhouse_counted_sites == counted
+    monkeypatch.setenv("SITELENS_WAREHOUSE_ENGINE", "clickhouse")
+    monkeypatch.setenv("SITELENS_CLICKHOUSE_COUNTED_SITES", "12,www")
+    config.reset()
+    with pytest.raises(config.ConfigError, match="ids, commas"):
+        config.settings().clickhouse_counted_sites
+    config.reset()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from sitelens.records.inputs import MAX_NAME_LENGTH
 from sitelens.websites.funnels import rules
 from tests.integration.goals.test_funnels import DAY, EXPECTED, rows_of, served
 
@@ -66,7 +67,7 @@ def test_funnels_are_created_listed_changed_and_deleted(analytics, website, goal
         ({"steps": "GOALS"}, "name"),
         ({"name": "", "steps": "GOALS"}, "name"),
         ({"name": " ", "steps": "GOALS"}, "name"),
-        ({"name": "x" * (rules.MAX_NAME_LENGTH + 1), "steps": "GOALS"}, "name"),
+        ({"name": "x" * (MAX_NAME_LENGTH + 1), "steps": "GOALS"}, "name"),
         ({"name": "F", "steps": [1]}, "steps"),
         ({"name": "F", "steps": list(range(1, 10))}, "steps"),
         ({"name": "F", "steps": [1, 1]}, "steps"),

@@ -9,6 +9,7 @@ import pytest
 
 from sitelens.analytics.segments import rules
 from sitelens.analytics.warehouse import filters
+from sitelens.records.inputs import MAX_NAME_LENGTH
 from tests.integration.analytics.test_warehouse import DAY
 from tests.integration.goals.test_funnels import served
 from tests.integration.journeys.test_journeys import visits_of
@@ -71,7 +72,7 @@ def test_segments_are_created_listed_changed_and_deleted(analytics, website):
         ({"name": "S"}, "filters"),
         ({"filters": GOOGLE}, "name"),
         ({"name": " ", "filters": GOOGLE}, "name"),
-        ({"name": "x" * (rules.MAX_NAME_LENGTH + 1), "filters": GOOGLE}, "name"),
+        ({"name": "x" * (MAX_NAME_LENGTH + 1), "filters": GOOGLE}, "name"),
         ({"name": "S", "filters": []}, "filters"),
         ({"name": "S", "filters": "not json"}, "filters"),
         ({"name": "S", "filters": [["is", "visit:nope", ["x"]]]}, "filters"),

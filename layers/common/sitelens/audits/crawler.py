@@ -8,24 +8,18 @@
 - `analyse`: when the last outstanding step is done (the run's `pending` counter reaches
   0, counted atomically), the cross-page checks run over the stored facts.
 
-No worker holds the crawl: each step a message, each URL's state an item (100,000 pages:
-100,000 short invocations; a worker's memory one batch's pages). A redelivered message
-does its step again harmlessly: claims are conditional, and a `fetch`'s page is stored
-with its step's count in one transaction, only while the page is not `fetched`
-(`data.frontier.finish_pages`), so `pending` goes down once per claim; a `fetch`
-delivered again queues its links even if claimed before. A `start` that stopped after
-moving its run to `crawling` (the state still says `seeding`) seeds again when it comes
-back, queueing the URLs it had claimed as well: a page counts once, whichever of its
-steps saves it, and the start's own step is counted as `seeding` is removed, once.
+No worker holds the crawl: each step a message, each URL's state an item. A redelivered
+step is harmless: claims are conditional, a `fetch`'s page is stored with its step's count
+in one transaction only while not `fetched` (`data.frontier.finish_pages`), so `pending`
+falls once per claim; a `start` stopped after `crawling` seeds again, its claims queued
+again, and a page counts once whichever step saves it.
 
-Every source of URLs obeys the run's scope (`urls.Scope.crawls`) and, where a URL has a
-depth, `max_depth`: links, canonicals, hreflang alternates and `rel=next`/`prev` (each a
-hop, as a link is), sitemaps, redirects. A run's crawl settings are read from its state,
-each with a default so that a state written before them crawls as before: `user_agent`
-("sitelens"; `fetching.USER_AGENTS`), `crawl_secret` (absent: no headers), `list_urls`
-("": discover), `max_rate` (0: the service's rate) and `render` ("html"; "js": each HTML
-page read after its scripts ran, `rendering`). A run that cannot be audited ends
-`failed`, never analysed, with a `failure` the user can act on (`failures`).
+Every source of URLs (links, canonicals, hreflang, `rel=next`/`prev`, sitemaps,
+redirects) obeys the run's scope (`urls.Scope.crawls`) and `max_depth`. Crawl settings
+come from the run's state, each with a default so an older state crawls as before
+(`user_agent`, `crawl_secret`, `list_urls`, `max_rate`; `render`: "js" reads each HTML
+page after its scripts ran, `rendering`). A run that cannot be audited ends `failed`,
+never analysed, with a `failure` the user can act on (`failures`).
 """
 
 from __future__ import annotations

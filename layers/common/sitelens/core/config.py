@@ -239,18 +239,14 @@ class Settings:
 
     @property
     def clickhouse_counted_sites(self) -> frozenset[int]:
-        """The websites counted in ClickHouse rather than DynamoDB (template parameter
-        ClickHouseCountedSites, ids separated by commas; only under WarehouseEngine=
-        clickhouse): those that outgrow a DynamoDB partition (`data.clickhouse_counts`)."""
+        """Websites counted in ClickHouse, not DynamoDB (ClickHouseCountedSites, ids and
+        commas; only under WarehouseEngine=clickhouse): `data.clickhouse_counts`."""
         listed = _optional("CLICKHOUSE_COUNTED_SITES")
-        if not listed.strip() or self.warehouse_engine != "clickhouse":
+        if not listed or self.warehouse_engine != "clickhouse":
             return frozenset()
-        try:
-            return frozenset(int(found) for found in listed.split(",") if found.strip())
-        except ValueError:
-            raise ConfigError(
-                f"SITELENS_CLICKHOUSE_COUNTED_SITES is {listed!r}: website ids and commas."
-            ) from None
+        if not all(found.strip().isdigit() for found in listed.split(",")):
+            raise ConfigError(f"SITELENS_CLICKHOUSE_COUNTED_SITES is {listed!r}: ids, commas.")
+        return frozenset(int(found) for found in listed.split(","))
 
     @property
     def clickhouse_s3_role(self) -> str:

@@ -110,6 +110,19 @@ def _cursor(value: Any, info: ValidationInfo) -> str:
 Cursor = Annotated[str, BeforeValidator(_cursor)]
 
 
+MAX_NAME_LENGTH = 120  # a saved record's name: a funnel's, a segment's
+
+
+def saved_name(value: str) -> str:
+    """A saved record's name (a funnel's, a segment's): 1 to `MAX_NAME_LENGTH`
+    characters, not white space only."""
+    if not 0 < len(value) <= MAX_NAME_LENGTH:
+        raise FieldError(f"The name field must have 1 to {MAX_NAME_LENGTH} characters.")
+    if not value.strip():
+        raise FieldError("The name field must not be only white space.")
+    return value
+
+
 def checked_text(check: Callable[[str], Any]) -> BeforeValidator:
     """A string field, then `check` (a rule that raises FieldError or returns the value)."""
 

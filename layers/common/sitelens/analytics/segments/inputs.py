@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator
 
 from sitelens.analytics.segments import rules
-from sitelens.records.inputs import Input, checked_text
+from sitelens.records.inputs import Input, checked_text, saved_name
 
-Name = Annotated[str, checked_text(rules.check_name)]
+Name = Annotated[str, checked_text(saved_name)]
 Filters = Annotated[list[Any], BeforeValidator(rules.check_filters)]
 
 

@@ -16,7 +16,6 @@ from sitelens.core import errors
 from sitelens.core.errors import FieldError
 
 MAX_SEGMENTS: Final = 20
-MAX_NAME_LENGTH: Final = 120
 MAX_FILTERS_BYTES: Final = 4_000  # the filters' compact JSON, in UTF-8
 TOO_MANY: Final = f"A website has at most {MAX_SEGMENTS} segments."
 NAME_TAKEN: Final = "The name has already been taken by another segment of the website."
@@ -25,14 +24,6 @@ NOT_SAVED: Final = (
     "Segment {id} is not a saved segment of the query's websites: see"
     " /api/v1/websites/{{id}}/segments."
 )
-
-
-def check_name(value: str) -> str:
-    if not 0 < len(value) <= MAX_NAME_LENGTH:
-        raise FieldError(f"The name field must have 1 to {MAX_NAME_LENGTH} characters.")
-    if not value.strip():
-        raise FieldError("The name field must not be only white space.")
-    return value
 
 
 def encoded(value: list[Any]) -> str:

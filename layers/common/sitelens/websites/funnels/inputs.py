@@ -6,10 +6,10 @@ from typing import Annotated
 
 from pydantic import BeforeValidator
 
-from sitelens.records.inputs import Input, checked_text
+from sitelens.records.inputs import Input, checked_text, saved_name
 from sitelens.websites.funnels import rules
 
-Name = Annotated[str, checked_text(rules.check_name)]
+Name = Annotated[str, checked_text(saved_name)]
 Steps = Annotated[list[int], BeforeValidator(rules.check_steps)]
 
 

@@ -16,7 +16,6 @@ from sitelens.data.funnels import MAX_STEPS, MIN_STEPS
 
 # Each saved funnel is one more warehouse query of a dashboard or digest that shows it.
 MAX_FUNNELS: Final = 10
-MAX_NAME_LENGTH: Final = 120
 TOO_MANY: Final = f"A website has at most {MAX_FUNNELS} funnels."
 NAME_TAKEN: Final = "The name has already been taken by another funnel of the website."
 NOT_A_GOAL: Final = (
@@ -27,14 +26,6 @@ STEPS: Final = (
     f"The steps field must be a list of {MIN_STEPS} to {MAX_STEPS} different goal ids"
     " of the website, in order."
 )
-
-
-def check_name(value: str) -> str:
-    if not 0 < len(value) <= MAX_NAME_LENGTH:
-        raise FieldError(f"The name field must have 1 to {MAX_NAME_LENGTH} characters.")
-    if not value.strip():
-        raise FieldError("The name field must not be only white space.")
-    return value
 
 
 def check_steps(value: Any) -> list[int]:
