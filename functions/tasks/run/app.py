@@ -1,6 +1,6 @@
 """SQS TasksQueue: run each task by the kind it names (sitelens.data.tasks): send a digest
-once, remove a deleted website's statistics, write a website's export. A task that failed, or names no kind, is
-reported, so that its message is delivered again and then dead-lettered.
+once, remove a deleted website's statistics, write a website's export. A task that failed,
+or names no kind, is reported, so that its message is delivered again and then dead-lettered.
 
 Under CostProfile=lean no event source polls the queue: a schedule (TasksDrainSchedule)
 invokes the function every quarter hour, and the run drains the queue itself, a task at a

@@ -264,3 +264,12 @@ def test_a_refused_delivery_fails_the_export_saying_so(analytics, account, deplo
     failed = analytics.get(f"/api/v1/websites/{site['id']}/exports/{export['id']}").data
     assert failed["status"] == "failed" and "delivery was refused" in failed["error"]
     assert json.dumps(failed)  # plain JSON
+
+
+def test_the_schema_version_moves_with_the_warehouse_s_columns_and_its_docs():
+    """A column added to the warehouse without a new export schema version fails here."""
+    assert len(schema.COLUMNS) == exports.SCHEMA_COLUMNS, "bump exports.SCHEMA_VERSION"
+    docs = (Path(__file__).parents[3] / "docs" / "exports.md").read_text()
+    assert f"schema version {exports.SCHEMA_VERSION}" in docs
+    listed = docs.split("## The file", 1)[1].split("## How", 1)[0]
+    assert all(f"`{name}`" in listed for name in schema.COLUMN_NAMES)

@@ -34,9 +34,10 @@ from sitelens.records.inputs import Input
 SCHEMA_VERSION: Final = 1
 SCHEMA_COLUMNS: Final = 31  # len(schema.COLUMNS) at SCHEMA_VERSION
 MAX_DAYS: Final = 366  # a year a file; a longer history is several exports
-# A file's rows: a busy site's month (10M rows is about 600 MB of Parquet, minutes of the
-# tasks function's 300 s and 10 GB of /tmp); more fails the export, saying to split it.
-MAX_ROWS: Final = 10_000_000
+# A file's rows: tests/bench/test_exports.py writes about 40,000 rows a second on a shared
+# core, so 5M rows is about two minutes of the tasks function's 300 s (less its drain's
+# 90 s reserve); more fails the export, saying to split the range.
+MAX_ROWS: Final = 5_000_000
 FORMATS: Final = ("parquet", "csv")
 STATUSES: Final = ("queued", "running", "done", "failed")
 ROLE_ARN_PATTERN: Final = r"^arn:aws[a-z-]*:iam::[0-9]{12}:role/[A-Za-z0-9+=,.@/_-]+$"
@@ -199,7 +200,12 @@ def run(account: str, export_id: int) -> None:
     key = stored_exports.object_key(record["website_id"], export_id, record["format"])
     with tempfile.TemporaryDirectory(prefix="sitelens-export-") as folder:
         work = Path(folder)
-        files = stored_exports.site_files(int(record["website_id"]), days, work / "in")
+        folders = [
+            f"{kind}/website_id={int(record['website_id'])}/day={day}"
+            for day in days
+            for kind in (layout.COMPACTED, layout.PARTS)
+        ]
+        files = stored_exports.site_files(folders, layout.LANDING, work / "in")
         stored_exports.set_fields(account, export_id, {"progress": 0.5, "updated_at": _now()})
         out = work / f"events.{record['format']}"
         try:

@@ -1,9 +1,9 @@
 """Exports of a website's raw events: their records (WebsitesTable, in the account's own
 partition `#export:<account>`, so a key reads only its account's) and their files.
 
-Files are read from the warehouse's layout (`analytics.warehouse.layout`): deployed, the
-site's own objects of the events bucket are downloaded to the function's /tmp; under
-`make serve`, its folder is read in place. A finished file goes under `exports/` of the
+Files are read from the warehouse's folders the domain names (`analytics.warehouse.layout`):
+deployed, the site's own objects of the events bucket are downloaded to the function's
+/tmp; under `make serve`, its folder is read in place. A finished file goes under `exports/` of the
 events bucket (a presigned URL downloads it) or, under `make serve`, into a local folder
 (a `file://` URL); with a delivery, into the customer's bucket too, through the role they
 grant (`sts:AssumeRole` with the ExternalId docs/exports.md gives them).
@@ -16,7 +16,6 @@ import shutil
 from pathlib import Path
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import layout
 from sitelens.core import scopes
 from sitelens.core.config import settings
 from sitelens.data import warehouse
@@ -92,21 +91,16 @@ def _local_root() -> Path | None:
     return local.root if local is not None else None
 
 
-def site_files(website_id: int, days: list[str], workdir: Path) -> list[Path]:
-    """The Parquet files that may hold the site's rows of these UTC days: each day's merged
-    file and hourly parts, and the landing files (rows of the last hour, any site's).
-    Deployed they are downloaded into `workdir`; under `make serve` read where they are."""
-    prefixes = [
-        f"{folder}/website_id={int(website_id)}/day={day}/"
-        for day in days
-        for folder in (layout.COMPACTED, layout.PARTS)
-    ]
+def site_files(folders: list[str], landing: str, workdir: Path) -> list[Path]:
+    """The Parquet files of these folders of the warehouse (a site's day files and parts)
+    and of its `landing` folder (rows of the last hour, any site's). Deployed they are
+    downloaded into `workdir`; under `make serve` read where they are."""
     root = _local_root()
     if root is not None:
-        found = [path for prefix in prefixes for path in sorted((root / prefix).glob("*.parquet"))]
-        return found + sorted((root / layout.LANDING).glob("hour=*/part-*.parquet"))
-    keys = [key for prefix in prefixes for key in warehouse.object_keys(prefix, 10_000)]
-    keys += warehouse.object_keys(f"{layout.LANDING}/", 2_000)
+        found = [path for folder in folders for path in sorted((root / folder).glob("*.parquet"))]
+        return found + sorted((root / landing).glob("hour=*/*.parquet"))
+    keys = [key for folder in folders for key in warehouse.object_keys(f"{folder}/", 10_000)]
+    keys += warehouse.object_keys(f"{landing}/", 2_000)
     files = []
     for n, key in enumerate(keys):
         path = workdir / f"{n:06d}.parquet"
