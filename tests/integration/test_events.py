@@ -101,7 +101,14 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
     if "{id}" in loaded["resource"]:
         inner = {
             name: "1"
-            for name in ("goal_id", "funnel_id", "annotation_id", "delivery_id", "link_id")
+            for name in (
+                "goal_id",
+                "funnel_id",
+                "annotation_id",
+                "delivery_id",
+                "link_id",
+                "export_id",
+            )
             if f"{{{name}}}" in loaded["resource"]
         }
         assert loaded["pathParameters"] == {"id": "1", **inner}
