@@ -60,7 +60,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 NOT_RUN = {
     ("docs/audits.md", "crawls a public site (example.com) of hundreds of pages"),
     ("docs/audits.md", "needs a done run of a site whose home page has a long title"),
-    ("docs/exports.md", "needs an audit with two done runs of a real site"),
+    ("docs/documents.md", "needs an audit with two done runs of a real site"),
     (
         "docs/segments-and-journeys.md",
         "needs these visits recorded on 2026-11-23 (tests/integration/journeys)",

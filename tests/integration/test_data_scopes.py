@@ -186,6 +186,12 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "a run's crawl frontier, written by its workers",
     ),
     "audit_usage": ("usage replace schedules", "the account's crawl allowance and schedules"),
+    "exports": (
+        "create get set_fields site_files object_key store download_url local_path",
+        "an export's own record, in the account's `#export:` partition: `get` answers None "
+        "when the key's scope does not admit its website (tests/integration/exports); files",
+    ),
+    "customer_buckets": ("deliver delivery_failed", "a write to the customer's own bucket"),
     "accounts": (
         "next_id put_account get_account set_contact mailed_accounts mailed_now digest_claims "
         "claim_digest take_over_digest record_digest",
@@ -247,7 +253,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "mail": ("send", "email"),
     "queues": (
         "send_hit park_hit hit_account send_cleanup cleanup_website receive_hits "
-        "delete_hits receive_tasks delete_tasks",
+        "delete_hits receive_tasks delete_tasks send_export export_task",
         "queue messages",
     ),
     "drains": ("receive delete drain lambda_record", "queue messages, drained on a schedule"),

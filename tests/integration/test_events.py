@@ -110,6 +110,7 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
                 "delivery_id",
                 "link_id",
                 "run",
+                "export_id",
             )
             if f"{{{name}}}" in loaded["resource"]
         }

@@ -69,7 +69,7 @@ ANY_KEY = "*"  # a grant with no LeadingKeys condition, or a key the code comput
 LEADING_KEYS = "ForAllValues:StringLike"
 # What a function may act on outside the stack: the SES identities digests are sent from.
 OUTSIDE = "(outside the stack)"
-OUTSIDE_ACTIONS = {"ses:SendEmail"}
+OUTSIDE_ACTIONS = {"ses:SendEmail", "sts:AssumeRole"}  # a customer's role: exports
 PARAMETER = "parameter/"  # an SSM parameter of the stack, by its name: "parameter/${...}/x"
 # Template parameters that name something outside the stack the functions act on, by the
 # parameter's name: the ClickHouse server's secret (WarehouseEngine=clickhouse).
@@ -83,6 +83,7 @@ IAM_ACTIONS = {
     "s3:ListObjectsV2": "s3:ListBucket",
     "s3:DownloadFile": "s3:GetObject",  # boto3's managed transfers
     "s3:UploadFile": "s3:PutObject",
+    "s3:GeneratePresignedUrl": "s3:GetObject",  # signs a GET made later with its credentials
     "s3:DeleteObjects": "s3:DeleteObject",
     "lambda:Invoke": "lambda:InvokeFunction",  # the render function, synchronously
 }

@@ -1,6 +1,6 @@
 """SQS TasksQueue: run each task by the kind it names (sitelens.data.tasks): send a digest
-once, remove a deleted website's statistics. A task that failed, or names no kind, is
-reported, so that its message is delivered again and then dead-lettered.
+once, remove a deleted website's statistics, write a website's export. A task that failed,
+or names no kind, is reported, so that its message is delivered again and then dead-lettered.
 
 Under CostProfile=lean no event source polls the queue: a schedule (TasksDrainSchedule)
 invokes the function every quarter hour, and the run drains the queue itself, a task at a
@@ -10,14 +10,18 @@ from collections import defaultdict
 from typing import Any
 
 from sitelens import digests, initialized
-from sitelens.analytics import cleanup
+from sitelens.analytics import cleanup, exports
 from sitelens.core import config, metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import drains, queues, tasks
 
 config.require_all()  # at cold start: a missing setting fails the init, by name
 
-RUNS = {tasks.DIGEST: digests.send_batch, tasks.CLEANUP: cleanup.remove_batch}
+RUNS = {
+    tasks.DIGEST: digests.send_batch,
+    tasks.CLEANUP: cleanup.remove_batch,
+    tasks.EXPORT: exports.run_batch,
+}
 # A drain takes one task at a time and begins none with less than this left of its 300 s:
 # a task takes about a minute at most (a digest's questions, 10,000 items of a cleanup); one
 # cut short by the timeout comes back after the visibility timeout and resumes (claims,

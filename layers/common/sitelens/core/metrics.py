@@ -58,6 +58,10 @@ LOSSES: dict[str, str] = {
 FIGURES = frozenset(
     {
         "HitsAccepted",
+        "ExportRows",  # rows of finished exports (analytics.exports)
+        # [reason] shown in the export's status for the customer to fix, or retried by the
+        # queue and then dead-lettered (JobsDeadLetterAlarm): docs/exports.md
+        "ExportsFailed",
         "HitsExcluded",  # [reason] the website's rules: the user's choice, shown to them
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",

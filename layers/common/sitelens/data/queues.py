@@ -83,6 +83,23 @@ def send_cleanup(website_id: int, delayed: bool = True) -> None:
     )
 
 
+def send_export(account: str, export_id: int) -> None:
+    """Queue the making of an export's file (`analytics.exports.run`)."""
+    client("sqs").send_message(
+        QueueUrl=settings().task_queue_url,
+        MessageBody=tasks.body(tasks.EXPORT, {"account": account, "export_id": export_id}),
+    )
+
+
+def export_task(record: dict[str, Any]) -> tuple[str, int]:
+    """The account and export id of an export message's SQS record; ValueError if none."""
+    data = json.loads(record["body"])
+    account, export_id = data.get("account"), data.get("export_id")
+    if not isinstance(account, str) or not isinstance(export_id, int) or export_id < 1:
+        raise ValueError("no export in the export message")
+    return account, export_id
+
+
 def cleanup_website(record: dict[str, Any]) -> int:
     """The website id of a cleanup message's SQS record; ValueError if it has none."""
     website_id = json.loads(record["body"]).get("website_id")

@@ -2,8 +2,9 @@
 message a task, each naming its kind, so that one queue (one set of Lambda pollers, one
 dead-letter queue) serves them all and one function routes each to its kind's code.
 
-Kinds: `cleanup` (a deleted website's statistics to remove: `queues.send_cleanup`) and
-`digest` (an account's digest of a period: `digest_queue.send`), each sent to
+Kinds: `cleanup` (a deleted website's statistics to remove: `queues.send_cleanup`),
+`digest` (an account's digest of a period: `digest_queue.send`) and `export` (a website's
+raw events as a file: `queues.send_export`), each sent to
 `settings().task_queue_url`. A message's body is the kind's own JSON object with `kind`
 beside its fields."""
 
@@ -14,7 +15,8 @@ from typing import Any
 
 CLEANUP = "cleanup"
 DIGEST = "digest"
-KINDS = (CLEANUP, DIGEST)
+EXPORT = "export"  # a website's raw events to write as a file (analytics.exports)
+KINDS = (CLEANUP, DIGEST, EXPORT)
 KIND_FIELD = "kind"
 
 

@@ -87,6 +87,8 @@ class LocalEngine:
     receive: Callable[[Sequence[bytes]], int] | None = None
     # the daily merge of the days before the one given (`analytics.warehouse.merges`)
     merge: Callable[[date], dict[str, int]] = lambda today: {}
+    # the folder of its files (make serve): exports read a site's files there in place
+    root: Path | None = None
 
 
 def _json_default(value: Any) -> Any:

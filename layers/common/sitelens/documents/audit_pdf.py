@@ -2,7 +2,7 @@
 issue counts, the changes since the run before, the issues by severity with their top
 pages and fixes, and the field vitals of the pages when the account tracks the host.
 
-Bounded whatever the site's size (docs/exports.md, "Bounds"): it reads the audit's record,
+Bounded whatever the site's size (docs/documents.md, "Bounds"): it reads the audit's record,
 the run's state and its issues (a few dozen items; never its pages), and prints at most
 `TOP_PAGES` pages an issue ("and N more"), so a 20,000-page run's document is built in
 about as long as a 200-page run's.

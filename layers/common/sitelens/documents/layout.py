@@ -2,7 +2,7 @@
 page, the contact line, "Made with Sitelens" and the page number at the bottom, and the
 blocks documents are made of (headings, paragraphs, figures, tables).
 
-Drawn with fpdf2 (pure Python, no browser: docs/exports.md says why) in DejaVu Sans,
+Drawn with fpdf2 (pure Python, no browser: docs/documents.md says why) in DejaVu Sans,
 embedded (subset to the glyphs used), so that text of any script prints; a character the
 font lacks prints as a box, never fails the document. Text from crawled pages is cleaned
 first (`readable`): control and direction-override characters removed, length capped.

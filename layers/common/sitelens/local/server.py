@@ -131,6 +131,7 @@ class LocalStack:
                 self.warehouse.mark_deleted,
                 self.warehouse.receive,
                 self.warehouse.merge,
+                self.warehouse.root,
             )
         )
 
