@@ -317,6 +317,31 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
     accuracy = results.get("audit_checks_accuracy")
     if accuracy:  # issue 45: tests/bench/test_audit_checks_accuracy.py
         rows.append(_accuracy_line(accuracy))
+    clusters = results.get("audit_clusters")
+    if clusters:  # issue 45: tests/bench/test_audit_clusters.py
+        rows.append(_clusters_line(clusters))
+    render = results.get("audit_render")
+    if render:  # issue 45: tests/bench/test_audit_render.py
+        rows.append(
+            Line(
+                "site audit with `render: js`: rendered pages a second (make serve, Chromium)",
+                f"{render['rendered_pages_per_s']:.2f} pages/s ({render['pages']} pages in "
+                f"{render['seconds']:.1f} s)",
+                "",
+                None,
+            )
+        )
+    exported = results.get("exports")
+    if exported:  # issue 46: tests/bench/test_exports.py
+        rows += [
+            Line(
+                f"export of raw events as {name}: rows a second (DuckDB)",
+                f"{found['rows_per_s']:,} rows/s ({found['rows']:,} rows, {found['mib']} MiB)",
+                "",
+                None,
+            )
+            for name, found in exported.items()
+        ]
     polite = results.get("audit_politeness")
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
@@ -327,7 +352,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
         "audit_politeness", "audit_checks_accuracy",
         "hostile_sitemaps",
-        "audit_pdf",
+        "audit_pdf", "audit_clusters", "audit_render", "exports",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
@@ -409,6 +434,18 @@ def _accuracy_line(found: dict[str, Any]) -> Line:
         + (f" ({_compact(wrong, 60)})" if wrong else ""),
         "100% / 100%",
         _verdict(not wrong),
+    )
+
+
+def _clusters_line(found: dict[str, Any]) -> Line:
+    """Near-duplicate clusters against the generator's (original, copy) pairs."""
+    return Line(
+        f"site audit: near-duplicate clusters, precision / recall of (original, copy) pairs "
+        f"({found['clusters_planted']} planted, {found['pages']:,} pages)",
+        f"{found['precision']:.0%} / {found['recall']:.0%}; originals told right "
+        f"{found['originals_right']:.0%}",
+        "100% / 100%",
+        _verdict(not found["false"] and not found["missed"]),
     )
 
 
