@@ -13,7 +13,7 @@ def handler(request: Request) -> Response:
     target = recipients.Target(request.account.id, kind, request.record_id())
     if request.method == "POST":
         fields = RecipientAdd.parse(request.form())
-        shown, new = recipients.add(target, fields.email, request.base_url)
+        shown, new = recipients.add(target, fields.email, request.base_url, fields.segment)
         return ok(shown, 201 if new else 200)
     if request.method == "DELETE":
         recipient = request.path_params.get("recipient", "")

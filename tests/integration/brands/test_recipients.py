@@ -4,7 +4,7 @@ at most MAX_RECIPIENTS, and only their account's keys may see or change them."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -12,7 +12,9 @@ from urllib.parse import urlsplit
 import pytest
 
 from sitelens import accounts, recipients
+from sitelens.analytics.hits import Hit
 from tests.conftest import Client
+from tests.fixtures.analytics import hit_record, run
 from tests.integration import test_digests
 from tests.integration.test_digests import MONDAY, emails, parts, run_day
 
@@ -162,3 +164,57 @@ def test_a_key_limited_to_another_project_cannot_touch_an_audits_recipients(seo,
     assert elsewhere.post(path, {"email": "spy@example.com"}).status == 404
     assert elsewhere.delete(f"{path}/{added['id']}").status == 404
     assert [r["id"] for r in seo.get(path).data] == [added["id"]]
+
+
+@pytest.mark.usefixtures("local_warehouse")
+def test_a_recipient_with_a_segment_gets_the_figures_under_it(
+    analytics, account, shop, queue, outbox, monkeypatch
+):
+    accounts.set_contact(accounts.get_account(account.id), "owner@example.com")
+    when = datetime(2026, 11, 17, 12, tzinfo=UTC)
+    hits = [Hit(website_id=shop["id"], at=when, page="/", visit=True) for _ in range(6)]
+    hits += [Hit(website_id=shop["id"], at=when, page="/pricing", visit=True) for _ in range(4)]
+    batch = [hit_record(hit, account.id, n) for n, hit in enumerate(hits)]
+    assert run("HitsQueue", batch) == {"batchItemFailures": []}
+    segments = f"/api/v1/websites/{shop['id']}/segments"
+    pricing = analytics.post(
+        segments,
+        json_body={"name": "Pricing", "filters": [["is", "event:page", ["/pricing"]]]},
+    ).data
+    people = f"/api/v1/websites/{shop['id']}/recipients"
+    for refused in ("999", "abc", "0"):  # no segment of the website's: nothing stored
+        answer = analytics.post(people, {"email": CLIENT, "segment": refused})
+        assert answer.status == 422 and "segment" in str(answer.body), answer.body
+    assert analytics.get(people).data == [] and mailed_to(outbox, "Client@shop.example") == []
+    added = analytics.post(people, {"email": CLIENT, "segment": str(pricing["id"])})
+    assert added.status == 201 and added.data["segment"] == pricing["id"]
+    whole = analytics.post(people, {"email": "boss@shop.example"})
+    assert whole.data["segment"] is None
+    public = Client("AnalyticsApi", None)
+    for address in ("Client@shop.example", "boss@shop.example"):
+        [confirmation] = mailed_to(outbox, address)
+        follow(public, link_in(confirmation, "/api/v1/recipients/confirm"), "POST")
+
+    def digests_to(address: str) -> list[EmailMessage]:
+        return [m for m in mailed_to(outbox, address) if "Confirm" not in m["Subject"]]
+
+    run_day(monkeypatch, queue, MONDAY)
+    [segmented] = digests_to("Client@shop.example")
+    assert "shop.example (Pricing)" in segmented["Subject"]
+    assert "Pageviews: 4 " in parts(segmented)[0]
+    [whole_site] = digests_to("boss@shop.example")
+    assert "(Pricing)" not in whole_site["Subject"]
+    assert "Pageviews: 10 " in parts(whole_site)[0]
+
+    # the segment deleted: its recipient gets nothing rather than other figures
+    assert analytics.delete(f"{segments}/{pricing['id']}").status == 200
+    run_day(monkeypatch, queue, MONDAY + timedelta(days=7))
+    assert len(digests_to("Client@shop.example")) == 1
+    assert len(digests_to("boss@shop.example")) == 2
+
+
+def test_an_audit_s_recipient_takes_no_segment(seo, outbox, monkeypatch):
+    audit = seo.post("/api/v1/audits", {"url": "https://shop.example/"}).data
+    answer = seo.post(f"/api/v1/audits/{audit['id']}/recipients", {"email": CLIENT, "segment": "1"})
+    assert answer.status == 422 and "segment" in str(answer.body)
+    assert seo.get(f"/api/v1/audits/{audit['id']}/recipients").data == []

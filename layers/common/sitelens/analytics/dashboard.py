@@ -23,7 +23,7 @@ import time
 from datetime import UTC, date, datetime
 from typing import Any, Final
 
-from sitelens.analytics import realtime
+from sitelens.analytics import realtime, segments
 from sitelens.analytics.vitals import METRICS as VITAL_METRICS
 from sitelens.analytics.vitals import NAMES as VITALS
 from sitelens.analytics.vitals import SHARES as VITAL_SHARES
@@ -32,7 +32,6 @@ from sitelens.core import clock, errors, scopes
 from sitelens.data import dashboards
 from sitelens.data import funnels as stored_funnels
 from sitelens.data import goals as stored_goals
-from sitelens.data import segments as stored_segments
 
 FRESH_SECONDS: Final = 300  # a dashboard shown again within 5 minutes is not computed again
 COMPUTATIONS_PER_HOUR: Final = 30  # per website: at most 30 x 16 questions an hour
@@ -304,9 +303,7 @@ def of_segment(
     """The website's dashboard of the days under one of its saved segments (`segment`: its
     id and name, never its filters): computed for each view within the website's hourly
     budget (429 past it), none kept; 422 on `segment` for an id the website has none of."""
-    found = [s for s in stored_segments.of(website) if s["id"] == segment_id]
-    if not found:
-        raise errors.Invalid.field("segment", "The segment field must be a saved segment's id.")
+    segment = segments.named(website, segment_id)
     site = int(website["id"])
     now = time.time()
     hour = datetime.fromtimestamp(now, UTC).strftime("%Y-%m-%dT%H")
@@ -315,7 +312,7 @@ def of_segment(
     figures = compute(account_id, website, first, last, [["is", "segment", [segment_id]]])
     return {
         **figures,
-        "segment": {"id": segment_id, "name": found[0]["name"]},
+        "segment": {"id": segment_id, "name": segment["name"]},
         "realtime": {"visitors": realtime.now(account_id, site)["visitors"]},
         "computed_at": clock.iso(datetime.fromtimestamp(now, UTC)),
     }

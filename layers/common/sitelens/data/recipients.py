@@ -2,9 +2,10 @@
 
 Items: `RECIPIENTS#<account>`/`<target>#<address id>` where the target is `website:<id>` or
 `audit:<id>` and the address id a hash of the address (the links mailed carry it, never the
-address), with `email`, `confirmed` and the moments of each step. One partition an account:
-its digest reads every recipient of every target in one Query, bounded by the targets'
-`recipients.MAX_RECIPIENTS` each.
+address), with `email`, `confirmed`, the moments of each step, and for a website's
+recipient the id of the saved segment its digest shows (`segment`, absent for none). One
+partition an account: its digest reads every recipient of every target in one Query,
+bounded by the targets' `recipients.MAX_RECIPIENTS` each.
 """
 
 from __future__ import annotations
@@ -86,12 +87,15 @@ def get(account: str, target: str, address_id: str) -> Item | None:
     return _shown(answer["Item"]) if "Item" in answer else None
 
 
-def add(account: str, target: str, address_id: str, email: str, now: str) -> bool:
-    """Write an unconfirmed recipient; False when the address is there already."""
-    item = {
-        **_key(account, target, address_id),
-        **to_item({"email": email, "confirmed": False, "created_at": now}),
-    }
+def add(
+    account: str, target: str, address_id: str, email: str, now: str, segment: int | None = None
+) -> bool:
+    """Write an unconfirmed recipient (with the saved segment its digest shows, if any);
+    False when the address is there already."""
+    fields: dict[str, Any] = {"email": email, "confirmed": False, "created_at": now}
+    if segment is not None:
+        fields["segment"] = segment
+    item = {**_key(account, target, address_id), **to_item(fields)}
     try:
         client("dynamodb").put_item(
             TableName=_table(), Item=item, ConditionExpression="attribute_not_exists(pk)"

@@ -2,6 +2,7 @@
 website's figures of the period, and of an audit its regressions of the period, under the
 project's brand (its name as the sender, its logo, accent and contact line, "Made with
 Sitelens" unless turned off), with a one-click unsubscribe link of its own (RFC 8058).
+A website's recipient with a saved segment gets the figures under it.
 Sent after the account's own digest; nothing to say (an audit that did not regress, a
 website deleted since) sends nothing. A failed message is counted and logged, not retried:
 the account's digest, which holds the period's claim, was settled already."""
@@ -14,8 +15,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitelens import brands, recipients
+from sitelens.analytics import segments
 from sitelens.brands.records import MADE_WITH
-from sitelens.core import metrics
+from sitelens.core import errors, metrics
 from sitelens.core.config import settings
 from sitelens.core.log import logger
 from sitelens.data import mail
@@ -34,15 +36,19 @@ def send(account_id: str, period: Period) -> int:
     sent = 0
     for target, entries in targets.items():
         kind, _, record_id = target.partition(":")
-        if kind == "audit":
-            if regressed is None:
-                regressed = regressions.of_period(account_id, period)
-            context = _audit(int(record_id), regressed)
-        else:
-            context = _website(account_id, int(record_id), period)
-        if context is None:
-            continue
+        contexts: dict[int | None, dict[str, Any] | None] = {}  # by a recipient's segment
         for entry in entries:
+            segment = entry.get("segment") if kind == "website" else None
+            if segment not in contexts:
+                if kind == "audit":
+                    if regressed is None:
+                        regressed = regressions.of_period(account_id, period)
+                    contexts[segment] = _audit(int(record_id), regressed)
+                else:
+                    contexts[segment] = _website(account_id, int(record_id), period, segment)
+            context = contexts[segment]
+            if context is None:
+                continue
             try:
                 mail.send(_message(account_id, target, entry, context, period))
                 sent += 1
@@ -52,18 +58,32 @@ def send(account_id: str, period: Period) -> int:
     return sent
 
 
-def _website(account_id: str, website_id: int, period: Period) -> dict[str, Any] | None:
+def _website(
+    account_id: str, website_id: int, period: Period, segment: int | None
+) -> dict[str, Any] | None:
+    """A website's figures of the period, under the recipient's saved segment if it has one;
+    None for a website deleted since, or a segment (its filters: what the client was to see)
+    deleted since, which sends nothing and says so in the log."""
     website = stored_websites.get(account_id, website_id)
     if website is None:
         return None
+    name = str(website["domain"])
+    if segment is not None:
+        try:
+            name += f" ({segments.named(website, segment)['name']})"
+        except errors.Invalid:
+            logger.warning(
+                "client digest of a deleted segment not sent", extra={"account": account_id}
+            )
+            return None
     base = settings().analytics_base_url
     public = int(website["privacy"]) != 1
     return {
         "kind": "website",
-        "name": str(website["domain"]),
+        "name": name,
         "host": str(website["domain"]),
         "base": base,
-        **composing.figures(account_id, website_id, period),
+        **composing.figures(account_id, website_id, period, segment),
         "share_url": f"{base}/share/{website['domain']}" if public else None,
     }
 

@@ -54,11 +54,16 @@ def environment() -> Any:
     return environment
 
 
-def figures(account_id: str, website_id: int, period: Period) -> dict[str, Any]:
-    """The website's top figures of the period, each with the period before's and the
-    change, as `POST /api/v1/query` answers them (with `previous_period`: as many days
-    just before), and the days they are compared with."""
+def figures(
+    account_id: str, website_id: int, period: Period, segment: int | None = None
+) -> dict[str, Any]:
+    """The website's top figures of the period (under one of its saved segments, if given),
+    each with the period before's and the change, as `POST /api/v1/query` answers them
+    (with `previous_period`: as many days just before), and the days they are compared
+    with."""
     question = dashboard.totals_question(website_id, period.first, period.last)
+    if segment is not None:
+        question["filters"] = [["is", "segment", [segment]]]
     answer = queries.run(account_id, question)
     found = dashboard.totals(answer)
     return {

@@ -1,10 +1,15 @@
-"""What adding a recipient may carry: one email address."""
+"""What adding a recipient may carry: one email address, and for a website's recipient one of
+its saved segments, the figures its digest shows."""
 
 from __future__ import annotations
 
 import re
 from typing import Annotated
 
+from pydantic import BeforeValidator
+
+from sitelens.analytics import segments
+from sitelens.core import numbers
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input, checked_text
 
@@ -24,5 +29,15 @@ def email_address(value: str) -> str:
     return f"{local}@{domain.lower()}"
 
 
+def segment_id(value: object) -> int:
+    """A saved segment's id, as a form's digits or a JSON integer (the website holds it:
+    `recipients.add` checks)."""
+    found = numbers.record_id(str(value))
+    if found is None:
+        raise FieldError(segments.rules.NOT_A_SEGMENT)
+    return found
+
+
 class RecipientAdd(Input):
     email: Annotated[str, checked_text(email_address)]
+    segment: Annotated[int, BeforeValidator(segment_id)] | None = None

@@ -7,6 +7,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from sitelens.analytics import segments
 from sitelens.core import clock, errors
 from sitelens.data import audits as stored_audits
 from sitelens.data import recipients as stored
@@ -54,6 +55,7 @@ def public(entry: dict[str, Any]) -> dict[str, Any]:
         "object": "recipient",
         "email": entry["email"],
         "confirmed": bool(entry.get("confirmed")),
+        "segment": entry.get("segment"),
         "created_at": entry["created_at"],
         "confirmed_at": entry.get("confirmed_at"),
     }
@@ -67,13 +69,21 @@ def listing(target: Target) -> list[dict[str, Any]]:
     ]
 
 
-def add(target: Target, email: str, base_url: str) -> tuple[dict[str, Any], bool]:
+def add(
+    target: Target, email: str, base_url: str, segment: int | None = None
+) -> tuple[dict[str, Any], bool]:
     """Add an address, unconfirmed, and mail it a confirmation link; (the recipient, whether
     it is new). An address already there is answered as it is, and mailed nothing again.
-    422 past `MAX_RECIPIENTS`."""
+    A website's recipient may take one of its saved segments: its digest shows the figures
+    under it. 422 past `MAX_RECIPIENTS`, and on `segment` for an audit's recipient or an id
+    the website has no segment of."""
     # Imported here: only adding mails (and loads the email package).
     from sitelens.recipients import mails
 
+    if segment is not None:
+        if target.kind != "website":
+            raise errors.Invalid.field("segment", "Only a website's recipients take a segment.")
+        segments.named(target.record(), segment)
     name = target.name()
     key = address_id(email)
     existing = stored.get(target.account, target.key, key)
@@ -82,11 +92,12 @@ def add(target: Target, email: str, base_url: str) -> tuple[dict[str, Any], bool
     if len(stored.of_target(target.account, target.key, MAX_RECIPIENTS + 1)) >= MAX_RECIPIENTS:
         raise errors.Invalid.field("email", TOO_MANY)
     now = clock.now_iso()
-    if not stored.add(target.account, target.key, key, email, now):  # added in between
+    entry = {"id": key, "email": email, "confirmed": False, "created_at": now, "segment": segment}
+    if not stored.add(target.account, target.key, key, email, now, segment):  # added in between
         found = stored.get(target.account, target.key, key)
-        return public(found or {"id": key, "email": email, "created_at": now}), False
+        return public(found or entry), False
     mails.send_confirmation(target.account, target.key, name, key, email, base_url)
-    return public({"id": key, "email": email, "confirmed": False, "created_at": now}), True
+    return public(entry), True
 
 
 def remove(target: Target, recipient_id: str) -> None:

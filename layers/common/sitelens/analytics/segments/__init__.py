@@ -4,7 +4,7 @@ website's own item beside its goals and funnels (`data.segments`), and asked of
 `["is", "segment", [id]]`, which `expanded` puts their filters in place of.
 
 `rules` (bounds and the filters' check), `inputs` (what a segments request may carry),
-`records` (list, create, change, delete, expand).
+`records` (list, create, change, delete, expand, find one by id).
 """
 
 from sitelens.analytics.segments.records import (
@@ -13,7 +13,8 @@ from sitelens.analytics.segments.records import (
     expanded,
     get,
     list_all,
+    named,
     update,
 )
 
-__all__ = ["create", "delete", "expanded", "get", "list_all", "update"]
+__all__ = ["create", "delete", "expanded", "get", "list_all", "named", "update"]

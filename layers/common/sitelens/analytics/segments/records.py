@@ -16,7 +16,7 @@ from sitelens.data import websites as stored_websites
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.analytics.segments.inputs import SegmentCreate, SegmentUpdate
 
-__all__ = ["create", "delete", "expanded", "get", "list_all", "show", "update"]
+__all__ = ["create", "delete", "expanded", "get", "list_all", "named", "show", "update"]
 
 
 def show(segment: dict[str, Any], website_id: int) -> dict[str, Any]:
@@ -123,6 +123,15 @@ def delete(account_id: str, website_id: int, segment_id: int) -> None:
         return [segment for segment in segments if segment["id"] != segment_id]
 
     _write(account_id, _stored(account_id, website_id), remove)
+
+
+def named(website: dict[str, Any], segment_id: int) -> dict[str, Any]:
+    """One of the stored website's saved segments; 422 on `segment` when it has none of
+    that id (a share page's view, a recipient's digest)."""
+    for segment in stored_segments.of(website):
+        if segment["id"] == segment_id:
+            return segment
+    raise errors.Invalid.field("segment", rules.NOT_A_SEGMENT)
 
 
 def expanded(account_id: str, body: Any) -> Any:

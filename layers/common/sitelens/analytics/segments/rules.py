@@ -19,6 +19,8 @@ MAX_SEGMENTS: Final = 20
 MAX_FILTERS_BYTES: Final = 4_000  # the filters' compact JSON, in UTF-8
 TOO_MANY: Final = f"A website has at most {MAX_SEGMENTS} segments."
 NAME_TAKEN: Final = "The name has already been taken by another segment of the website."
+# a share page's or a recipient's `segment` that is not one of the website's
+NOT_A_SEGMENT: Final = "The segment field must be a saved segment's id."
 NOTHING: Final = "Give the segment's new name or filters."
 NOT_SAVED: Final = (
     "Segment {id} is not a saved segment of the query's websites: see"

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from sitelens import sharing
-from sitelens.analytics import dashboard, stats
+from sitelens.analytics import dashboard, segments, stats
 from sitelens.analytics.inputs import PERIODS, SharePeriod, StatsQuery
 from sitelens.core import errors, numbers
 from sitelens.edge import pages
@@ -49,7 +49,7 @@ def _figures(request: Request, shared: sharing.Shared) -> tuple[SharePeriod, dic
     if segment:  # one of the website's saved segments: the dashboard under its filters
         segment_id = numbers.record_id(segment)
         if segment_id is None:
-            raise errors.Invalid.field("segment", "The segment field must be a saved segment's id.")
+            raise errors.Invalid.field("segment", segments.rules.NOT_A_SEGMENT)
         figures = dashboard.of_segment(shared.account, shared.record, first, last, segment_id)
         return period, figures
     return period, dashboard.of_website(shared.account, shared.record, first, last)
