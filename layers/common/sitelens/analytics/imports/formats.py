@@ -11,6 +11,7 @@ the imported tables (`tables`) of a DuckDB connection:
 
 from __future__ import annotations
 
+import csv
 import json
 import re
 import zipfile
@@ -77,7 +78,7 @@ def load(connection: Any, path: Path, file_format: str, work: Path) -> int:
     if file_format == "plausible":
         return _plausible(connection, path, work)
     if file_format == "ga4_report":
-        return _ga4_reports(connection, path)
+        return _ga4_reports(connection, path, work)
     if file_format == "ga4_bigquery":
         return events.load_bigquery(connection, path, work)
     return events.load_umami(connection, path)
@@ -148,18 +149,18 @@ def _reports(document: Any) -> list[dict[str, Any]]:
     return found
 
 
-def _ga4_reports(connection: Any, path: Path) -> int:
+def _ga4_reports(connection: Any, path: Path, work: Path) -> int:
     try:
         document = json.loads(path.read_text(encoding="utf-8-sig"))
     except (ValueError, UnicodeDecodeError):
         raise Unreadable("The file is not valid JSON.") from None
     rows = 0
     for number, report in enumerate(_reports(document)):
-        rows += _ga4_report(connection, report, number)
+        rows += _ga4_report(connection, report, number, work / f"report-{number}.csv")
     return rows
 
 
-def _ga4_report(connection: Any, report: dict[str, Any], number: int) -> int:
+def _ga4_report(connection: Any, report: dict[str, Any], number: int, out: Path) -> int:
     dimensions = [h.get("name") for h in report.get("dimensionHeaders") or []]
     metrics = [h.get("name") for h in report.get("metricHeaders") or []]
     others = [d for d in dimensions if d != "date" and d in GA4_DIMENSIONS]
@@ -200,10 +201,20 @@ def _ga4_report(connection: Any, report: dict[str, Any], number: int) -> int:
             text[column] = _ga4_value(others[0], named[others[0]])
         written.append((iso, *text.values(), *(_ga4_count(c, values) for c in counts)))
     if written:
-        marks = ", ".join("?" for _ in columns(table))
-        try:
-            connection.executemany(f"INSERT INTO {table} VALUES ({marks})", written)  # noqa: S608
-        except Exception as err:  # duckdb's conversion errors: a date that is none
+        with out.open("w", newline="") as opened:
+            csv.writer(opened).writerows(written)
+        import duckdb
+
+        kinds = {
+            "date": "DATE",
+            **dict.fromkeys(texts, "VARCHAR"),
+            **dict.fromkeys(counts, "BIGINT"),
+        }
+        names = ", ".join(f"'{c}': '{kinds[c]}'" for c in columns(table))
+        source = f"read_csv('{out}', header = false, columns = {{{names}}})"
+        try:  # a file of our own writing, its texts quoted by csv
+            connection.execute(f"INSERT INTO {table} SELECT * FROM {source}")  # noqa: S608
+        except duckdb.Error as err:  # a date that is none
             raise Unreadable(
                 f"Report {number + 1} has a value that is not its column's: {err}"
             ) from None
