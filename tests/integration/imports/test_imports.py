@@ -313,3 +313,14 @@ def test_without_a_local_warehouse_include_imports_is_refused(analytics, aws_env
     }
     reply = analytics.post("/api/v1/query", json_body=sent)
     assert reply.status == 422 and "DuckDB" in str(reply.body["message"]["include"])
+
+
+def test_two_sites_imports_add_up_in_one_query(analytics, served):
+    first = new_site(analytics, "one-of-two.example")
+    second = new_site(analytics, "two-of-two.example")
+    imported(analytics, first, files.plausible_zip(FIRST), "a.zip")
+    imported(analytics, second, files.ga4_report(FIRST), "b.json")
+    both = query(analytics, [first, second], metrics=["visitors", "visits"])
+    assert both["results"][0]["metrics"] == [35 + 10, 35 + 12]
+    weeks = query(analytics, first, metrics=["pageviews"], dimensions=["time:week"])
+    assert table(weeks) == {("2026-01-01",): [85]}  # the week begun before the range: its first day

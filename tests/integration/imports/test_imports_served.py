@@ -125,3 +125,23 @@ def test_a_refused_source_fails_the_import_saying_so(analytics, deployed):
     s3 = boto3.client("s3", region_name="us-east-1")
     _s3, bucket, _local = deployed
     assert "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix="imported/")
+
+
+def test_an_object_over_the_bound_fails_saying_to_split_it(analytics, deployed, monkeypatch):
+    s3, _bucket, _local = deployed
+    warehouse.use(None)
+    from sitelens.analytics.imports import jobs
+
+    monkeypatch.setattr(jobs, "MAX_OBJECT_BYTES", 100)
+    s3.create_bucket(Bucket="customer-large")
+    s3.put_object(Bucket="customer-large", Key="big.json", Body=files.ga4_report(FIRST))
+    site = new_site(analytics, "large-object.example")
+    source = {
+        "role_arn": "arn:aws:iam::210987654321:role/x",
+        "bucket": "customer-large",
+        "key": "big.json",
+    }
+    reply = analytics.post(f"/api/v1/websites/{site}/imports", json_body={"source": source})
+    assert run("TasksQueue", tasks_waiting()) == {"batchItemFailures": []}
+    failed = analytics.get(f"/api/v1/websites/{site}/imports/{reply.data['id']}").data
+    assert failed["status"] == "failed" and "split it" in failed["error"]
