@@ -191,7 +191,17 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "an export's own record, in the account's `#export:` partition: `get` answers None "
         "when the key's scope does not admit its website (tests/integration/exports); files",
     ),
-    "customer_buckets": ("deliver delivery_failed", "a write to the customer's own bucket"),
+    "customer_buckets": (
+        "deliver fetch delivery_failed",
+        "a write to (or a read of) the customer's own bucket, as their role",
+    ),
+    "imports": (
+        "create get of_website set_fields remove local_root upload_key put_upload "
+        "fetch_upload drop_upload store_table table_files drop_tables",
+        "an import's own record, in the account's `#import:` partition: `get` and "
+        "`of_website` answer only what the key's scope admits (tests/integration/imports); "
+        "files",
+    ),
     "accounts": (
         "next_id put_account get_account set_contact mailed_accounts mailed_now digest_claims "
         "claim_digest take_over_digest record_digest",
@@ -253,7 +263,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "mail": ("send", "email"),
     "queues": (
         "send_hit park_hit hit_account send_cleanup cleanup_website receive_hits "
-        "delete_hits receive_tasks delete_tasks send_export export_task",
+        "delete_hits receive_tasks delete_tasks send_export export_task send_import import_task",
         "queue messages",
     ),
     "drains": ("receive delete drain lambda_record", "queue messages, drained on a schedule"),

@@ -111,6 +111,7 @@ def test_event_has_the_proxy_event_shape(path: Path) -> None:
                 "link_id",
                 "run",
                 "export_id",
+                "import_id",
             )
             if f"{{{name}}}" in loaded["resource"]
         }

@@ -17,6 +17,7 @@ from typing import Any
 
 from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups, segments
+from sitelens.analytics.imports import queried
 from sitelens.analytics.warehouse import (
     answers,
     conversions,
@@ -40,7 +41,18 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     parsed = parse(account_id, body)
     site_ids = body.get("site_id")
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
-    answer = revenue.shaped(parsed, answers.answer(parsed, rows_source(parsed), echo))
+    source = rows_source(parsed)
+    if parsed.include.imports:  # imported history added where it answers (docs/imports.md)
+        queried.check_engine()
+        reason = queried.unsupported(parsed)
+        imported, why_not = (
+            (None, reason) if reason else queried.found(account_id, parsed, rows_source)
+        )
+        if imported is not None and why_not is None:
+            source = queried.rows(rows_source, imported)
+    answer = revenue.shaped(parsed, answers.answer(parsed, source, echo))
+    if parsed.include.imports:
+        answer["meta"] = {**queried.meta(why_not is None, why_not), **answer["meta"]}
     if parsed.include.annotations:
         answer["meta"]["annotations"] = timeline.of_range(account_id, parsed)
     return answer

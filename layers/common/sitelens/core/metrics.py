@@ -62,6 +62,10 @@ FIGURES = frozenset(
         # [reason] shown in the export's status for the customer to fix, or retried by the
         # queue and then dead-lettered (JobsDeadLetterAlarm): docs/exports.md
         "ExportsFailed",
+        "ImportRows",  # rows read by finished imports (analytics.imports)
+        # [reason] shown in the import's status for the customer to fix, or retried by the
+        # queue and then dead-lettered (JobsDeadLetterAlarm): docs/imports.md
+        "ImportsFailed",
         "HitsExcluded",  # [reason] the website's rules: the user's choice, shown to them
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",

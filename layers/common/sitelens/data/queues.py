@@ -100,6 +100,23 @@ def export_task(record: dict[str, Any]) -> tuple[str, int]:
     return account, export_id
 
 
+def send_import(account: str, import_id: int) -> None:
+    """Queue the reading of an import's file (`analytics.imports.jobs.run`)."""
+    client("sqs").send_message(
+        QueueUrl=settings().task_queue_url,
+        MessageBody=tasks.body(tasks.IMPORT, {"account": account, "import_id": import_id}),
+    )
+
+
+def import_task(record: dict[str, Any]) -> tuple[str, int]:
+    """The account and import id of an import message's SQS record; ValueError if none."""
+    data = json.loads(record["body"])
+    account, import_id = data.get("account"), data.get("import_id")
+    if not isinstance(account, str) or not isinstance(import_id, int) or import_id < 1:
+        raise ValueError("no import in the import message")
+    return account, import_id
+
+
 def cleanup_website(record: dict[str, Any]) -> int:
     """The website id of a cleanup message's SQS record; ValueError if it has none."""
     website_id = json.loads(record["body"]).get("website_id")

@@ -3,8 +3,9 @@ message a task, each naming its kind, so that one queue (one set of Lambda polle
 dead-letter queue) serves them all and one function routes each to its kind's code.
 
 Kinds: `cleanup` (a deleted website's statistics to remove: `queues.send_cleanup`),
-`digest` (an account's digest of a period: `digest_queue.send`) and `export` (a website's
-raw events as a file: `queues.send_export`), each sent to
+`digest` (an account's digest of a period: `digest_queue.send`), `export` (a website's
+raw events as a file: `queues.send_export`) and `import` (a file of a website's history to
+read: `queues.send_import`), each sent to
 `settings().task_queue_url`. A message's body is the kind's own JSON object with `kind`
 beside its fields."""
 
@@ -16,7 +17,8 @@ from typing import Any
 CLEANUP = "cleanup"
 DIGEST = "digest"
 EXPORT = "export"  # a website's raw events to write as a file (analytics.exports)
-KINDS = (CLEANUP, DIGEST, EXPORT)
+IMPORT = "import"  # a file of a website's history to read (analytics.imports.jobs)
+KINDS = (CLEANUP, DIGEST, EXPORT, IMPORT)
 KIND_FIELD = "kind"
 
 

@@ -45,7 +45,7 @@ METRICS: Final = (
     *VITAL_METRICS,  # Core Web Vitals (`vitals`)
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
-INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations")
+INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations", "imports")
 
 MAX_SITES = 50  # websites in one roll-up
 MAX_METRICS = len(METRICS)
@@ -61,6 +61,7 @@ class Include:
     time_labels: bool = False
     comparisons: str | None = None  # "previous_period" or "year_over_year"
     annotations: bool = False  # the websites' annotations of the range, in `meta`
+    imports: bool = False  # imported history added where it answers (`analytics.imports`)
 
 
 @dataclass(frozen=True)
@@ -293,7 +294,7 @@ def _order_by(value: Any, metrics: list[str], dimensions: list[str]) -> tuple[tu
 def _include(value: Any, dimensions: list[str]) -> Include:
     if not isinstance(value, dict) or set(value) - {*INCLUDES}:
         raise errors.Invalid.field("include", f"The include field takes {', '.join(INCLUDES)}.")
-    for flag in ("total_rows", "time_labels", "annotations"):
+    for flag in ("total_rows", "time_labels", "annotations", "imports"):
         if not isinstance(value.get(flag, False), bool):
             raise errors.Invalid.field("include", f"include.{flag} must be true or false.")
     for flag in ("time_labels", "annotations"):
@@ -312,6 +313,7 @@ def _include(value: Any, dimensions: list[str]) -> Include:
         bool(value.get("time_labels", False)),
         comparisons,
         bool(value.get("annotations", False)),
+        bool(value.get("imports", False)),
     )
 
 
