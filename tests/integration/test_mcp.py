@@ -12,7 +12,7 @@ import pytest
 
 from sitelens import accounts
 from sitelens.accounts import keyring
-from sitelens.core import scopes
+from sitelens.core import errors, scopes
 from sitelens.local import gateway
 from tests.integration.test_events import KEY, event, invoke
 
@@ -175,8 +175,22 @@ def test_bad_input_is_the_apis_422_and_unknown_things_its_404(website):
 
 def test_a_body_that_is_no_json_rpc_is_a_4xx(account):
     status, _, body = post(None, raw=b"{not json")
-    assert 400 <= status < 500
+    assert status == 400
     assert body["error"]["code"] == -32700  # JSON-RPC's parse error
+    status, _, body = post(None, raw=b" " * (64 * 1024 + 1))
+    assert (status, body) == (413, errors.PayloadTooLarge().body())
+
+
+def test_a_body_that_is_not_json_is_415(account):
+    made = gateway.proxy_event(
+        "POST",
+        "/mcp",
+        "/mcp",
+        headers={"Authorization": f"Bearer {KEY}", "Content-Type": "text/plain"},
+        body=b'{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}',
+    )
+    status, _, body = invoke(made)
+    assert (status, body) == (415, errors.UnsupportedMediaType().body())
 
 
 def test_resources_and_prompts(website):

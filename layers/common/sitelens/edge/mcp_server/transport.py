@@ -19,7 +19,7 @@ from mcp.shared.exceptions import MCPError
 from sitelens.core import errors, scopes
 from sitelens.core.log import logger
 from sitelens.edge import docs
-from sitelens.edge.http import Request, Response
+from sitelens.edge.http import JSON_TYPE, MAX_BODY_BYTES, Request, Response
 from sitelens.edge.mcp_server import analytics_tools, readings, seo_tools
 from sitelens.edge.mcp_server.calls import Caller, caller, calling, refusal, visible
 
@@ -31,6 +31,11 @@ RESOURCE_NOT_FOUND = -32002  # the MCP specification's code for a resource that 
 def answer(request: Request) -> Response:
     """The JSON-RPC answer to one MCP POST, its tools running under the key's account and
     scope (set by `api_handler`)."""
+    if len(request.body) > MAX_BODY_BYTES:  # a message is small; the API's bound
+        raise errors.PayloadTooLarge()
+    media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if media_type != JSON_TYPE:
+        raise errors.UnsupportedMediaType()
     who = Caller(request.account.id, scopes.current(), request.base_url)
     with calling(who):
         # A handler per call: mangum sets up this thread's event loop (make serve's
@@ -122,8 +127,7 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
     try:
         if tool is None:
             raise errors.NotFound()
-        if not visible(tool, caller().scope):
-            raise errors.Forbidden()  # the route's refusal of a read key
+        # a tool the key does not see refuses it as its route does (Route.permit)
         body = tool.run(tool.inputs.parse(dict(params.arguments or {})))
     except errors.ApiError as err:
         return _failed(err)
