@@ -211,6 +211,7 @@ def test_resources_and_prompts(website):
             "params": {"uri": "sitelens://audits/4/latest-run"},
         }
     )
+    assert status == 200  # a JSON-RPC error, the API's body its message
     assert json.loads(body["error"]["message"]) == {"message": "Resource not found.", "status": 404}
     prompts = rpc("prompts/list", {})["result"]["prompts"]
     assert {p["name"] for p in prompts} == {"weekly_traffic_review", "what_broke_since_last_audit"}
