@@ -149,3 +149,11 @@ def test_errors_are_tool_results_with_the_apis_message(server, account):
     body = json.loads(invalid.content[0].text)
     assert body["status"] == 422
     assert set(body["message"]) == {"date", "text"}
+
+
+def test_get_and_delete_are_405_allowing_post(server):
+    """Stateless: no event stream to open (GET), no session to end (DELETE)."""
+    for method in ("GET", "DELETE"):
+        reply = call(method, f"{server.analytics}/mcp")
+        assert reply.status == 405, method
+        assert reply.headers["Allow"] == "POST"
