@@ -20,7 +20,7 @@ from sitelens.core import errors, scopes
 from sitelens.core.log import logger
 from sitelens.edge import docs
 from sitelens.edge.http import JSON_TYPE, MAX_BODY_BYTES, Request, Response
-from sitelens.edge.mcp_server import analytics_tools, readings, seo_tools
+from sitelens.edge.mcp_server import analytics_tools, contract, readings, seo_tools
 from sitelens.edge.mcp_server.calls import Caller, caller, calling, refusal, visible
 
 NAME = "sitelens"
@@ -113,6 +113,7 @@ def _described(name: str) -> types.Tool:
         title=tool.title or None,
         description=tool.description,
         input_schema=tool.inputs.model_json_schema(),
+        output_schema=contract.output_schema(tool.route),
         annotations=types.ToolAnnotations(title=tool.title or None, **hints),
     )
 
