@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
-from sitelens import accounts
+from sitelens import accounts, websites
 from sitelens.accounts import keyring
-from sitelens.core import errors, scopes
+from sitelens.audits import changes
+from sitelens.core import errors, metrics, scopes
 from sitelens.local import gateway
 from tests.integration.test_events import KEY, event, invoke
 
@@ -217,3 +218,35 @@ def test_resources_and_prompts(website):
     assert {p["name"] for p in prompts} == {"weekly_traffic_review", "what_broke_since_last_audit"}
     got = rpc("prompts/get", {"name": "weekly_traffic_review", "arguments": {"website_id": "1"}})
     assert "query_stats with site_id 1" in got["result"]["messages"][0]["content"]["text"]
+
+
+def test_a_tool_that_fails_answers_server_error_and_is_counted(website, monkeypatch):
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(websites, "list_page", broken)
+    counted: list[tuple[str, dict[str, str]]] = []
+    monkeypatch.setattr(metrics, "count", lambda name, *a, **d: counted.append((name, d)))
+    assert refusal(tool("list_websites", {})) == {"message": "Server error.", "status": 500}
+    assert counted == [("McpToolFaults", {"tool": "list_websites"})]
+
+
+def test_audit_diff_pages_its_rows_with_signed_cursors(account, monkeypatch):
+    rows = [{"url": f"https://example.com/{n:03d}", "change": "added"} for n in range(120)]
+    asked = []
+
+    def between(account_id: str, audit_id: int, run: int, against: int | None) -> Any:
+        asked.append((audit_id, run, against))
+        return iter(rows)
+
+    monkeypatch.setattr(changes, "between", between)
+    first = tool("audit_diff", {"audit_id": 3, "run": 2})["structuredContent"]
+    assert [r["url"] for r in first["data"]] == [r["url"] for r in rows[:50]]
+    assert first["meta"]["per_page"] == 50
+    cursor = first["meta"]["next_cursor"]
+    second = tool("audit_diff", {"audit_id": 3, "run": 2, "cursor": cursor})["structuredContent"]
+    assert [r["url"] for r in second["data"]] == [r["url"] for r in rows[50:100]]
+    assert asked == [(3, 2, None), (3, 2, None)]
+    # a cursor is bound to its audit and run: another's is refused as the API refuses one
+    other = refusal(tool("audit_diff", {"audit_id": 4, "run": 2, "cursor": cursor}))
+    assert other == {"message": {"cursor": ["The cursor is invalid."]}, "status": 422}

@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 
-from sitelens.core import errors, scopes
+from sitelens.core import errors, metrics, scopes
 from sitelens.core.log import logger
 from sitelens.edge import docs
 from sitelens.edge.http import JSON_TYPE, MAX_BODY_BYTES, Request, Response
@@ -134,6 +134,7 @@ async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.Cal
         return _failed(err)
     except Exception:
         logger.exception("Unhandled error", extra={"tool": params.name})
+        metrics.count("McpToolFaults", tool=params.name if tool else "unknown")
         return _failed(errors.ApiError())
     text = json.dumps(body, separators=(",", ":"), ensure_ascii=False, default=str)
     return types.CallToolResult(
