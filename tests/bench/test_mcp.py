@@ -3,7 +3,8 @@ calling tools of the server at `/mcp` as an assistant does, each call one POST t
 local gateway, the key's check, the SDK's stateless transport (through mangum) and the tool.
 p50 and p95 of each tool's calls, and of `tools/list`.
 
-40 calls a tool (10 in quick mode), on a website with 20 annotations and no hits."""
+25 calls a tool (10 in quick mode), on a website with 20 annotations and no hits: about 10 s on
+two idle cores, most of it make serve's start."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 from tests.bench import report, timing
 from tests.e2e.test_local_server import call, start_server
 
-CALLS = 10 if timing.QUICK else 40
+CALLS = 10 if timing.QUICK else 25
 KEY = "sl_bench_mcp_" + uuid.uuid4().hex
 
 
