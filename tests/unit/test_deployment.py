@@ -665,7 +665,8 @@ def chosen(node: Any, parameters: dict[str, str]) -> Any:
 PARAMETERS = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
 KEYRING_ARN = PARAMETERS + "/${AWS::StackName}/signing-keys"
 SEAL_ARN = PARAMETERS + "/${AWS::StackName}/seal-key"
-SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction"}
+# McpFunction: its start_audit tool creates an audit as POST /api/v1/audits does
+SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction", "McpFunction"}
 
 
 def _environment(function: str, parameters: dict[str, str]) -> dict[str, Any]:

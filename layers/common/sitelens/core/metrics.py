@@ -53,6 +53,9 @@ LOSSES: dict[str, str] = {
     "FieldDataUnavailable": REQUESTS_DEGRADED,  # [reason] a report or run without field data
     "AuditStepsPutOff": AUDITS_SLOWED,  # [reason]
     "AuditPagesNotRendered": REQUESTS_DEGRADED,  # [reason] render: js pages read from raw HTML
+    # [tool] an MCP tool answered "Server error." inside a 200, where the APIs' 5xx alarms
+    # cannot see it (edge.mcp_server)
+    "McpToolFaults": REQUESTS_DEGRADED,
 }
 
 FIGURES = frozenset(

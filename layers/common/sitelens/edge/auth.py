@@ -18,8 +18,11 @@ _MAX_KEY_LENGTH = 200
 _cache: dict[str, tuple[float, accounts.Grant]] = {}
 
 READING_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
-# POSTs that only read: their body is a query
-READING_POSTS = frozenset({"/api/v1/query", "/api/v1/funnels/query", "/api/v1/journeys/query"})
+# POSTs that only read: their body is a query; or, for /mcp, a JSON-RPC message whose tools
+# are each held to their own route's gate (edge.mcp_server)
+READING_POSTS = frozenset(
+    {"/api/v1/query", "/api/v1/funnels/query", "/api/v1/journeys/query", "/mcp"}
+)
 # Routes that manage what keys reach: only a key over the whole account may use them.
 ACCOUNT_WIDE_ROUTES = ("/api/v1/keys", "/api/v1/webhooks", "/api/v1/account/brand")
 # Routes whose `{id}` is a website id, and anything under them (`/api/v1/websites/{id}/…`).

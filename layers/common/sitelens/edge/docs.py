@@ -7,6 +7,8 @@ custom domain, `make serve`'s port), so a client or a fuzzer reading it calls th
 
 `openapi/<api>.json` is generated from the repository's `openapi/<api>.yaml` by
 `make openapi` (`sitelens.local.openapi`; a test fails when it is stale).
+
+Beside them, the MCP server's protected resource metadata (RFC 9728), which its 401 points to.
 """
 
 from __future__ import annotations
@@ -65,6 +67,24 @@ def document(api: str, base_url: str | None = None) -> Asset:
     return _asset(text, JSON_TYPE, DOCUMENT_CACHE)
 
 
+MCP_METADATA_PATH = "/.well-known/oauth-protected-resource/mcp"
+
+
+@lru_cache(maxsize=16)
+def mcp_metadata(base_url: str) -> Asset:
+    """What `/mcp` at `base_url` is and how to reach it (RFC 9728): a bearer key in the
+    `Authorization` header, of read or write access. It names no authorization server: there
+    is none yet (docs/mcp.md, "Keys, and OAuth later")."""
+    described = {
+        "resource": f"{base_url}/mcp",
+        "resource_name": "Sitelens MCP server",
+        "bearer_methods_supported": ["header"],
+        "scopes_supported": ["read", "write"],
+        "resource_documentation": f"{base_url}/api/v1/docs",
+    }
+    return _asset(json.dumps(described, separators=(",", ":")), JSON_TYPE, DOCUMENT_CACHE)
+
+
 @cache
 def redoc_script() -> Asset:
     bundle = resources.files("sitelens.edge").joinpath("assets/redoc.standalone.js")
@@ -112,6 +132,7 @@ def respond(request: Request) -> Response:
         "/api/v1/openapi.json": lambda: document(api, request.base_url),
         "/api/v1/docs": lambda: page(api),
         "/api/v1/docs/redoc.js": redoc_script,
+        MCP_METADATA_PATH: lambda: mcp_metadata(request.base_url),
     }
     make = assets.get(request.resource)
     if make is None:

@@ -40,6 +40,8 @@ class Request:
     stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
     rate_headers: dict[str, str] = field(default_factory=dict)  # the account's rate limit
+    # the proxy event itself: the MCP server hands it to its ASGI app (edge.mcp_server)
+    event: dict[str, Any] = field(default_factory=dict, repr=False)
 
     @classmethod
     def from_event(cls, event: dict[str, Any]) -> Request:
@@ -63,6 +65,7 @@ class Request:
             source_ip=(context.get("identity") or {}).get("sourceIp") or "",
             base_url=_base_url(event, headers, context),
             stage_variables=dict(event.get("stageVariables") or {}),
+            event=event,
         )
 
     @classmethod
@@ -91,6 +94,7 @@ class Request:
             source_ip=http.get("sourceIp") or "",
             base_url=f"{headers.get('x-forwarded-proto', 'https')}://{host}{prefix}",
             stage_variables=dict(event.get("stageVariables") or {}),
+            event=event,
         )
 
     def record_id(self, name: str = "id") -> int:
