@@ -331,6 +331,28 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 None,
             )
         )
+    imported = results.get("imports")
+    if imported:  # issue 46: tests/bench/test_imports.py
+        rows += [
+            Line(
+                f"import of {name}: rows a second (DuckDB)",
+                f"{found['rows_per_s']:,} rows/s ({found['rows']:,} rows, {found['mib']} MiB)",
+                "",
+                None,
+            )
+            for name, found in imported.items()
+        ]
+    tools = results.get("mcp_tools")
+    if tools:  # issue 47: tests/bench/test_mcp.py
+        rows += [
+            Line(
+                f"MCP over make serve: {name}, p50 / p95",
+                f"{found['p50_ms']:.0f} / {found['p95_ms']:.0f} ms ({found['calls']} calls)",
+                "",
+                None,
+            )
+            for name, found in tools.items()
+        ]
     exported = results.get("exports")
     if exported:  # issue 46: tests/bench/test_exports.py
         rows += [
@@ -352,7 +374,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
         "audit_politeness", "audit_checks_accuracy",
         "hostile_sitemaps",
-        "audit_pdf", "audit_clusters", "audit_render", "exports",
+        "audit_pdf", "audit_clusters", "audit_render", "exports", "imports", "mcp_tools",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
