@@ -113,7 +113,7 @@ class Writer:
             lines.append(f"    {docstring(doc)}")
         for prop, sub in schema["properties"].items():
             attr = python_name(prop)
-            kind = self.annotation(sub, name + camel(prop))
+            kind = self.annotation(sub, name + camel(python_name(prop)))
             if prop not in required and "None" not in kind.split(" | "):
                 kind = f"{kind} | None"
             alias = f'alias="{prop}"' if attr != prop else ""

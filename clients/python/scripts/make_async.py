@@ -29,7 +29,7 @@ WORDS = [
     (r"-> Sitelens:", "-> AsyncSitelens:"),
     (r'"Sitelens"', '"AsyncSitelens"'),
     (r"self\._http\.close\(\)", "await self._http.aclose()"),
-    (r"def __enter__", "def __aenter__"),
+    (r"def __enter__", "async def __aenter__"),
     (r"def __exit__", "def __aexit__"),
     (r"def close\(", "def aclose("),
     (r"self\.close\(\)", "await self.aclose()"),

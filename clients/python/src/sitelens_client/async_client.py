@@ -216,10 +216,8 @@ class AsyncSitelens:
         }
         self._r = AsyncRunner(self._http, bases, retries or Retries())
         self.websites = Websites(self._r, "analytics", "/api/v1/websites", analytics.Website)
-        self.keys = Keys(self._r, "analytics", "/api/v1/keys", analytics.Key, analytics.KeyCreated)
-        self.webhooks = Webhooks(
-            self._r, "analytics", "/api/v1/webhooks", analytics.Webhook, analytics.WebhookCreated
-        )
+        self.keys = Keys(self._r, "analytics", "/api/v1/keys", analytics.Key)
+        self.webhooks = Webhooks(self._r, "analytics", "/api/v1/webhooks", analytics.Webhook)
         self.reports = Records(self._r, "seo", "/api/v1/reports", seo.Report)
         self.audits = Audits(self._r, "seo", "/api/v1/audits", seo.Audit)
 
@@ -286,7 +284,7 @@ class AsyncSitelens:
     async def aclose(self) -> None:
         await self._http.aclose()
 
-    def __aenter__(self) -> AsyncSitelens:
+    async def __aenter__(self) -> AsyncSitelens:
         return self
 
     async def __aexit__(self, *exc: object) -> None:

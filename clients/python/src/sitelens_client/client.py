@@ -199,10 +199,8 @@ class Sitelens:
         }
         self._r = Runner(self._http, bases, retries or Retries())
         self.websites = Websites(self._r, "analytics", "/api/v1/websites", analytics.Website)
-        self.keys = Keys(self._r, "analytics", "/api/v1/keys", analytics.Key, analytics.KeyCreated)
-        self.webhooks = Webhooks(
-            self._r, "analytics", "/api/v1/webhooks", analytics.Webhook, analytics.WebhookCreated
-        )
+        self.keys = Keys(self._r, "analytics", "/api/v1/keys", analytics.Key)
+        self.webhooks = Webhooks(self._r, "analytics", "/api/v1/webhooks", analytics.Webhook)
         self.reports = Records(self._r, "seo", "/api/v1/reports", seo.Report)
         self.audits = Audits(self._r, "seo", "/api/v1/audits", seo.Audit)
 

@@ -937,11 +937,18 @@ class PlausibleEvent(SitelensModel):
     d: str | None = None
     r: str | None = None
     p: dict[str, Any] | str | None = None
-    dollar: PlausibleEvent | None = Field(None, alias="$")
+    dollar: PlausibleEventDollar | None = Field(None, alias="$")
     i: bool | None = None
     h: bool | int | None = None
     e: int | str | None = None
     sd: int | str | None = None
+
+
+class PlausibleEventDollar(SitelensModel):
+    """A custom event's revenue (also `revenue`): `{amount, currency}`."""
+
+    amount: str | float | None = None
+    currency: str | None = None
 
 
 Host: TypeAlias = str
@@ -1084,3 +1091,4 @@ EventJsonEvent.model_rebuild()
 EventJsonRevenue.model_rebuild()
 Accepted.model_rebuild()
 PlausibleEvent.model_rebuild()
+PlausibleEventDollar.model_rebuild()
