@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import keyword
 import re
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import yaml
+from ruffed import formatted
 
 ROOT = Path(__file__).resolve().parents[3]
 MODELS = ROOT / "clients/python/src/sitelens_client/models"
@@ -188,13 +188,20 @@ def docstring(text: str) -> str:
 
 
 def main() -> None:
+    """Writes the models; with --check, exits non-zero if a written file is not current."""
+    stale = []
     for module in DOCUMENTS:
-        document = yaml.safe_load((ROOT / "openapi" / f"{module}.yaml").read_text())
-        (MODELS / f"{module}.py").write_text(Writer(document).write(module))
-    files = [str(MODELS / f"{m}.py") for m in DOCUMENTS]
-    ruff = Path(sys.executable).parent / "ruff"
-    subprocess.run([str(ruff), "check", "--fix", "--quiet", *files], check=False)  # noqa: S603
-    subprocess.run([str(ruff), "format", "--quiet", *files], check=True)  # noqa: S603
+        document = yaml.load(
+            (ROOT / "openapi" / f"{module}.yaml").read_text(), Loader=yaml.CSafeLoader
+        )
+        target = MODELS / f"{module}.py"
+        written = formatted(Writer(document).write(module), target)
+        if "--check" not in sys.argv:
+            target.write_text(written)
+        elif target.read_text() != written:
+            stale.append(target.name)
+    if stale:
+        sys.exit(f"not current: {', '.join(stale)} (make client-models)")
 
 
 if __name__ == "__main__":

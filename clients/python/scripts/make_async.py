@@ -7,9 +7,10 @@ clients have the same methods: each call the sync one sends, the async one await
 from __future__ import annotations
 
 import re
-import subprocess
 import sys
 from pathlib import Path
+
+from ruffed import formatted
 
 PACKAGE = Path(__file__).resolve().parents[1] / "src/sitelens_client"
 HEADER = '''"""`AsyncSitelens`: the async client, the same methods as `Sitelens`, awaited.
@@ -48,18 +49,6 @@ def make_async(source: str) -> str:
         if any("await " in line for line in lines[start:end]):
             lines[start] = DEF.sub(r"\1async def ", lines[start], count=1)
     return HEADER + "\n" + "\n".join(lines)
-
-
-def formatted(source: str, path: Path) -> str:
-    """`source` as make lint's ruff leaves it (imports sorted, lines wrapped)."""
-    ruff = [str(Path(sys.executable).parent / "ruff")]
-    name = ["--stdin-filename", str(path), "-"]
-    for command in (["check", "--fix", "--quiet", "--exit-zero"], ["format", "--quiet"]):
-        done = subprocess.run(  # noqa: S603 - the venv's ruff
-            ruff + command + name, input=source, capture_output=True, text=True, check=True
-        )
-        source = done.stdout
-    return source
 
 
 def main() -> None:

@@ -21,7 +21,7 @@ SITE = {
     "verified_at": None, "tracking_from": None, "released_at": None,
     "created_at": "2026-11-21T09:30:00.000000Z", "updated_at": "2026-11-21T09:30:00.000000Z",
 }  # fmt: skip
-FAST = Retries(max_retries=2, max_wait=2.0, backoff=0.0)
+FAST = Retries(max_retries=2, max_wait=10.0, backoff=0.0)
 
 
 def client(handler, retries: Retries = FAST) -> Sitelens:
@@ -29,8 +29,10 @@ def client(handler, retries: Retries = FAST) -> Sitelens:
     return Sitelens("sl_key", http=http, retries=retries)
 
 
-def test_a_429_is_retried_after_its_retry_after() -> None:
+def test_a_429_is_retried_after_its_retry_after(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[float] = []
+    waits: list[float] = []
+    monkeypatch.setattr("sitelens_client._runner.time.sleep", waits.append)
 
     def handler(request: httpx.Request) -> httpx.Response:
         seen.append(time.monotonic())
@@ -38,7 +40,7 @@ def test_a_429_is_retried_after_its_retry_after() -> None:
             return httpx.Response(
                 429,
                 json={"message": "Too many requests.", "status": 429},
-                headers={"Retry-After": "1", "X-RateLimit-Remaining": "0"},
+                headers={"Retry-After": "7", "X-RateLimit-Remaining": "0"},
             )
         return httpx.Response(200, json={"data": SITE, "status": 200},
                               headers={"X-RateLimit-Limit": "100", "X-RateLimit-Remaining": "99",
@@ -46,15 +48,40 @@ def test_a_429_is_retried_after_its_retry_after() -> None:
 
     sitelens = client(handler)
     assert sitelens.websites.get(1).domain == "example.com"
-    assert len(seen) == 2 and seen[1] - seen[0] >= 0.95
+    assert len(seen) == 2 and waits == [7.0]
     assert sitelens.rate_limit is not None and sitelens.rate_limit.remaining == 99
 
 
-def test_retries_are_bounded_and_a_long_wait_is_not_waited() -> None:
+def test_without_retry_after_a_429_waits_until_the_buckets_reset(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    waits: list[float] = []
+    monkeypatch.setattr("sitelens_client._runner.time.sleep", waits.append)
+    reset = str(int(time.time()) + 5)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        if not waits:
+            return httpx.Response(
+                429,
+                json={"message": "Too many requests.", "status": 429},
+                headers={"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": reset},
+            )
+        return httpx.Response(200, json={"data": SITE, "status": 200})  # fmt: skip
+
+    client(handler).websites.get(1)
+    assert len(waits) == 1 and 3.5 < waits[0] <= 5
+
+
+def test_retries_are_bounded_and_a_long_wait_is_not_waited(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     calls = []
+    waits: list[float] = []
+    monkeypatch.setattr("sitelens_client._runner.time.sleep", waits.append)
 
     def handler(request: httpx.Request) -> httpx.Response:
         calls.append(request)
+        assert len(calls) < 10, "retried without bound"
         return httpx.Response(429, json={"message": "Too many requests.", "status": 429},
                               headers={"Retry-After": "0"})  # fmt: skip
 
@@ -70,7 +97,7 @@ def test_retries_are_bounded_and_a_long_wait_is_not_waited() -> None:
 
     with pytest.raises(RateLimited) as raised:
         client(slow).websites.get(1)
-    assert len(calls) == 1 and raised.value.retry_after == 60
+    assert len(calls) == 1 and raised.value.retry_after == 60 and waits == [0.0, 0.0]
 
 
 def test_a_503_is_retried_on_reads_not_on_creates() -> None:

@@ -158,5 +158,6 @@ def raw(body: Any) -> Any:
     return body["data"] if isinstance(body, dict) and "data" in body else body
 
 
-def whole(body: Any) -> Any:
-    return body
+def content(body: Any) -> bytes:
+    """A file's bytes (CSV, PDF)."""
+    return bytes(body)

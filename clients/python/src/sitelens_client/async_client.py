@@ -20,8 +20,8 @@ LOCAL_ANALYTICS = "http://127.0.0.1:3000"  # make serve's bases
 LOCAL_SEO = "http://127.0.0.1:3001"
 
 
-class Records(Generic[M]):
-    """A collection of records: list (every page), get, create, update, replace, delete."""
+class Collection(Generic[M]):
+    """A collection of records: list (every page), get, update, replace, delete."""
 
     def __init__(self, runner: AsyncRunner, base: Base, path: str, model: type[M]) -> None:
         self._r = runner
@@ -38,14 +38,6 @@ class Records(Generic[M]):
     async def get(self, record_id: int | str) -> M:
         return await self._r.run(
             Call("GET", self._base, self._at(record_id), _calls.data(self._model))
-        )
-
-    async def create(self, *, idempotency_key: str | None = None, **fields: Any) -> M:
-        """Creates a record of `fields`, sent with an Idempotency-Key (a new UUID unless
-        given: give the same one when trying a create again)."""
-        read = _calls.data(self._model)
-        return await self._r.run(
-            _calls.create(self._base, self._path, read, fields, idempotency_key)
         )
 
     async def update(self, record_id: int | str, **fields: Any) -> M:
@@ -66,11 +58,23 @@ class Records(Generic[M]):
         return f"{self._path}/{record_id}"
 
 
+class Records(Collection[M]):
+    """A collection whose records are created as they are shown."""
+
+    async def create(self, *, idempotency_key: str | None = None, **fields: Any) -> M:
+        """Creates a record of `fields`, sent with an Idempotency-Key (a new UUID unless
+        given: give the same one when trying a create again)."""
+        read = _calls.data(self._model)
+        return await self._r.run(
+            _calls.create(self._base, self._path, read, fields, idempotency_key)
+        )
+
+
 class Websites(Records[analytics.Website]):
     pass
 
 
-class Keys(Records[analytics.Key]):
+class Keys(Collection[analytics.Key]):
     async def create(
         self, *, idempotency_key: str | None = None, **fields: Any
     ) -> analytics.KeyCreated:
@@ -91,7 +95,7 @@ class Keys(Records[analytics.Key]):
         )
 
 
-class Webhooks(Records[analytics.Webhook]):
+class Webhooks(Collection[analytics.Webhook]):
     async def create(
         self, *, idempotency_key: str | None = None, **fields: Any
     ) -> analytics.WebhookCreated:
@@ -181,7 +185,7 @@ class Audits(Records[seo.Audit]):
         """The run's page-level changes as CSV."""
         path = f"{self._at(audit_id)}/runs/{run}/changes.csv"
         return await self._r.run(
-            Call("GET", "seo", path, _calls.whole, params={"against": against})
+            Call("GET", "seo", path, _calls.content, params={"against": against})
         )
 
 

@@ -21,8 +21,8 @@ LOCAL_ANALYTICS = "http://127.0.0.1:3000"  # make serve's bases
 LOCAL_SEO = "http://127.0.0.1:3001"
 
 
-class Records(Generic[M]):
-    """A collection of records: list (every page), get, create, update, replace, delete."""
+class Collection(Generic[M]):
+    """A collection of records: list (every page), get, update, replace, delete."""
 
     def __init__(self, runner: Runner, base: Base, path: str, model: type[M]) -> None:
         self._r = runner
@@ -38,12 +38,6 @@ class Records(Generic[M]):
 
     def get(self, record_id: int | str) -> M:
         return self._r.run(Call("GET", self._base, self._at(record_id), _calls.data(self._model)))
-
-    def create(self, *, idempotency_key: str | None = None, **fields: Any) -> M:
-        """Creates a record of `fields`, sent with an Idempotency-Key (a new UUID unless
-        given: give the same one when trying a create again)."""
-        read = _calls.data(self._model)
-        return self._r.run(_calls.create(self._base, self._path, read, fields, idempotency_key))
 
     def update(self, record_id: int | str, **fields: Any) -> M:
         """Changes the given fields (PATCH); others keep their values."""
@@ -63,11 +57,21 @@ class Records(Generic[M]):
         return f"{self._path}/{record_id}"
 
 
+class Records(Collection[M]):
+    """A collection whose records are created as they are shown."""
+
+    def create(self, *, idempotency_key: str | None = None, **fields: Any) -> M:
+        """Creates a record of `fields`, sent with an Idempotency-Key (a new UUID unless
+        given: give the same one when trying a create again)."""
+        read = _calls.data(self._model)
+        return self._r.run(_calls.create(self._base, self._path, read, fields, idempotency_key))
+
+
 class Websites(Records[analytics.Website]):
     pass
 
 
-class Keys(Records[analytics.Key]):
+class Keys(Collection[analytics.Key]):
     def create(self, *, idempotency_key: str | None = None, **fields: Any) -> analytics.KeyCreated:
         """A new key: its secret is in `.key`, shown this once."""
         read = _calls.data(analytics.KeyCreated)
@@ -84,7 +88,7 @@ class Keys(Records[analytics.Key]):
         )
 
 
-class Webhooks(Records[analytics.Webhook]):
+class Webhooks(Collection[analytics.Webhook]):
     def create(
         self, *, idempotency_key: str | None = None, **fields: Any
     ) -> analytics.WebhookCreated:
@@ -165,7 +169,7 @@ class Audits(Records[seo.Audit]):
     def changes_csv(self, audit_id: int, run: int, *, against: int | None = None) -> bytes:
         """The run's page-level changes as CSV."""
         path = f"{self._at(audit_id)}/runs/{run}/changes.csv"
-        return self._r.run(Call("GET", "seo", path, _calls.whole, params={"against": against}))
+        return self._r.run(Call("GET", "seo", path, _calls.content, params={"against": against}))
 
 
 class Sitelens:
