@@ -68,6 +68,6 @@ def test_the_pages_python_blocks_run(
         code = code.replace("sl_local_demo_key", account.key).replace("127.0.0.1:8000", page_site)
         with contextlib.redirect_stdout(io.StringIO()):
             try:
-                exec(compile(code, f"{page.name}:{line}", "exec"), namespace)  # noqa: S102
+                exec(compile(code, f"{page.name}:{line}", "exec"), namespace)
             except Exception as error:
                 pytest.fail(f"{page.name}, the block at line {line}: {error!r}")
