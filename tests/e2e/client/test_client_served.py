@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -14,8 +15,6 @@ import pytest
 from sitelens_client import AsyncSitelens, NotFound, Sitelens, ValidationError
 from tests.e2e.conftest import SharedServe
 from tests.e2e.test_local_server import ROOT
-
-pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture(scope="module")
@@ -106,3 +105,26 @@ def test_the_wheel_installed_in_a_clean_venv_calls_make_serve(
         capture_output=True, text=True, check=True, cwd=tmp_path,
     )  # fmt: skip
     assert str(venv) in done.stdout and domain in done.stdout
+
+
+def test_an_audits_runs_issues_and_diff(sitelens: Sitelens, page_site: str) -> None:
+    audit = sitelens.audits.create(url=f"http://{page_site}/", max_pages=5)
+    finished = _finished(sitelens, audit.id)
+    assert finished.run == 1 and finished.score is not None
+    issues = sitelens.audits.issues(audit.id)
+    assert all(issue.code and issue.severity in ("high", "medium", "low") for issue in issues)
+    assert sitelens.audits.diff(audit.id) is None  # a first run has nothing to compare
+    assert sitelens.audits.start_run(audit.id).run == 2
+    _finished(sitelens, audit.id)
+    assert [run.run for run in sitelens.audits.runs(audit.id)] == [2, 1]
+    diff = sitelens.audits.diff(audit.id)
+    assert diff is not None and diff.new == [] and diff.pages_added == 0 and diff.score_delta == 0
+
+
+def _finished(sitelens: Sitelens, audit_id: int):
+    deadline = time.monotonic() + 30
+    while (audit := sitelens.audits.get(audit_id)).status not in ("done", "failed"):
+        assert time.monotonic() < deadline, audit
+        time.sleep(0.2)
+    assert audit.status == "done", audit.failure
+    return audit
