@@ -11,7 +11,15 @@ import pytest
 from standardwebhooks import Webhook
 
 from sitelens.webhooks import signing
-from sitelens_client import AsyncSitelens, NotFound, RateLimited, Retries, Sitelens, ValidationError
+from sitelens_client import (
+    AsyncSitelens,
+    NotFound,
+    RateLimited,
+    Retries,
+    ServerError,
+    Sitelens,
+    ValidationError,
+)
 from sitelens_client import webhooks as client_webhooks
 
 SITE = {
@@ -152,6 +160,15 @@ def test_errors_carry_the_contracts_body_by_status() -> None:
     with pytest.raises(ValidationError) as invalid:
         sitelens.websites.create()
     assert invalid.value.errors == {"domain": "Required."}
+
+
+def test_an_error_page_that_is_not_json_is_an_error_with_its_text() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(502, text="Bad Gateway", headers={"Content-Type": "text/plain"})
+
+    with pytest.raises(ServerError) as raised:
+        client(handler).websites.get(1)
+    assert raised.value.status == 502 and raised.value.message == "Bad Gateway"
 
 
 def test_the_async_client_retries_the_same_way() -> None:

@@ -128,6 +128,8 @@ def answer(call: Call[T], response: httpx.Response) -> T:
     body: Any = response.json() if "json" in content_type else response.content
     if response.is_success:
         return call.read(body)
+    if not isinstance(body, dict):  # a proxy's or gateway's page: its text is the message
+        body = {"message": response.text, "status": response.status_code}
     raise errors.for_status(response.status_code, body, dict(response.headers))
 
 
