@@ -31,7 +31,7 @@ PLAUSIBLE_VERSION := 0.4.6
 PLAUSIBLE := .plausible-tracker
 PLAUSIBLE_STAMP := $(PLAUSIBLE)/.installed-$(PLAUSIBLE_VERSION)
 
-.PHONY: serve test test-slow test-fast test-kind lint checkov format build deploy bench bench-large docs routes openapi \
+.PHONY: client client-models serve test test-slow test-fast test-kind lint checkov format build deploy bench bench-large docs routes openapi \
 	script browser proxy clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
@@ -198,3 +198,15 @@ clean:
 	rm -rf $(VENV) $(SAM_VENV) .aws-sam build .pytest_cache .mypy_cache .ruff_cache \
 		$(DYNAMODB_LOCAL)/node_modules $(DYNAMODB_LOCAL)/.installed-* $(UA_COLLECTIONS) \
 		$(MINIFIER) $(PLAUSIBLE)
+
+# The Python client (clients/python): its wheel under clients/python/dist/ (docs/client.md).
+CLIENT_DIR := clients/python
+client:
+	rm -rf $(CLIENT_DIR)/dist
+	$(PYTHON) -m pip wheel --quiet --no-deps --wheel-dir $(CLIENT_DIR)/dist $(CLIENT_DIR)
+	@ls $(CLIENT_DIR)/dist/*.whl
+
+# The client's models from openapi/*.yaml, and its async client from its sync one.
+client-models:
+	$(BIN)/python $(CLIENT_DIR)/scripts/generate_models.py
+	$(BIN)/python $(CLIENT_DIR)/scripts/make_async.py

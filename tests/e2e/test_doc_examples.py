@@ -62,6 +62,11 @@ NOT_RUN = {
     ("docs/audits.md", "needs a done run of a site whose home page has a long title"),
     ("docs/documents.md", "needs an audit with two done runs of a real site"),
     (
+        "docs/imports.md",
+        "needs a Plausible export zip of your own; tests/e2e/test_imports_local.py uploads one"
+        " to make serve",
+    ),
+    (
         "docs/exports.md",
         "needs a website with counted hits; tests/e2e/test_exports_local.py makes these calls"
         " on make serve",

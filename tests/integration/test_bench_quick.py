@@ -16,6 +16,7 @@ import pytest
 from tests.bench import report, timing
 from tests.bench.conftest import deployed_logging  # noqa: F401 - a fixture
 from tests.bench.test_audit_pdf import test_audit_pdf  # noqa: F401
+from tests.bench.test_client import test_client_overhead  # noqa: F401
 from tests.bench.test_cold_start import test_cold_start  # noqa: F401
 from tests.bench.test_hostile_sitemaps import test_hostile_sitemaps  # noqa: F401
 from tests.bench.test_ingest import test_ingestion  # noqa: F401
