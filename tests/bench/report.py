@@ -368,7 +368,11 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
     )
+    journeys = results.get("journeys")  # issue 46: tests/bench/test_journeys.py
+    if journeys:
+        rows.append(_journeys_line(journeys))
     known = {
+        "journeys",
         "cold_start_ms", "cold_start_handlers_ms", "warm_us", "reads_per_page", "script_bytes",
         "requests_per_page", "seo_ms", "ingest", "query_paths", "warehouse",
         "report_write_units", "cost", "bench_run", "event_cpu_ms", "audit_crawl",
@@ -503,6 +507,19 @@ def _history_lines(history: dict[str, Any] | None) -> list[Line]:
 def _compact(value: Any, limit: int = 90) -> str:
     text = json.dumps(value, separators=(", ", ": "), default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _journeys_line(found: dict[str, Any]) -> Line:
+    at = found["at_target"]
+    how = f"derived from {at['from_events'][-1]:,}" if at["derived"] else "measured"
+    each = ", ".join(f"{name.replace('_', ' ')} {ms / 1000:,.1f}" for name, ms in at["ms"].items())
+    return Line(
+        f"journeys at {found['target_events']:,} events ({how}): seconds",
+        f"{each}; together {found['at_target_seconds']:,.1f} s, "
+        f"peak {found['max_rss_mib']:,.0f} MiB",
+        "< 20 s each, < 60 s, < 2 GiB",
+        _verdict(found["fits"]),
+    )
 
 
 def _warehouse_lines(found: dict[str, Any]) -> list[Line]:

@@ -20,6 +20,7 @@ from tests.bench.test_client import test_client_overhead  # noqa: F401
 from tests.bench.test_cold_start import test_cold_start  # noqa: F401
 from tests.bench.test_hostile_sitemaps import test_hostile_sitemaps  # noqa: F401
 from tests.bench.test_ingest import test_ingestion  # noqa: F401
+from tests.bench.test_journeys import test_journeys_at_scale  # noqa: F401
 from tests.bench.test_queries import test_query_paths  # noqa: F401
 from tests.bench.test_reads import test_reads_per_page  # noqa: F401
 from tests.bench.test_script_size import test_script_size  # noqa: F401

@@ -131,6 +131,7 @@ WRITES = {
     "records.delete": "reads with records.get first",
     "websites.create_with_claim": "records.create",
     "websites.delete_with_claim": "records.delete",
+    "websites.rename": "records.update, which reads with records.get first",
     "reports.create_with_project": "records.create",
     "reports.delete_with_project": "records.delete",
     "audits.create": "records.create",
@@ -150,8 +151,9 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "renderers": ("render", "invokes the render function with a page's URL: reads no records"),
     "websites": (
         "allocate_id is_claimed forget forget_all get_claim holder proof_token "
-        "stored_proof_token move_claim versioned answers",
-        "ids, claims, caches and an account's proof tokens; a proof's move writes websites "
+        "stored_proof_token move_claim versioned answers renamed_note",
+        "ids, claims, caches, rename notes (an old domain's holder: the share view reads it "
+        "with websites.get, scoped) and an account's proof tokens; a proof's move writes websites "
         "domains.claims read first with websites.get (scoped)",
     ),
     "reports": ("allocate_id delete_project_chunk", "ids; a project's deletion, in writes"),

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from collections.abc import Mapping
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping
+from datetime import UTC, date, datetime
 from typing import Any, Literal
 from urllib.parse import SplitResult, parse_qsl, unquote, unquote_plus, urlsplit
 from zoneinfo import ZoneInfo
@@ -241,6 +241,37 @@ def build_hit(
     `exclude_bots` is 1, and then ExcludedHit("datacenter") for an address in the optional
     data-centre ranges (`analytics.datacenters`). `headers` have lower-case names.
     """
+
+    def salted(day: date) -> str:  # the day's salted hash (`visitors.visitor_id`)
+        user_agent = headers.get("user-agent", "")
+        return visitors.visitor_id(int(website["id"]), source_ip, user_agent, day)
+
+    return _build(website, fields, headers, source_ip, now, salted, None)
+
+
+def backfilled_hit(
+    website: Mapping[str, Any],
+    fields: Mapping[str, str],
+    headers: Mapping[str, str],
+    at: datetime,
+    visitor: str,
+    hit_id: str,
+) -> Hit:
+    """A backfilled event's hit (`analytics.backfill`), by the tracker's rules, without an
+    address: its `visitor` is the caller's, hashed (a past day's salt is gone and never
+    made again), and its `hit_id` derived from what the caller sent."""
+    return _build(website, fields, headers, "", at, lambda _day: visitor, hit_id)
+
+
+def _build(
+    website: Mapping[str, Any],
+    fields: Mapping[str, str],
+    headers: Mapping[str, str],
+    source_ip: str,
+    now: datetime,
+    visitor_of: Callable[[date], str],
+    given_id: str | None,
+) -> Hit:
     page = fields.get("page", "")
     host = page_host(page)
     if _ip_excluded(source_ip, website.get("exclude_ips")):
@@ -265,8 +296,8 @@ def build_hit(
         path += "#" + readable(url.fragment)
     at = now.replace(tzinfo=UTC) if now.tzinfo is None else now.astimezone(UTC)
     local_day = at.astimezone(ZoneInfo(website.get("timezone") or "UTC")).date()
-    visitor = visitors.visitor_id(int(website["id"]), source_ip, user_agent, local_day)
-    hit_id = new_id(at)  # the hit's identity from here on: counted once by it
+    visitor = visitor_of(local_day)
+    hit_id = given_id or new_id(at)  # the hit's identity from here on: counted once by it
 
     engaged = fields.get("engagement_ms")  # sent at all: exactly a number, as documented
     if engaged is not None:

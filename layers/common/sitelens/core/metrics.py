@@ -61,6 +61,7 @@ LOSSES: dict[str, str] = {
 FIGURES = frozenset(
     {
         "HitsAccepted",
+        "HitsBackfilled",  # past events queued (analytics.backfill): docs/backfill.md
         "ExportRows",  # rows of finished exports (analytics.exports)
         # [reason] shown in the export's status for the customer to fix, or retried by the
         # queue and then dead-lettered (JobsDeadLetterAlarm): docs/exports.md

@@ -46,6 +46,10 @@ _exists: dict[tuple[str, int], tuple[float, bool]] = {}
 
 # The items holding an account's proof token for a site: `#proof:<account>:<site>`, id 0.
 PROOF_PARTITION_PREFIX = "#proof:"
+# A renamed website's old domain: `#renamed:<site>`, id 0, holding the website's `owner`
+# and `record_id`, until when its hits count (`tracked_until`) and its share URLs redirect
+# (`expires_at`, the table's TTL), Unix seconds.
+RENAMED_PARTITION_PREFIX = "#renamed:"
 
 
 class DomainTaken(Exception):
@@ -136,17 +140,53 @@ def update(account: str, website_id: int, change: records.Change, site: str) -> 
     `records.update`); the website written, or None when there is none (or no longer
     answers). Released (409) when its domain moved to another account."""
 
-    def unless_released(current: Item) -> Item:
-        if current.get("released_at"):
-            raise _Gone() if not answers(current, _now_iso()) else Released()
-        return change(current)
-
     try:
-        record = records.update(COLLECTION, account, website_id, unless_released)
+        record = records.update(COLLECTION, account, website_id, _unless_released(change))
     except _Gone:
         return None
     forget({"account": account, "id": website_id}, site)
     return record
+
+
+def rename(
+    account: str, website_id: int, change: records.Change, sites: tuple[str, str], note: Item
+) -> Item | None:
+    """`update` with a new domain: in the same transaction the old site's claim released,
+    the new one's taken (DomainTaken when another website holds it) and the old site's
+    rename `note` (`tracked_until`, `expires_at`) written."""
+    old, new = sites
+
+    def moves(current: Item, renamed: Item) -> tuple[Write, ...]:
+        noted = {"owner": account, "record_id": website_id, **note}
+        return (
+            records.release_entry(COLLECTION, old, current),
+            records.claim_entry(COLLECTION, new, renamed),
+            {"Put": {"TableName": settings().websites_table,
+                     "Item": {**_renamed_key(old), **to_item(noted)}}},
+        )  # fmt: skip
+
+    try:
+        record = records.update(COLLECTION, account, website_id, _unless_released(change), moves)
+    except _Gone:
+        return None
+    except transactions.ConditionFailed as failed:
+        if 2 in failed.indexes:  # the new site's claim: another website holds it
+            raise DomainTaken(new) from None
+        raise ClaimChanged(old) from None  # the old claim moved away (a proof) meanwhile
+    forget({"account": account, "id": website_id}, old)
+    _by_host.pop(new, None)
+    return record
+
+
+def renamed_note(site: str) -> Item | None:
+    """The note of a site a website was renamed from (`rename`, with `owner`, `record_id`)."""
+    table = settings().websites_table
+    answer = client("dynamodb").get_item(TableName=table, Key=_renamed_key(site))
+    return from_item(answer["Item"]) if "Item" in answer else None
+
+
+def _renamed_key(site: str) -> dict[str, Any]:
+    return {"account": {"S": f"{RENAMED_PARTITION_PREFIX}{site}"}, "id": {"N": "0"}}
 
 
 def delete_with_claim(account: str, website_id: int, site: str) -> Item | None:
@@ -291,6 +331,15 @@ class _Gone(Exception):
     """The website to change was released and its `released_at` has passed."""
 
 
+def _unless_released(change: records.Change) -> records.Change:
+    def changed(current: Item) -> Item:
+        if current.get("released_at"):
+            raise _Gone() if not answers(current, _now_iso()) else Released()
+        return change(current)
+
+    return changed
+
+
 # -- cached look-ups for tracking -------------------------------------------------------
 
 
@@ -305,6 +354,9 @@ def by_host(site: str) -> Item | None:
     else:
         website = None
         claim = records.get_claim(COLLECTION, site)
+        if claim is None:  # a renamed website's old domain counts a while (`rename`)
+            note = renamed_note(site)
+            claim = note if note and time.time() < int(note["tracked_until"]) else None
         if claim is not None:
             website = records.stored(COLLECTION, *holder(claim))
         seconds = CACHE_SECONDS if website else UNKNOWN_CACHE_SECONDS

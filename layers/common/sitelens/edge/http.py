@@ -39,6 +39,7 @@ class Request:
     base_url: str  # scheme://host[/stage], what links are built on
     stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
+    key_id: str = ""  # the id of the key it was authorized by (a backfill's dedupe scope)
     rate_headers: dict[str, str] = field(default_factory=dict)  # the account's rate limit
     # the proxy event itself: the MCP server hands it to its ASGI app (edge.mcp_server)
     event: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -270,6 +271,7 @@ def authorize(request: Request) -> scopes.Scope:
 
     grant = auth.authorize(request.headers)
     request.account = grant.account
+    request.key_id = grant.key_id
     request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
     auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
     return grant.scope

@@ -109,15 +109,30 @@ class Grant:
         return clock.iso(datetime.fromtimestamp(self.expires_at, UTC))
 
 
+class Renamed(Exception):
+    """The domain is one a website was renamed from: its share views are at `domain`."""
+
+    def __init__(self, domain: str) -> None:
+        super().__init__(domain)
+        self.domain = domain
+
+
 def website(domain: str) -> Shared:
     """The website of a domain, as a share view may see it; 404 when there is none. A
     private one is found, and `admit` answers the same 404 to all but a guest reaching it,
-    so a private website cannot be told from a missing one."""
+    so a private website cannot be told from a missing one. Renamed when no website has
+    the domain and one was renamed from it less than RENAMED_REDIRECT_SECONDS ago."""
     try:
         site = hosts.site(domain)
     except ValueError:
         raise errors.NotFound() from None
-    return _shared("website", stored_websites.by_domain(site))
+    found = stored_websites.by_domain(site)
+    note = stored_websites.renamed_note(site) if found is None else None
+    if note is not None and time.time() < int(note["expires_at"]):
+        renamed = stored_websites.get(*stored_websites.holder(note))
+        if renamed is not None:  # still there: its domain now (renamed again, say)
+            raise Renamed(str(renamed["domain"]))
+    return _shared("website", found)
 
 
 def report(share_id: str) -> Shared:

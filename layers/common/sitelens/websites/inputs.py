@@ -44,6 +44,7 @@ class WebsiteCreate(WebsiteSettings):
 
 class WebsiteUpdate(WebsiteSettings):
     favorite: Flag | None = None
+    domain: Domain | None = None  # a rename (docs/websites-domains.md#renaming-a-domain)
 
 
 class WebsiteListQuery(ListQuery):

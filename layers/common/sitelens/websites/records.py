@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any
 
 from sitelens.core import clock, errors, hosts
@@ -9,7 +10,13 @@ from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import websites as stored_websites
 from sitelens.records import listing, privacy
-from sitelens.websites.rules import DEFAULT_TIMEZONE, DEFAULT_TRAFFIC_ALERTS, DOMAIN_TAKEN
+from sitelens.websites.rules import (
+    DEFAULT_TIMEZONE,
+    DEFAULT_TRAFFIC_ALERTS,
+    DOMAIN_TAKEN,
+    RENAMED_REDIRECT_SECONDS,
+    RENAMED_TRACKED_SECONDS,
+)
 
 if TYPE_CHECKING:  # the input models import pydantic, which only parsing handlers need
     from sitelens.websites.inputs import WebsiteCreate, WebsiteListQuery, WebsiteUpdate
@@ -107,8 +114,21 @@ def writable(account_id: str, website_id: int) -> dict[str, Any]:
     return record
 
 
+class DomainTaken(errors.Conflict):
+    """409: a rename to a domain another website holds."""
+
+    message = DOMAIN_TAKEN
+
+
+class MovePending(errors.Conflict):
+    """409: a rename while the domain's move to a prover is in its grace period."""
+
+    message = "The domain is moving to the account that proved it owns it: rename it after."
+
+
 def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str, Any]:
     """Apply the fields that were sent, PUT and PATCH alike; 404 when not the account's.
+    A new `domain` renames the website (`_rename`): its id, and all kept by it, stay.
 
     The fields are applied to the stored website as it is when written: a concurrent
     update never mixes with this one (see `data.records.update`).
@@ -137,14 +157,47 @@ def update(account_id: str, website_id: int, fields: WebsiteUpdate) -> dict[str,
             record["favorite"] = bool(fields.favorite)
             record["favorited_at"] = now if fields.favorite else None
         record["updated_at"] = now
+        if fields.domain is not None and fields.domain != current["domain"]:
+            record.update(domain=fields.domain, search=fields.domain)
+            if hosts.site(fields.domain) != site_of(current):  # a proof was of the old one
+                record.pop("verified_at", None)
+                record.pop("verified_by", None)
         return record
 
     current = stored(account_id, website_id)
     rule.changes(current)  # refused early; a password is hashed once, before any retry
-    record = stored_websites.update(account_id, website_id, change, site_of(current))
+    site = site_of(current)
+    new_site = hosts.site(fields.domain) if fields.domain is not None else site
+    if new_site != site:
+        record = _rename(account_id, website_id, change, site, new_site)
+    else:
+        record = stored_websites.update(account_id, website_id, change, site)
     if record is None:
         raise errors.NotFound()
     return show(record)
+
+
+def _rename(
+    account_id: str, website_id: int, change: Any, site: str, new_site: str
+) -> dict[str, Any] | None:
+    """Rename in one transaction: the old claim released, the new taken (409 when another
+    website holds it), and a note of the old site kept: its hits count to the website for
+    RENAMED_TRACKED_SECONDS, its share URLs redirect for RENAMED_REDIRECT_SECONDS."""
+    claim = stored_websites.get_claim(site)
+    if claim is not None and clock.now_iso() < claim.get("moves_at", ""):
+        raise MovePending()
+    now = int(time.time())
+    note = {
+        "renamed_at": clock.now_iso(),
+        "tracked_until": now + RENAMED_TRACKED_SECONDS,
+        "expires_at": now + RENAMED_REDIRECT_SECONDS,
+    }
+    try:
+        return stored_websites.rename(account_id, website_id, change, (site, new_site), note)
+    except stored_websites.DomainTaken:
+        raise DomainTaken() from None
+    except stored_websites.ClaimChanged:
+        raise errors.Conflict() from None
 
 
 def delete(account_id: str, website_id: int) -> None:

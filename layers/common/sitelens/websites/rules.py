@@ -11,6 +11,13 @@ MAX_DOMAIN_LENGTH = 255
 MAX_PARAM_LENGTH = 255
 INVALID_DOMAIN = "Invalid domain name."
 DOMAIN_TAKEN = "The domain has already been taken."
+# After a rename (docs/websites-domains.md): the old domain's hits still count to the
+# website for RENAMED_TRACKED_SECONDS, as Plausible's domain change does (72 hours, for the
+# sites' scripts to be updated: plausible/analytics#2803), and its share URLs redirect to
+# the new domain for RENAMED_REDIRECT_SECONDS (bookmarks and links in mails), after which
+# the rename note is removed by the table's TTL.
+RENAMED_TRACKED_SECONDS = 72 * 3600
+RENAMED_REDIRECT_SECONDS = 90 * 86_400
 _PARAM_FORBIDDEN = set("=&#?/ \t")
 
 

@@ -404,6 +404,7 @@ class WebsiteCreate(SitelensModel):
 class WebsiteUpdate(SitelensModel):
     """Only the fields sent change."""
 
+    domain: str | None = None
     privacy: int | None = None
     password: str | None = None
     email: int | None = None
@@ -478,6 +479,22 @@ class Goal(SitelensModel):
     currency: str | None = None
     created_at: Timestamp
     updated_at: Timestamp
+
+
+class BackfillBatch(SitelensModel):
+    events: list[BackfillBatchEventsItem]
+
+
+class BackfillBatchEventsItem(SitelensModel):
+    id: str
+    timestamp: str
+    page: str
+    referrer: str | None = None
+    name: str | None = None
+    props: dict[str, Any] | None = None
+    visitor: str | None = None
+    user_agent: str | None = None
+    screen_resolution: str | None = None
 
 
 class ExportCreate(SitelensModel):
@@ -1089,6 +1106,8 @@ AnnotationCreate.model_rebuild()
 AnnotationUpdate.model_rebuild()
 AnnotationDeleted.model_rebuild()
 Goal.model_rebuild()
+BackfillBatch.model_rebuild()
+BackfillBatchEventsItem.model_rebuild()
 ExportCreate.model_rebuild()
 ExportCreateDelivery.model_rebuild()
 Export.model_rebuild()

@@ -5,6 +5,7 @@ shares them): its dashboard as JSON and as a page (the query API's figures,
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from sitelens import sharing
 from sitelens.analytics import dashboard, segments, stats
@@ -34,8 +35,26 @@ TOTAL_TITLES = {
 }
 
 
+class _Moved(errors.ApiError):
+    """308 to the same view under a renamed website's new domain (docs/websites-domains.md)."""
+
+    status = 308
+    message = "This website's domain was renamed: its share view is at the Location."
+
+    def __init__(self, location: str) -> None:
+        super().__init__()
+        self.headers = {"Location": location}
+
+
 def _find(request: Request) -> sharing.Shared:
-    return sharing.website(request.path_params.get("domain", ""))
+    domain = request.path_params.get("domain", "")
+    try:
+        return sharing.website(domain)
+    except sharing.Renamed as renamed:
+        parts = request.path.split("/")
+        moved = "/".join(renamed.domain if part == domain else part for part in parts)
+        query = f"?{urlencode(request.query)}" if request.query else ""
+        raise _Moved(f"{request.base_url}{moved}{query}") from None
 
 
 def _title(shared: sharing.Shared) -> str:
