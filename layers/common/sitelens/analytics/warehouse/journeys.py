@@ -15,7 +15,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Final
 
-from sitelens.analytics.warehouse import raw, schema, sql
+from sitelens.analytics.warehouse import raw, schema, sql, visits
 from sitelens.analytics.warehouse.query import Query
 from sitelens.data import warehouse
 
@@ -26,8 +26,23 @@ KINDS: Final = ("next_pages", "paths")
 _VISIT: Final = "website_id, day, visitor, visit_no"
 
 
-def _steps_sql(query: Query, stale: raw.SiteDays) -> str:
-    """`steps`: each pageview of a chosen visit, with its number and its visit's count."""
+def _steps_sql(query: Query, stale: raw.SiteDays, dialect: str) -> str:
+    """`steps`: each pageview of a chosen visit, with its number and its visit's count.
+
+    Without filters every visit is chosen, and a visit with a pageview always counts: the
+    steps need only the rows' visit numbers, so the windows of the rule run over the seven
+    columns it reads rather than every column and every visit's (ten times fewer bytes to
+    sort at 10M events). ClickHouse finds visits in one chain of its own (`clickhouse`)."""
+    if not query.filters and dialect != "clickhouse":
+        return f"""{raw.raw_sql(query, stale)},
+step_rows AS (SELECT website_id, day, visitor, ts, hit_id, name, page FROM raw),
+{visits.numbering_ctes("step_rows")},
+steps AS (
+  SELECT {_VISIT}, COALESCE(page, '') AS page,
+    ROW_NUMBER() OVER (PARTITION BY {_VISIT} ORDER BY ts, hit_id) AS step,
+    COUNT(*) OVER (PARTITION BY {_VISIT}) AS steps
+  FROM numbered WHERE visit_no > 0 AND name = {schema.PAGEVIEW_SQL}
+)"""
     return f"""{sql.visits_sql(query, stale)},
 chosen_visits AS (
   SELECT e.*, MAX(CASE WHEN {sql.where(query.filters)} THEN 1 ELSE 0 END)
@@ -49,7 +64,7 @@ def next_pages_statement(
     transitions, percentage of the page's views, total rows), most transitions first."""
     same_visit = " AND ".join(f"a.{c} = b.{c}" for c in _VISIT.split(", "))
     text = f"""
-WITH {_steps_sql(query, stale)},
+WITH {_steps_sql(query, stale, dialect)},
 moves AS (
   SELECT a.website_id, a.day, a.visitor, a.visit_no, b.page AS next_page, 0 AS exits
   FROM steps AS a JOIN steps AS b ON {same_visit} AND b.step = a.step + 1
@@ -86,7 +101,7 @@ def paths_statement(
     )
     entered = f"WHERE p1 = {schema.literal(entry)}" if entry is not None else ""
     text = f"""
-WITH {_steps_sql(query, stale)},
+WITH {_steps_sql(query, stale, dialect)},
 per_visit AS (
   SELECT {_VISIT}, {pivot}, MAX(steps) AS steps
   FROM steps WHERE step <= {int(steps)} GROUP BY {_VISIT}

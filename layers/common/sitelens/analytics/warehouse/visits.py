@@ -62,14 +62,10 @@ VISITOR: Final = "website_id, day, visitor"
 _FIRST_OF: Final = {False: f"= {schema.PAGEVIEW_SQL}", True: f"<> {schema.ENGAGEMENT_SQL}"}
 
 
-def ctes(source: str) -> str:
-    """CTEs over the relation `source` (raw rows with `website_id` and `day`): `numbered`, each row
-    with its visit number (0: in no visit), and `found_visits`, one row per visit that counts
-    (it has a pageview or a custom event) with the columns of `COLUMNS`."""
-    first_pageview = ",\n".join(
-        f"ARG_MIN({name}, ts) FILTER (WHERE name {_FIRST_OF[name in IDENTITY_COLUMNS]}) AS v_{name}"
-        for name in FIRST_PAGEVIEW_COLUMNS
-    )
+def numbering_ctes(source: str) -> str:
+    """CTEs over the relation `source` (rows with `website_id`, `day`, `visitor`, `ts`,
+    `name` and `hit_id` at least): `numbered`, each row with its visit number (0: in no
+    visit). What the rule needs, and nothing else: a journey's steps read no visit column."""
     # rows of one instant in one order on every run: pageviews and events first, then by id
     visitor_order = f"PARTITION BY {VISITOR} ORDER BY ts, name = {schema.ENGAGEMENT_SQL}, hit_id"
     return f"""firsts AS (
@@ -91,7 +87,18 @@ numbered AS (
     {visitor_order} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   ) AS visit_no
   FROM marked
-),
+)"""
+
+
+def ctes(source: str) -> str:
+    """CTEs over the relation `source` (raw rows with `website_id` and `day`): `numbered`, each row
+    with its visit number (0: in no visit), and `found_visits`, one row per visit that counts
+    (it has a pageview or a custom event) with the columns of `COLUMNS`."""
+    first_pageview = ",\n".join(
+        f"ARG_MIN({name}, ts) FILTER (WHERE name {_FIRST_OF[name in IDENTITY_COLUMNS]}) AS v_{name}"
+        for name in FIRST_PAGEVIEW_COLUMNS
+    )
+    return f"""{numbering_ctes(source)},
 found_visits AS (
   SELECT * FROM (
     SELECT {VISITOR}, visit_no, MIN(ts) AS ts,
