@@ -665,7 +665,16 @@ def chosen(node: Any, parameters: dict[str, str]) -> Any:
 PARAMETERS = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
 KEYRING_ARN = PARAMETERS + "/${AWS::StackName}/signing-keys"
 SEAL_ARN = PARAMETERS + "/${AWS::StackName}/seal-key"
-SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction"}
+# audits' crawl secrets; Search Console's refresh tokens and keys (docs/search-console.md)
+SEALERS = {
+    "CreateAuditFunction",
+    "UpdateAuditFunction",
+    "AuditFunction",
+    "SearchConsoleFunction",
+    "SearchConsoleCallbackFunction",
+    "TasksFunction",
+}
+UNSEALERS = {"AuditFunction", "TasksFunction"}  # they only unseal: they never make the key
 
 
 def _environment(function: str, parameters: dict[str, str]) -> dict[str, Any]:
@@ -714,10 +723,10 @@ def test_the_lean_profile_keeps_the_keyring_and_the_seal_key_in_parameters():
         assert "kms:" not in str(granted)
         on_key = [s for s in granted if s["Resource"] == {"Fn::Sub": SEAL_ARN}]
         allowed = {a for s in on_key if s["Effect"] == "Allow" for a in s["Action"]}
-        # the crawl worker only unseals: it never makes the key
+        # the crawl worker and the tasks only unseal: they never make the key
         assert allowed == (
             {"ssm:GetParameter"}
-            if name == "AuditFunction"
+            if name in UNSEALERS
             else {"ssm:GetParameter", "ssm:PutParameter"}
         )
     # nobody else may read the seal key

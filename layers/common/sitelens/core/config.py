@@ -139,6 +139,10 @@ class Settings:
     def seal_key_parameter(self) -> str:
         return _optional("SEAL_KEY_PARAMETER")
 
+    @property  # Search Console's OAuth client secret: the SecureString parameter's name
+    def google_client_secret_parameter(self) -> str:
+        return _optional("GOOGLE_CLIENT_SECRET_PARAMETER")
+
     # The function audits with `render: js` render their pages in (RenderFunction); "" (make
     # serve, tests): rendered in the crawl worker itself, on Debian's Chromium.
     @property

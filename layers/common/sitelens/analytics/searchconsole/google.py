@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
+from sitelens.core.config import settings
 from sitelens.data import secrets as stored_secrets
 
 SCOPE: Final = "https://www.googleapis.com/auth/webmasters.readonly"
@@ -35,7 +36,6 @@ class Endpoints:
     token_url: str
     api_url: str
     client_id: str
-    client_secret: str
 
 
 def endpoints() -> Endpoints:
@@ -48,17 +48,20 @@ def endpoints() -> Endpoints:
             env("SITELENS_SEARCH_CONSOLE_API_URL") or "https://www.googleapis.com/webmasters/v3"
         ).rstrip("/"),
         client_id=env("SITELENS_GOOGLE_CLIENT_ID") or "",
-        client_secret=env("SITELENS_GOOGLE_CLIENT_SECRET") or _client_secret(),
     )
 
 
 _held_secret: dict[str, str] = {}
 
 
-def _client_secret() -> str:
-    """Deployed, the OAuth client's secret is in the SecureString parameter the stack is
-    given the name of (read once a container), never in the function's configuration."""
-    name = os.environ.get("SITELENS_GOOGLE_CLIENT_SECRET_PARAMETER") or ""
+def client_secret() -> str:
+    """The OAuth client's secret: SITELENS_GOOGLE_CLIENT_SECRET (make serve, tests), or,
+    deployed, the SecureString parameter the stack is given the name of (read once a
+    container), never in the function's configuration."""
+    given = os.environ.get("SITELENS_GOOGLE_CLIENT_SECRET")
+    if given:
+        return given
+    name = settings().google_client_secret_parameter
     if name and name not in _held_secret:
         _held_secret[name] = stored_secrets.parameter_string(name) or ""
     return _held_secret.get(name, "")
@@ -120,7 +123,7 @@ def exchange_code(code: str, redirect_uri: str) -> str:
             "code": code,
             "redirect_uri": redirect_uri,
             "client_id": where.client_id,
-            "client_secret": where.client_secret,
+            "client_secret": client_secret(),
         }
     )
     refresh = answer.get("refresh_token")
@@ -142,7 +145,7 @@ def access_token(refresh_token: str | None = None, key: dict[str, Any] | None = 
             "grant_type": "refresh_token",
             "refresh_token": refresh_token or "",
             "client_id": where.client_id,
-            "client_secret": where.client_secret,
+            "client_secret": client_secret(),
         }
     return str(_token(form)["access_token"])
 
