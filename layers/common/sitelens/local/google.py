@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import json
+import os
 import secrets
 import threading
 import time
@@ -351,6 +352,29 @@ class _Handler(BaseHTTPRequestHandler):
 
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+DEVELOPER_TOKEN = "1//local-developer"  # noqa: S105 - make serve's refresh token, any property
+
+
+def port() -> int:
+    return int(os.environ.get("SITELENS_GOOGLE_PORT", "3011"))
+
+
+def start_for_stack(host: str) -> GoogleServer | None:
+    """`make serve`'s local Google on `SITELENS_GOOGLE_PORT`, with `DEVELOPER_TOKEN` granting
+    every property, the environment pointed at it unless it already names another Google;
+    None when its port is taken (the stack runs without it)."""
+    if os.environ.get("SITELENS_GOOGLE_TOKEN_URL"):
+        return None  # pointed elsewhere on purpose
+    try:
+        server = start(host, port())
+    except OSError:
+        return None
+    server.stub.refresh_tokens[DEVELOPER_TOKEN] = Grant(frozenset({ANY_PROPERTY}))
+    for name, value in server.environment().items():
+        os.environ.setdefault(name, value)
+    return server
 
 
 def start(host: str = "127.0.0.1", port: int = 0, stub: GoogleStub | None = None) -> GoogleServer:
