@@ -725,9 +725,7 @@ def test_the_lean_profile_keeps_the_keyring_and_the_seal_key_in_parameters():
         allowed = {a for s in on_key if s["Effect"] == "Allow" for a in s["Action"]}
         # the crawl worker and the tasks only unseal: they never make the key
         assert allowed == (
-            {"ssm:GetParameter"}
-            if name in UNSEALERS
-            else {"ssm:GetParameter", "ssm:PutParameter"}
+            {"ssm:GetParameter"} if name in UNSEALERS else {"ssm:GetParameter", "ssm:PutParameter"}
         )
     # nobody else may read the seal key
     others = [n for n in resources if n not in SEALERS and "Policies" in str(resources[n])]

@@ -3,8 +3,8 @@ tasks it queues."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import boto3

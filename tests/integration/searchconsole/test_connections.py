@@ -131,7 +131,11 @@ def test_a_service_account_key_connects_sealed_with_kms(analytics, account, gsc,
         ({"property": "sc-domain:other.org", "refresh_token": "t"}, "property", "example.com"),
         ({"property": "sc-domain:example.com"}, "refresh_token", "exactly one"),
         (
-            {"property": "sc-domain:example.com", "refresh_token": "t", "service_account_key": "{}"},
+            {
+                "property": "sc-domain:example.com",
+                "refresh_token": "t",
+                "service_account_key": "{}",
+            },
             "service_account_key",
             "service_account",
         ),

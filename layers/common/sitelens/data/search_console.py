@@ -15,6 +15,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Sequence
+from datetime import date
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,6 +28,7 @@ from sitelens.data.items import Item, from_item, to_item
 PARTITION_PREFIX: Final = "#searchconsole:"
 DUE_PARTITION: Final = "#searchconsole"  # every connection's entry: the daily run's list
 FOLDER: Final = "search_console"
+TABLE: Final = "search_console"  # the stack's Glue table over FOLDER (Athena)
 COLUMNS: Final = (
     ("date", "DATE"),
     ("page", "VARCHAR"),
@@ -61,7 +63,12 @@ def put(record: Item) -> None:
                     "Item": {**to_item(record), **_key(account, website_id)},
                 }
             },
-            {"Put": {"TableName": settings().websites_table, "Item": _due_key(account, website_id)}},
+            {
+                "Put": {
+                    "TableName": settings().websites_table,
+                    "Item": _due_key(account, website_id),
+                }
+            },
         ]
     )
 
@@ -191,13 +198,18 @@ def delete_rows(website_id: int) -> int:
     return len(keys)
 
 
-def local_files(website_ids: Iterable[int]) -> list[Path]:
-    """Under `make serve`, the sites' day files (the query reads them in place); [] deployed."""
+def local_files(
+    website_ids: Iterable[int], first: date | None = None, last: date | None = None
+) -> list[Path]:
+    """Under `make serve`, the sites' day files of the range (the query reads them in place);
+    [] deployed."""
     root = _local_root()
     if root is None:
         return []
+    low, high = (first or date.min).isoformat(), (last or date.max).isoformat()
     return [
         path
         for website_id in website_ids
         for path in sorted((root / site_folder(website_id)).glob("day=*/data.parquet"))
+        if low <= path.parent.name.removeprefix("day=") <= high
     ]

@@ -225,7 +225,7 @@ class GoogleStub:
                 sums[1] += row[6]
                 sums[2] += row[8] * row[6]  # position, weighted by impressions
             day += timedelta(days=1)
-        rows = [
+        rows: list[dict[str, Any]] = [
             {
                 "keys": list(keys),
                 "clicks": clicks,

@@ -252,7 +252,7 @@ def callback(query: dict[str, str], base_url: str) -> dict[str, Any]:
     try:
         state = signing.verify(query.get("state", ""), STATE_PURPOSE)
     except signing.BadToken:
-        raise Refused("The state is invalid or expired: start the connection again.")
+        raise Refused("The state is invalid or expired: start the connection again.") from None
     if query.get("error") or not query.get("code"):
         raise Refused(f"Google did not grant access ({query.get('error') or 'no code'}).")
     account, website_id = str(state["a"]), int(state["w"])

@@ -6,9 +6,10 @@ connected website's `searchAnalytics.query` rows into its warehouse table, a day
   its final data has a 2-3 day delay. A first import (on connect) backfills the whole
   window; the daily schedule (`queue_due`) imports the days since, and the last
   `REFRESH_DAYS` again, replacing them.
-- The days with data are asked first (one query by date); each is read by pages of `ROW_LIMIT` rows (`startRow` on) until a short page, and then
-  written whole (`data.search_console.put_day`): re-importing a day replaces its rows,
-  never adds to them. The checkpoint (`imported_through`) advances after each day.
+- The days with data are asked first (one query by date); each is read by pages of
+  `ROW_LIMIT` rows (`startRow` on) until a short page, then written whole
+  (`data.search_console.put_day`): re-importing a day replaces its rows, never adds to
+  them. The checkpoint (`imported_through`) advances after each day.
 - Quotas: a 429 (RESOURCE_EXHAUSTED) stops the run; the connection waits
   (`resume_after`, doubling from `BACKOFF_SECONDS`) and a delayed task resumes it from the
   checkpoint. A revoked grant (401, `invalid_grant`) fails the import, saying so in GET's
@@ -173,7 +174,9 @@ def _day_rows(token: str, record: dict[str, Any], day: date) -> list[tuple[Any, 
 def _refused(account: str, website_id: int, record: dict[str, Any], err: google.GoogleError) -> str:
     """Google said no: wait and resume on a quota answer; fail on anything else."""
     if err.quota:
-        wait = min(MAX_BACKOFF_SECONDS, max(BACKOFF_SECONDS, 2 * int(record.get("backoff_seconds") or 0)))
+        wait = min(
+            MAX_BACKOFF_SECONDS, max(BACKOFF_SECONDS, 2 * int(record.get("backoff_seconds") or 0))
+        )
         resume = clock.now() + timedelta(seconds=wait)
         stored.set_fields(
             account,
@@ -195,12 +198,18 @@ def _refused(account: str, website_id: int, record: dict[str, Any], err: google.
         if err.revoked
         else f"Search Console refused the import ({err.status} {err.reason}: {err.message[:200]})."
     )
-    logger.warning("search console import refused", extra={"website_id": website_id, "status": err.status})
+    logger.warning(
+        "search console import refused", extra={"website_id": website_id, "status": err.status}
+    )
     metrics.count("SearchConsoleImportsFailed", 1, reason="refused")
     stored.set_fields(
         account,
         website_id,
-        {"import_status": "failed", "import_error": why, "import_finished_at": clock.iso(clock.now())},
+        {
+            "import_status": "failed",
+            "import_error": why,
+            "import_finished_at": clock.iso(clock.now()),
+        },
     )
     return "failed"
 
