@@ -378,7 +378,7 @@ def start_for_stack(host: str) -> GoogleServer | None:
 
 
 def start(host: str = "127.0.0.1", port: int = 0, stub: GoogleStub | None = None) -> GoogleServer:
-    """Serve a stub in a daemon thread (port 0: a free one); `shutdown()` stops it."""
+    """Serve a stub in a daemon thread (port 0: a free one); its server's shutdown stops it."""
     server = GoogleServer((host, port), _Handler)
     server.stub = stub or GoogleStub()
     server.stub.token_url = f"{server.url}/token"
