@@ -8,9 +8,11 @@ from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pyarrow.parquet as pq
 import pytest
 
 from sitelens.analytics.hit import Hit
+from sitelens.data import search_console as stored
 from sitelens.data import warehouse
 from sitelens.local import google
 from tests.fixtures.analytics import hit_record, run
@@ -142,3 +144,17 @@ def test_clickhouse_holds_no_search_rows_400(analytics, connected):
     warehouse.use(warehouse.LocalEngine("clickhouse", engine.query, engine.store))
     reply = ask(analytics, connected, metrics=["clicks"])
     assert reply.status == 400 and "ClickHouse" in reply.body["message"]["metrics"][0]
+
+
+def test_a_day_keeps_any_text_and_is_replaced_whole(served):
+    tricky = ['a, "quoted" query', "two\nlines", "ünïcode ✓", "=1+1", ""]
+    rows = [
+        ("2026-11-01", f"https://example.com/{n}", text, "usa", "MOBILE", n, 10, n / 10, 1.5)
+        for n, text in enumerate(tricky)
+    ]
+    assert stored.put_day(9, "2026-11-01", rows) == len(tricky)
+    [path] = stored.local_files([9])
+    found = pq.read_table(path).to_pylist()
+    assert sorted(r["query"] for r in found) == sorted(tricky)
+    assert stored.put_day(9, "2026-11-01", rows[:1]) == 1  # again: replaced, not added to
+    assert [r["query"] for r in pq.read_table(path).to_pylist()] == [tricky[0]]

@@ -10,7 +10,7 @@ The connections due for their daily import are found by a Query of the partition
 
 from __future__ import annotations
 
-import json
+import csv
 import os
 import shutil
 import tempfile
@@ -158,18 +158,18 @@ def put_day(website_id: int, day: str, rows: Sequence[Sequence[Any]]) -> int:
     import duckdb
 
     with tempfile.TemporaryDirectory(prefix="sitelens-gsc-") as folder:
-        lines = Path(folder) / "rows.json"
-        names = [name for name, _ in COLUMNS]
-        with lines.open("w") as out:
-            for row in rows:
-                out.write(json.dumps(dict(zip(names, row, strict=True))) + "\n")
+        # CSV in, which DuckDB reads typed and fast (JSON lines took three times as long)
+        lines = Path(folder) / "rows.csv"
+        with lines.open("w", newline="") as out:
+            csv.writer(out, quoting=csv.QUOTE_NONNUMERIC).writerows(rows)  # "" stays text
         made = Path(folder) / "data.parquet"
         columns = ", ".join(f"'{name}': '{kind}'" for name, kind in COLUMNS)
         connection = duckdb.connect(":memory:")
         try:
             connection.execute(
-                f"COPY (SELECT * FROM read_json('{lines}', format = 'newline_delimited', "  # noqa: S608
-                f"columns = {{{columns}}}) ORDER BY page, query) TO '{made}' "
+                f"COPY (SELECT * FROM read_csv('{lines}', header = false, columns = {{{columns}}}, "  # noqa: S608
+                f"quote = '\"', escape = '\"', allow_quoted_nulls = false) "
+                f"ORDER BY page, query) TO '{made}' "
                 "(FORMAT parquet, COMPRESSION zstd)"
             )
         finally:

@@ -89,6 +89,7 @@ class GoogleStub:
     access_tokens: dict[str, tuple[Grant, float]] = field(default_factory=dict)
     service_accounts: dict[str, tuple[Any, Grant]] = field(default_factory=dict)
     queries: list[dict[str, Any]] = field(default_factory=list)  # each query's body, in order
+    _last: tuple[Any, list[dict[str, Any]]] | None = None  # the last question's rows
 
     def refresh_token(self, *properties: str) -> str:
         token = "1//local-" + secrets.token_urlsafe(24)
@@ -212,30 +213,53 @@ class GoogleStub:
         return 200, answer
 
     def _rows(self, site: str, asked: _Asked) -> list[dict[str, Any]]:
+        """The rows of the asked range and dimensions, by clicks descending; the last
+        answer is kept, so the pages of one question are cut from one list."""
+        key = (site, asked.start, asked.end, asked.dimensions, asked.data_state)
+        if self._last is not None and self._last[0] == key:
+            return self._last[1]
         today = date.today()
         newest = today - timedelta(days=1 if asked.data_state != "final" else FINAL_DELAY_DAYS)
         first = max(asked.start, today - timedelta(days=min(WINDOW_DAYS, self.history_days)))
-        grouped: dict[tuple[str, ...], list[float]] = {}
+        days = []
         day = first
         while day <= min(asked.end, newest):
-            for row in known_rows(site, day.isoformat(), self.rows_per_day):
-                keys = tuple(row[DIMENSIONS.index(name)] for name in asked.dimensions)
-                sums = grouped.setdefault(keys, [0, 0, 0.0])
-                sums[0] += row[5]
-                sums[1] += row[6]
-                sums[2] += row[8] * row[6]  # position, weighted by impressions
+            days.append(known_rows(site, day.isoformat(), self.rows_per_day))
             day += timedelta(days=1)
-        rows: list[dict[str, Any]] = [
-            {
-                "keys": list(keys),
-                "clicks": clicks,
-                "impressions": shown,
-                "ctr": clicks / shown,
-                "position": weighted / shown,
-            }
-            for keys, (clicks, shown, weighted) in grouped.items()
-        ]
-        rows.sort(key=lambda row: -row["clicks"])  # stable: ties keep the rows' own order
+        at = [DIMENSIONS.index(name) for name in asked.dimensions]
+        rows: list[dict[str, Any]]
+        if len(days) <= 1 and {"page", "query", "country", "device"} <= set(asked.dimensions):
+            rows = [  # a row a key already: nothing to group
+                {
+                    "keys": [row[n] for n in at],
+                    "clicks": row[5],
+                    "impressions": row[6],
+                    "ctr": row[7],
+                    "position": row[8],
+                }
+                for found in days
+                for row in found
+            ]
+        else:
+            grouped: dict[tuple[str, ...], list[float]] = {}
+            for found in days:
+                for row in found:
+                    sums = grouped.setdefault(tuple(row[n] for n in at), [0, 0, 0.0])
+                    sums[0] += row[5]
+                    sums[1] += row[6]
+                    sums[2] += row[8] * row[6]  # position, weighted by impressions
+            rows = [
+                {
+                    "keys": list(keys),
+                    "clicks": clicks,
+                    "impressions": shown,
+                    "ctr": clicks / shown,
+                    "position": weighted / shown,
+                }
+                for keys, (clicks, shown, weighted) in grouped.items()
+            ]
+            rows.sort(key=lambda row: -row["clicks"])  # stable: ties keep the rows' order
+        self._last = (key, rows)
         return rows
 
 
