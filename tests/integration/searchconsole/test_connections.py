@@ -240,3 +240,25 @@ def test_delete_disconnects_and_deletes_the_rows(analytics, gsc):
     assert analytics.get(f"/api/v1/websites/{website_id}/search-console").status == 404
     assert analytics.delete(f"/api/v1/websites/{website_id}/search-console").status == 404
     assert analytics.post(f"/api/v1/websites/{website_id}/search-console/imports").status == 404
+
+
+def test_google_s_401_on_a_revoked_access_token_fails_the_import(analytics, gsc, monkeypatch):
+    """Revoked between the token's exchange and the query: the API answers 401."""
+    from sitelens.analytics.searchconsole import google as google_api
+
+    website_id = site(analytics)
+    token = gsc.stub.refresh_token("sc-domain:example.com")
+    form = {"property": "sc-domain:example.com", "refresh_token": token}
+    analytics.put(f"/api/v1/websites/{website_id}/search-console", form)
+    exchanged = google_api.access_token
+
+    def revoked_at_once(*args: Any, **kwargs: Any) -> str:
+        access = exchanged(*args, **kwargs)
+        gsc.stub.revoke(token)
+        return access
+
+    monkeypatch.setattr(google_api, "access_token", revoked_at_once)
+    run_tasks()
+    last = analytics.get(f"/api/v1/websites/{website_id}/search-console").data["last_import"]
+    assert last["status"] == "failed"
+    assert "401 UNAUTHENTICATED" in last["error"] and "connect the website again" in last["error"]

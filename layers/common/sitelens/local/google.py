@@ -386,18 +386,21 @@ def port() -> int:
 
 
 def start_for_stack(host: str) -> GoogleServer | None:
-    """`make serve`'s local Google on `SITELENS_GOOGLE_PORT`, with `DEVELOPER_TOKEN` granting
-    every property, the environment pointed at it unless it already names another Google;
-    None when its port is taken (the stack runs without it)."""
+    """`make serve`'s local Google on `SITELENS_GOOGLE_PORT` (a free port when that one is
+    taken: another `make serve`), with `DEVELOPER_TOKEN` granting every property and
+    `SITELENS_GOOGLE_HISTORY_DAYS` (30) days of rows; the environment is pointed at it.
+    None when the environment already names another Google."""
     if os.environ.get("SITELENS_GOOGLE_TOKEN_URL"):
         return None  # pointed elsewhere on purpose
+    days = int(os.environ.get("SITELENS_GOOGLE_HISTORY_DAYS") or "30")
+    stub = GoogleStub(history_days=max(1, min(WINDOW_DAYS, days)))
     try:
-        server = start(host, port())
+        server = start(host, port(), stub)
     except OSError:
-        return None
+        server = start(host, 0, stub)
     server.stub.refresh_tokens[DEVELOPER_TOKEN] = Grant(frozenset({ANY_PROPERTY}))
     for name, value in server.environment().items():
-        os.environ.setdefault(name, value)
+        os.environ[name] = value
     return server
 
 
