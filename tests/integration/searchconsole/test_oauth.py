@@ -87,3 +87,13 @@ def test_authorize_refuses_another_domain_s_property(analytics, gsc):
             query={"property": site_property},
         )
         assert reply.status == 422 and sentence in reply.body["message"]["property"][0]
+
+
+def test_authorize_without_an_oauth_client_is_400(analytics, gsc, monkeypatch):
+    monkeypatch.delenv("SITELENS_GOOGLE_CLIENT_ID")
+    website_id = analytics.post("/api/v1/websites", {"domain": "example.com"}).data["id"]
+    reply = analytics.get(
+        f"/api/v1/websites/{website_id}/search-console/authorize",
+        query={"property": "sc-domain:example.com"},
+    )
+    assert reply.status == 400 and "SITELENS_GOOGLE_CLIENT_ID" in reply.body["message"]
