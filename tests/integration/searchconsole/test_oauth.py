@@ -59,20 +59,20 @@ def test_a_person_connects_through_google_s_consent(analytics, gsc):
 
     # the code is used: the same redirect again is refused, as Google refuses it
     again = analytics.get(CALLBACK, query=back, key=None)
-    assert again.status == 400 and "invalid_grant" in again.body["message"]
+    assert again.status == 422 and "invalid_grant" in again.body["message"]["code"][0]
 
 
-def test_a_bad_or_expired_state_is_400(analytics, account, gsc):
+def test_a_bad_or_expired_state_is_422(analytics, account, gsc):
     website_id = analytics.post("/api/v1/websites", {"domain": "example.com"}).data["id"]
     data = {"a": account.id, "w": website_id, "p": "sc-domain:example.com"}
     expired = signing.sign(data, connections.STATE_PURPOSE, time.time() - 1)
     valid = signing.sign(data, connections.STATE_PURPOSE, time.time() + 60)
     for state in (expired, valid[:-2] + "xx", "", signing.sign(data, "share:x", time.time() + 60)):
         reply = analytics.get(CALLBACK, query={"state": state, "code": "4/x"}, key=None)
-        assert reply.status == 400, state
-        assert "state is invalid or expired" in reply.body["message"]
+        assert reply.status == 422, state
+        assert "state is invalid or expired" in reply.body["message"]["state"][0]
     denied = analytics.get(CALLBACK, query={"state": valid, "error": "access_denied"}, key=None)
-    assert denied.status == 400 and "access_denied" in denied.body["message"]
+    assert denied.status == 422 and "access_denied" in denied.body["message"]["code"][0]
     assert analytics.get(f"/api/v1/websites/{website_id}/search-console").status == 404
 
 

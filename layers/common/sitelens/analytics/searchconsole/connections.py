@@ -33,7 +33,7 @@ MAX_KEY_BYTES: Final = 4096  # what one seal takes; a service account's key is a
 
 
 class Refused(errors.ApiError):
-    """400: the consent cannot go on as asked (a bad or expired state, Google's refusal)."""
+    """400: the stack cannot ask for consent (no OAuth client is configured)."""
 
     status = 400
 
@@ -248,17 +248,22 @@ def consent(account: str, website_id: int, site_property: str, base_url: str) ->
 
 def callback(query: dict[str, str], base_url: str) -> dict[str, Any]:
     """Google's redirect back: the state verified, the code exchanged, the refresh token
-    stored as the website's connection. 400 for a bad or expired state, or a refusal."""
+    stored as the website's connection. 422 for a bad or expired state (on `state`), a
+    consent declined or a code Google refuses (on `code`)."""
     try:
         state = signing.verify(query.get("state", ""), STATE_PURPOSE)
     except signing.BadToken:
-        raise Refused("The state is invalid or expired: start the connection again.") from None
+        raise errors.Invalid.field(
+            "state", "The state is invalid or expired: start the connection again."
+        ) from None
     if query.get("error") or not query.get("code"):
-        raise Refused(f"Google did not grant access ({query.get('error') or 'no code'}).")
+        raise errors.Invalid.field(
+            "code", f"Google did not grant access ({query.get('error') or 'no code'})."
+        )
     account, website_id = str(state["a"]), int(state["w"])
     _website(account, website_id)
     try:
         refresh = google.exchange_code(query["code"], base_url + CALLBACK_PATH)
     except google.GoogleError as err:
-        raise Refused(f"Google refused the code ({err.reason}).") from None
+        raise errors.Invalid.field("code", f"Google refused the code ({err.reason}).") from None
     return _store(account, website_id, str(state["p"]), "oauth", refresh, "")
