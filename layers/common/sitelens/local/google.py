@@ -34,11 +34,10 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 from sitelens.local import STOP_POLL_SECONDS
+from sitelens.local.search_analytics import DIMENSIONS, Asked
 
-DIMENSIONS = ("date", "page", "query", "country", "device")
 COUNTRIES = ("usa", "gbr", "deu", "fra", "ind", "bra", "jpn")
 DEVICES = ("DESKTOP", "MOBILE", "TABLET")
-MAX_ROW_LIMIT = 25_000
 FINAL_DELAY_DAYS = 3  # `final` data ends three days ago; `all` (fresh) the day before
 WINDOW_DAYS = 16 * 31  # Search Console keeps about 16 months
 ANY_PROPERTY = "*"  # a grant for every property (make serve's developer token)
@@ -201,7 +200,7 @@ class GoogleStub:
                 429, "Search Analytics load quota exceeded.", "RESOURCE_EXHAUSTED"
             )
         try:
-            asked = _Asked.of(body)
+            asked = Asked.of(body)
         except ValueError as err:
             return 400, _google_error(400, str(err), "INVALID_ARGUMENT")
         self.queries.append(body)
@@ -212,7 +211,7 @@ class GoogleStub:
             answer["rows"] = page
         return 200, answer
 
-    def _rows(self, site: str, asked: _Asked) -> list[dict[str, Any]]:
+    def _rows(self, site: str, asked: Asked) -> list[dict[str, Any]]:
         """The rows of the asked range and dimensions, by clicks descending; the last
         answer is kept, so the pages of one question are cut from one list."""
         key = (site, asked.start, asked.end, asked.dimensions, asked.data_state)
@@ -261,41 +260,6 @@ class GoogleStub:
             rows.sort(key=lambda row: -row["clicks"])  # stable: ties keep the rows' order
         self._last = (key, rows)
         return rows
-
-
-@dataclass(frozen=True)
-class _Asked:
-    start: date
-    end: date
-    dimensions: tuple[str, ...]
-    row_limit: int
-    start_row: int
-    data_state: str
-
-    @classmethod
-    def of(cls, body: Any) -> _Asked:
-        if not isinstance(body, dict):
-            raise ValueError("Invalid JSON payload received.")
-        try:
-            start = date.fromisoformat(str(body.get("startDate")))
-            end = date.fromisoformat(str(body.get("endDate")))
-        except ValueError:
-            raise ValueError("Invalid value at 'start_date' or 'end_date' (YYYY-MM-DD)") from None
-        if end < start:
-            raise ValueError("startDate must be earlier than or equal to endDate")
-        dimensions = tuple(body.get("dimensions") or ())
-        unknown = [name for name in dimensions if name not in DIMENSIONS]
-        if unknown or len(set(dimensions)) != len(dimensions):
-            raise ValueError(f"Invalid value at 'dimensions': {unknown or dimensions}")
-        row_limit, start_row = body.get("rowLimit", 1000), body.get("startRow", 0)
-        if not isinstance(row_limit, int) or not 1 <= row_limit <= MAX_ROW_LIMIT:
-            raise ValueError(f"rowLimit must be between 1 and {MAX_ROW_LIMIT}")
-        if not isinstance(start_row, int) or start_row < 0:
-            raise ValueError("startRow must be a non-negative integer")
-        data_state = str(body.get("dataState", "final")).lower()
-        if data_state not in ("final", "all", "hourly_all"):
-            raise ValueError(f"Invalid value at 'data_state': {data_state}")
-        return cls(start, end, dimensions, row_limit, start_row, data_state)
 
 
 def _google_error(code: int, message: str, status: str) -> dict[str, Any]:
