@@ -193,6 +193,12 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "an export's own record, in the account's `#export:` partition: `get` answers None "
         "when the key's scope does not admit its website (tests/integration/exports); files",
     ),
+    "search_console": (
+        "put get set_fields delete connected site_folder day_key put_day delete_rows local_files",
+        "a website's Search Console connection, in the account's `#searchconsole:` partition "
+        "(`get` answers None when the key's scope does not admit its website), the daily "
+        "run's list of them, and the imported rows' files",
+    ),
     "customer_buckets": (
         "deliver fetch delivery_failed",
         "a write to (or a read of) the customer's own bucket, as their role",
@@ -265,7 +271,8 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     "mail": ("send", "email"),
     "queues": (
         "send_hit park_hit hit_account send_cleanup cleanup_website receive_hits "
-        "delete_hits receive_tasks delete_tasks send_export export_task send_import import_task",
+        "delete_hits receive_tasks delete_tasks send_export export_task send_import import_task "
+        "send_search_console_import search_console_task",
         "queue messages",
     ),
     "drains": ("receive delete drain lambda_record", "queue messages, drained on a schedule"),

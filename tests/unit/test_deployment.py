@@ -665,8 +665,18 @@ def chosen(node: Any, parameters: dict[str, str]) -> Any:
 PARAMETERS = "arn:${AWS::Partition}:ssm:${AWS::Region}:${AWS::AccountId}:parameter"
 KEYRING_ARN = PARAMETERS + "/${AWS::StackName}/signing-keys"
 SEAL_ARN = PARAMETERS + "/${AWS::StackName}/seal-key"
+# audits' crawl secrets; Search Console's refresh tokens and keys (docs/search-console.md);
 # McpFunction: its start_audit tool creates an audit as POST /api/v1/audits does
-SEALERS = {"CreateAuditFunction", "UpdateAuditFunction", "AuditFunction", "McpFunction"}
+SEALERS = {
+    "CreateAuditFunction",
+    "UpdateAuditFunction",
+    "AuditFunction",
+    "McpFunction",
+    "SearchConsoleFunction",
+    "SearchConsoleCallbackFunction",
+    "TasksFunction",
+}
+UNSEALERS = {"AuditFunction", "TasksFunction"}  # they only unseal: they never make the key
 
 
 def _environment(function: str, parameters: dict[str, str]) -> dict[str, Any]:
@@ -715,11 +725,9 @@ def test_the_lean_profile_keeps_the_keyring_and_the_seal_key_in_parameters():
         assert "kms:" not in str(granted)
         on_key = [s for s in granted if s["Resource"] == {"Fn::Sub": SEAL_ARN}]
         allowed = {a for s in on_key if s["Effect"] == "Allow" for a in s["Action"]}
-        # the crawl worker only unseals: it never makes the key
+        # the crawl worker and the tasks only unseal: they never make the key
         assert allowed == (
-            {"ssm:GetParameter"}
-            if name == "AuditFunction"
-            else {"ssm:GetParameter", "ssm:PutParameter"}
+            {"ssm:GetParameter"} if name in UNSEALERS else {"ssm:GetParameter", "ssm:PutParameter"}
         )
     # nobody else may read the seal key
     others = [n for n in resources if n not in SEALERS and "Policies" in str(resources[n])]

@@ -60,6 +60,9 @@ WRITES = {"dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem"}
 PUBLIC_WRITES_ANY_ITEM = {
     ("UnsubscribeFunction", "WebsitesTable"): "each website of the account its signed link "
     "names: records are keyed by account id, which IAM cannot tell from another",
+    ("SearchConsoleCallbackFunction", "WebsitesTable"): "the Search Console connection of "
+    "the website its signed state names, in the account's `#searchconsole:<account>` partition "
+    "(a key computed from the state's account, which IAM cannot tell from another)",
     ("EventFunction", "SaltsTable"): "the table holds only the days' salts (keyed by date), "
     "which this function alone makes and destroys",
 }

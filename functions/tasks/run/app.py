@@ -1,7 +1,7 @@
 """SQS TasksQueue: run each task by the kind it names (sitelens.data.tasks): send a digest
-once, remove a deleted website's statistics, write a website's export, read an import. A
-task that failed, or names no kind, is reported, so that its message is delivered again and
-then dead-lettered.
+once, remove a deleted website's statistics, write a website's export, read an import,
+import a website's Search Console rows. A task that failed, or names no kind, is reported,
+so that its message is delivered again and then dead-lettered.
 
 Under CostProfile=lean no event source polls the queue: a schedule (TasksDrainSchedule)
 invokes the function every quarter hour, and the run drains the queue itself, a task at a
@@ -13,6 +13,7 @@ from typing import Any
 from sitelens import digests, initialized
 from sitelens.analytics import cleanup, exports
 from sitelens.analytics.imports import jobs as imports
+from sitelens.analytics.searchconsole import imports as search_console_imports
 from sitelens.core import config, metrics, scopes
 from sitelens.core.log import logger
 from sitelens.data import drains, queues, tasks
@@ -24,6 +25,7 @@ RUNS = {
     tasks.CLEANUP: cleanup.remove_batch,
     tasks.EXPORT: exports.run_batch,
     tasks.IMPORT: imports.run_batch,
+    tasks.SEARCH_CONSOLE: search_console_imports.run_batch,
 }
 # A drain takes one task at a time and begins none with less than this left of its 300 s:
 # a task takes about a minute at most (a digest's questions, 10,000 items of a cleanup); one

@@ -25,6 +25,7 @@ from sitelens.analytics.warehouse import (
     query,
     revenue,
     scroll,
+    search,
     sql,
     vitals,
 )
@@ -79,6 +80,8 @@ def parse(account_id: str, body: Any) -> query.Query:
 def rows_source(parsed: query.Query) -> answers.Rows:
     """Where a query's rows come from: the counters when they can answer it exactly (they
     step aside for a range they do not hold every page of), else the warehouse."""
+    if search.asked(parsed):  # Search Console's, joined with the events' when asked
+        return search.rows_from(lambda events: rows_source(events)(events))
     if conversions.asked(parsed):
         return conversions.rows
     if scroll.asked(parsed):

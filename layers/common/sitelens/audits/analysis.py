@@ -193,6 +193,9 @@ def analyse(crawl: str) -> None:
     vitals = traffic.field_of_site(state["account"], state["url"])
     if vitals:
         traffic.save_field(crawl, pages, vitals)
+    search = traffic.search_of_site(state["account"], state["url"])
+    if search:
+        traffic.save_search(crawl, pages, search)
     stored.save_issues(crawl, issues, state["expires_at"])
     stored.save_affected(crawl, cross, state["expires_at"])
     counts = {severity: 0 for severity in SEVERITIES}

@@ -68,6 +68,8 @@ def show_page(item: dict[str, Any], ranked: list[Any] | None = None) -> dict[str
         "failed_checks": json.loads(item["failed_checks"]) if item.get("failed_checks") else [],
         # real visits' vitals of the page (audits.traffic.save_field); None without them
         "field_vitals": json.loads(item["field_vitals"]) if item.get("field_vitals") else None,
+        # Search Console's clicks, impressions and top queries (audits.traffic.save_search)
+        "search": json.loads(item["search"]) if item.get("search") else None,
         # raw HTML against the rendered DOM (render: js), or the app shell found without it
         "rendering": app_shells.of(item),
     }

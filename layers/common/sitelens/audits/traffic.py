@@ -4,6 +4,10 @@ of a run, and each page it lists, carries the pageviews of the last `DAYS` days,
 issues can be sorted by the traffic they touch. Read once a run, when it is analysed, from
 the website's `page` statistic (path and query, as the tracker counts a page).
 
+When that website is connected to Search Console, each crawled page also carries its
+clicks, impressions and top queries of the last 28 days (`search`: one query API question
+a run, `search_of_site`; docs/search-console.md).
+
 Each crawled page of such a run also carries its real visits' Core Web Vitals of the last
 28 days where enough page views measured them (`field_vitals`, as a report's field data
 shows them: `reports.field`), read by one grouped warehouse question a run (`field_of_site`).
@@ -19,6 +23,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from sitelens.analytics.hits import counted_page
+from sitelens.analytics.searchconsole import pages as search_pages
 from sitelens.analytics.stats import summed
 from sitelens.core import clock, metrics
 from sitelens.data import frontier
@@ -68,6 +73,33 @@ def field_of_site(account: str, start_url: str) -> dict[str, dict[str, Any]] | N
         logger.warning("field vitals of website %s failed: %r", website["id"], error)
         metrics.count("FieldDataUnavailable", reason="error")
         return None
+
+
+def search_of_site(account: str, start_url: str) -> dict[str, Any] | None:
+    """Clicks, impressions and top queries by page (path) of the account's website for the
+    audited host; None when it is untracked or not connected, or when the warehouse fails
+    (the run is finished without them, and counted)."""
+    website = field.website_of(account, start_url)
+    if website is None:
+        return None
+    try:
+        return search_pages.by_page(account, int(website["id"]))
+    except Exception as error:  # a run is never lost to its search data
+        logger.warning("search data of website %s failed: %r", website["id"], error)
+        metrics.count("FieldDataUnavailable", reason="search")
+        return None
+
+
+def save_search(crawl: str, pages: Iterable[dict[str, Any]], search: dict[str, Any]) -> int:
+    """Give each crawled page of the run that Search Console knows its `search` (one write
+    each); how many were given it."""
+    given = 0
+    for page in pages:
+        found = None if page.get("external") else search.get(urlsplit(page["url"]).path or "/")
+        if found:
+            frontier.save_page(crawl, page["url"], {"search": {"days": search_pages.DAYS, **found}})
+            given += 1
+    return given
 
 
 def save_field(crawl: str, pages: Iterable[dict[str, Any]], vitals: dict[str, Any]) -> int:

@@ -108,8 +108,7 @@ class Settings:
     def hits_parking_queue_url(self) -> str:
         return _value("HITS_PARKING_QUEUE_URL")
 
-    # The low-volume tasks of system jobs, each naming its kind (data.tasks): a deleted
-    # website's statistics to remove, a digest to send.
+    # The low-volume tasks of system jobs, each naming its kind (`data.tasks`).
     @property
     def task_queue_url(self) -> str:
         return _value("TASK_QUEUE_URL")
@@ -128,9 +127,8 @@ class Settings:
     def audit_queue_url(self) -> str:
         return _value("AUDIT_QUEUE_URL")
 
-    # The KMS key audits' crawl secrets are sealed with (`tokens.sealing`), or under
-    # CostProfile=lean the name of the SecureString parameter holding the key instead; with
-    # neither they are sealed with a key derived from the signing keyring (make serve, tests).
+    # The KMS key secrets are sealed with (`tokens.sealing`), or (lean) the SecureString
+    # parameter holding the key; neither: a key derived from the keyring (make serve, tests).
     @property
     def seal_key_id(self) -> str:
         return _optional("SEAL_KEY_ID")
@@ -138,6 +136,10 @@ class Settings:
     @property
     def seal_key_parameter(self) -> str:
         return _optional("SEAL_KEY_PARAMETER")
+
+    @property  # Search Console's OAuth client secret: its SecureString parameter's name
+    def google_client_secret_parameter(self) -> str:
+        return _optional("GOOGLE_CLIENT_SECRET_PARAMETER")
 
     # The function audits with `render: js` render their pages in (RenderFunction); "" (make
     # serve, tests): rendered in the crawl worker itself, on Debian's Chromium.

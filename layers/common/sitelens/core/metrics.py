@@ -70,6 +70,11 @@ FIGURES = frozenset(
         # [reason] shown in the import's status for the customer to fix, or retried by the
         # queue and then dead-lettered (JobsDeadLetterAlarm): docs/imports.md
         "ImportsFailed",
+        "SearchConsoleRows",  # rows of finished Search Console imports
+        "SearchConsoleQuotaWaits",  # a 429: the import resumes from its checkpoint, no loss
+        # [reason] shown in the connection's last_import, or retried by the queue and then
+        # dead-lettered (JobsDeadLetterAlarm): docs/search-console.md
+        "SearchConsoleImportsFailed",
         "HitsExcluded",  # [reason] the website's rules: the user's choice, shown to them
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",

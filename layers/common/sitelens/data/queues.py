@@ -117,6 +117,27 @@ def import_task(record: dict[str, Any]) -> tuple[str, int]:
     return account, import_id
 
 
+def send_search_console_import(account: str, website_id: int, delay_seconds: int = 0) -> None:
+    """Queue a website's Search Console import (`analytics.searchconsole.imports.run`), at
+    once or after `delay_seconds` (at most SQS's 900: a quota's wait)."""
+    client("sqs").send_message(
+        QueueUrl=settings().task_queue_url,
+        MessageBody=tasks.body(
+            tasks.SEARCH_CONSOLE, {"account": account, "website_id": website_id}
+        ),
+        DelaySeconds=max(0, min(900, int(delay_seconds))),
+    )
+
+
+def search_console_task(record: dict[str, Any]) -> tuple[str, int]:
+    """The account and website id of a Search Console import's SQS record; ValueError if none."""
+    data = json.loads(record.get("body") or "{}")
+    account, website_id = data.get("account"), data.get("website_id")
+    if not isinstance(account, str) or not isinstance(website_id, int) or website_id < 1:
+        raise ValueError("no website in the search console message")
+    return account, website_id
+
+
 def cleanup_website(record: dict[str, Any]) -> int:
     """The website id of a cleanup message's SQS record; ValueError if it has none."""
     website_id = json.loads(record["body"]).get("website_id")

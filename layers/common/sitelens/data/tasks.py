@@ -4,8 +4,9 @@ dead-letter queue) serves them all and one function routes each to its kind's co
 
 Kinds: `cleanup` (a deleted website's statistics to remove: `queues.send_cleanup`),
 `digest` (an account's digest of a period: `digest_queue.send`), `export` (a website's
-raw events as a file: `queues.send_export`) and `import` (a file of a website's history to
-read: `queues.send_import`), each sent to
+raw events as a file: `queues.send_export`), `import` (a file of a website's history to
+read: `queues.send_import`) and `searchconsole` (a website's Search Console import:
+`queues.send_search_console_import`), each sent to
 `settings().task_queue_url`. A message's body is the kind's own JSON object with `kind`
 beside its fields."""
 
@@ -18,7 +19,8 @@ CLEANUP = "cleanup"
 DIGEST = "digest"
 EXPORT = "export"  # a website's raw events to write as a file (analytics.exports)
 IMPORT = "import"  # a file of a website's history to read (analytics.imports.jobs)
-KINDS = (CLEANUP, DIGEST, EXPORT, IMPORT)
+SEARCH_CONSOLE = "searchconsole"  # a website's Search Console rows to import (its checkpoint on)
+KINDS = (CLEANUP, DIGEST, EXPORT, IMPORT, SEARCH_CONSOLE)
 KIND_FIELD = "kind"
 
 

@@ -254,6 +254,9 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
     from sitelens.local import webhook_catcher
 
     catcher = webhook_catcher.start(HOST)
+    from sitelens.local import google
+
+    gsc = google.start_for_stack(HOST)
 
     print("Sitelens is running.", flush=True)
     print(f"  Analytics API: http://{HOST}:{ports['AnalyticsApi']}", flush=True)
@@ -275,13 +278,23 @@ def run(stack: LocalStack, stopping: threading.Event) -> None:
             f"{webhook_catcher.FOLDER}/",
             flush=True,
         )
+    if gsc is not None:
+        print(
+            f"  Google:        {gsc.url} stands in for Search Console (refresh token "
+            f"{google.DEVELOPER_TOKEN}; docs/search-console.md)",
+            flush=True,
+        )
     for name, key in keys:
         print(f"  API key ({name}): {key}", flush=True)
     print("Press Ctrl-C to stop.", flush=True)
 
     stopping.wait()
     # All at once: each part takes up to half a second to notice (a poll, a long poll).
-    listening: list[socketserver.BaseServer] = [*servers, *([catcher] if catcher else [])]
+    listening: list[socketserver.BaseServer] = [
+        *servers,
+        *([catcher] if catcher else []),
+        *([gsc] if gsc else []),
+    ]
     closing = [threading.Thread(target=listener.shutdown) for listener in listening]
     for worker in workers:
         worker.stopping.set()

@@ -5,9 +5,11 @@ the host, `www.` or not, that the request's key may read).
 Read once, when the report is generated, and stored with it (a report is a snapshot:
 reading it costs no warehouse query): the last `DAYS` days of the page's Core Web Vitals
 (each one's p75, good / needs improvement / poor shares and sample size) and its
-pageviews, visitors and bounce rate, as `POST /api/v1/query` answers them. Two warehouse
-questions, asked side by side and waited for at most `FIELD_SECONDS`; a warehouse that
-fails or is late never fails the report, whose field data then says "unavailable".
+pageviews, visitors and bounce rate, as `POST /api/v1/query` answers them; with the
+website connected to Search Console, the page's clicks and top queries (`search`, None
+otherwise). Three warehouse questions, asked side by side and waited for at most
+`FIELD_SECONDS`; a warehouse that fails or is late never fails the report, whose field
+data then says "unavailable".
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any, Final
 
 from sitelens.analytics import queries
 from sitelens.analytics.hits import counted_page
+from sitelens.analytics.searchconsole import pages as search_pages
 from sitelens.analytics.vitals import CLS_SCALE, NAMES
 from sitelens.analytics.warehouse import vitals
 from sitelens.core import hosts, metrics, scopes
@@ -94,7 +97,9 @@ def _measured(account_id: str, url: str, website: dict[str, Any]) -> dict[str, A
     try:
         traffic = pool.submit(queries.run, account_id, traffic_body)
         measured = pool.submit(vitals.rows, dataclasses.replace(asked, metrics=_COLUMNS))
-        futures: list[Future[Any]] = [traffic, measured]
+        # Search Console's clicks and top queries of the page, when the website is connected
+        search = pool.submit(search_pages.of_page, account_id, int(website["id"]), page)
+        futures: list[Future[Any]] = [traffic, measured, search]
         done, late = wait(futures, timeout=FIELD_SECONDS)
         if late:
             return _unavailable(found, "timeout")
@@ -109,6 +114,7 @@ def _measured(account_id: str, url: str, website: dict[str, Any]) -> dict[str, A
             "min_samples": MIN_SAMPLES,
             "traffic": _traffic(traffic.result()),
             "vitals": shown,
+            "search": search.result(),
             "note": _note(shown),
         }
     finally:

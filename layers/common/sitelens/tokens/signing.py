@@ -35,7 +35,9 @@ _CURSOR_SIGNATURE_BYTES = 16
 _CURSOR_SHAPE = re.compile(r"[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{22}")
 _TOKEN_SIGNATURE_BYTES = 20
 # The purposes `sign` takes, by their first part: each has its own key.
-_TOKEN_PURPOSES = {p.value: p for p in (Purpose.SHARE, Purpose.UNSUBSCRIBE, Purpose.GUEST)}
+_TOKEN_PURPOSES = {
+    p.value: p for p in (Purpose.SHARE, Purpose.UNSUBSCRIBE, Purpose.GUEST, Purpose.OAUTH)
+}
 
 
 class BadToken(Exception):

@@ -57,6 +57,7 @@ class Purpose(StrEnum):
     GUEST = "guest"
     DIGEST = "digest"
     SEALED = "sealed"  # make serve's sealing key (`tokens.sealing`), as it was derived before
+    OAUTH = "oauth"  # the `state` of an OAuth consent (analytics.searchconsole.connections)
 
 
 @cache

@@ -536,6 +536,45 @@ class ExportDelivery(SitelensModel):
     key: str | None = None
 
 
+class SearchConsoleConnect(SitelensModel):
+    """`property` and exactly one of `refresh_token` or `service_account_key`."""
+
+    property: str
+    refresh_token: str | None = None
+    service_account_key: SearchConsoleConnectServiceAccountKey | str | None = None
+
+
+class SearchConsoleConnectServiceAccountKey(SitelensModel):
+    type: str
+    client_email: str
+    private_key: str
+
+
+class SearchConsole(SitelensModel):
+    website_id: int
+    property: str
+    method: str
+    client_email: str | None
+    connected_at: Timestamp
+    last_import: SearchConsoleLastImport
+
+
+class SearchConsoleLastImport(SitelensModel):
+    status: str
+    error: str | None
+    requested_at: str | None
+    finished_at: str | None
+    resume_after: str | None
+    imported_through: str | None
+    rows: int
+    days: int
+
+
+class SearchConsoleEnvelope(SitelensModel):
+    data: SearchConsole
+    status: int
+
+
 class ExportEnvelope(SitelensModel):
     data: Export
     status: int
@@ -1112,6 +1151,11 @@ ExportCreate.model_rebuild()
 ExportCreateDelivery.model_rebuild()
 Export.model_rebuild()
 ExportDelivery.model_rebuild()
+SearchConsoleConnect.model_rebuild()
+SearchConsoleConnectServiceAccountKey.model_rebuild()
+SearchConsole.model_rebuild()
+SearchConsoleLastImport.model_rebuild()
+SearchConsoleEnvelope.model_rebuild()
 ExportEnvelope.model_rebuild()
 ImportCreate.model_rebuild()
 ImportCreateSource.model_rebuild()

@@ -333,6 +333,7 @@ class AuditPage(SitelensModel):
     fix: str | None = None
     learn_more: str | None = None
     field_vitals: AuditPageFieldVitals1 | None
+    search: SearchOfPage | None
     rendering: AuditPageRendering1 | None
 
 
@@ -846,6 +847,7 @@ class ReportFieldData(SitelensModel):
     period: list[str] | None
     min_samples: int
     traffic: ReportFieldDataTraffic | None
+    search: SearchOfPage | None = None
     vitals: ReportFieldDataVitals | None
     note: str
 
@@ -862,6 +864,24 @@ class ReportFieldDataVitals(SitelensModel):
     cls: FieldVital
     fcp: FieldVital
     ttfb: FieldVital
+
+
+class SearchOfPage(SitelensModel):
+    """A page's Search Console figures (docs/search-console.md): its clicks and impressions over
+    `days` days, and its `top_queries` (at most 5, the most clicked first), from the rows the
+    website's import stored, matched on the page's path.
+    """
+
+    days: int
+    clicks: int
+    impressions: int
+    top_queries: list[SearchOfPageTopQueriesItem]
+
+
+class SearchOfPageTopQueriesItem(SitelensModel):
+    query: str
+    clicks: int
+    impressions: int
 
 
 class FieldVital(SitelensModel):
@@ -1088,6 +1108,8 @@ Report.model_rebuild()
 ReportFieldData.model_rebuild()
 ReportFieldDataTraffic.model_rebuild()
 ReportFieldDataVitals.model_rebuild()
+SearchOfPage.model_rebuild()
+SearchOfPageTopQueriesItem.model_rebuild()
 FieldVital.model_rebuild()
 ReportEnvelope.model_rebuild()
 ReportList.model_rebuild()

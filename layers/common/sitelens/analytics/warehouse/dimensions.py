@@ -39,6 +39,8 @@ IDENTITY_DIMENSIONS: Final = frozenset(
 # Dimensions whose empty value (no referrer) is shown, and filtered, as `sources.NONE`
 SOURCE_DIMENSIONS: Final = frozenset({"visit:source", "visit:referrer"})
 TIME_DIMENSIONS: Final = ("time:hour", "time:day", "time:week", "time:month")
+# Search Console's rows (`search`): the query searched, and the page's URL as Google gives it
+SEARCH_DIMENSIONS: Final = ("search:query", "search:page")
 # A website's goals (`goals`): each of its defined goals, by display name, page goals too
 GOAL_DIMENSION: Final = "event:goal"
 # Plausible's names that are another's here (none now: `event:goal` names goals)

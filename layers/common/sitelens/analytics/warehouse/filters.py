@@ -13,6 +13,7 @@ from typing import Any, Final, Literal, TypeAlias
 from sitelens.analytics.warehouse.dimensions import (
     EVENT_DIMENSIONS,
     GOAL_DIMENSION,
+    SEARCH_DIMENSIONS,
     VISIT_DIMENSIONS,
     canonical,
 )
@@ -121,7 +122,7 @@ def _filter(value: Any, depth: int, count: list[int], segments: bool) -> Filter:
         return _segment(operator, value[2:], depth, segments)
     dimension, clauses = canonical(value[1]), value[2]
     known = dimension in EVENT_DIMENSIONS or dimension in VISIT_DIMENSIONS or is_props(dimension)
-    if not known and dimension != GOAL_DIMENSION:
+    if not known and dimension not in (GOAL_DIMENSION, *SEARCH_DIMENSIONS):
         raise errors.Invalid.field("filters", f"Cannot filter by {dimension!r}.")
     if not isinstance(clauses, list) or not clauses or not all(isinstance(c, str) for c in clauses):
         raise errors.Invalid.field(

@@ -18,6 +18,7 @@ from sitelens.analytics.warehouse.dimensions import (
     ALIASES,
     EVENT_DIMENSIONS,
     GOAL_DIMENSION,
+    SEARCH_DIMENSIONS,
     TIME_DIMENSIONS,
     VISIT_DIMENSIONS,
     canonical,
@@ -28,6 +29,12 @@ from sitelens.core import errors, numbers
 
 # Core Web Vitals' metrics (`vitals` has their SQL): p75 of each, and its shares
 VITAL_METRICS: Final = VITAL_METRIC_NAMES
+
+# Search Console's (`search`), and what they are joined with: the events' by page and time
+SEARCH_METRICS: Final = ("clicks", "impressions", "ctr", "position")
+JOINED_METRICS: Final = ("visitors", "visits", "pageviews")
+JOIN_DIMENSIONS: Final = ("event:page", "time:day", "time:week", "time:month")
+SEARCH_OPERATORS: Final = ("is", "is_not", "contains", "contains_not")
 
 METRICS: Final = (
     "visitors",
@@ -43,6 +50,7 @@ METRICS: Final = (
     "average_revenue",
     "scroll_depth",  # with event:page, visitors and pageviews only (`scroll`)
     *VITAL_METRICS,  # Core Web Vitals (`vitals`)
+    *SEARCH_METRICS,  # Search Console's rows (`search`)
 )
 COMPARISONS: Final = ("previous_period", "year_over_year")
 INCLUDES: Final = ("total_rows", "time_labels", "comparisons", "annotations", "imports")
@@ -163,6 +171,7 @@ def parse(
         *ALIASES,
         *VISIT_DIMENSIONS,
         *TIME_DIMENSIONS,
+        *SEARCH_DIMENSIONS,
     )
     sent = _list_of_strings(body.get("dimensions", []), "dimensions")
     unknown = [d for d in sent if d not in allowed_dimensions and not props.is_props(d)]
@@ -198,6 +207,7 @@ def parse(
         _check_scroll_depth(metrics, dimensions, query_filters)
     if any(metric in VITAL_METRICS for metric in metrics):
         _check_vitals(metrics, dimensions, query_filters)
+    _check_search(metrics, dimensions, query_filters)
     if "conversion_rate" in metrics and not (
         "event:name" in dimensions
         or any(filters.names_event(f) for f in query_filters)
@@ -252,6 +262,40 @@ def _check_vitals(metrics: list[str], dimensions: list[str], found: list[Filter]
         raise errors.Invalid.field(
             "dimensions",
             "Vitals are asked by event:page, visit:device, visit:country and time only.",
+        )
+
+
+def _check_search(metrics: list[str], dimensions: list[str], found: list[Filter]) -> None:
+    """Search metrics go with search dimensions, event:page and time (docs/search-console.md)."""
+    named = {d for item in found for d in filters.dimensions_of(item)}
+    searched = [m for m in metrics if m in SEARCH_METRICS]
+    if not searched:
+        if any(d in SEARCH_DIMENSIONS for d in (*dimensions, *named)):
+            raise errors.Invalid.field(
+                "dimensions", "search:query and search:page go with search metrics only."
+            )
+        return
+    if not {*dimensions, *named} <= {*SEARCH_DIMENSIONS, *JOIN_DIMENSIONS}:
+        raise errors.Invalid.field(
+            "dimensions",
+            "Search metrics are asked by search:query, search:page, event:page and "
+            "time:day, time:week or time:month only.",
+        )
+    others = set(metrics) - set(SEARCH_METRICS)
+    if others and (others - set(JOINED_METRICS) or not set(dimensions) <= set(JOIN_DIMENSIONS)):
+        raise errors.Invalid.field(
+            "metrics",
+            "Search metrics go with visitors, visits and pageviews only, joined by event:page "
+            "and time (no search: dimension).",
+        )
+    if others and named - {"event:page"}:
+        raise errors.Invalid.field("filters", "A joined query filters by event:page only.")
+    simple = all(
+        isinstance(item, filters.Condition) and item.operator in SEARCH_OPERATORS for item in found
+    )
+    if not simple:
+        raise errors.Invalid.field(
+            "filters", f"Search metrics take filters {', '.join(SEARCH_OPERATORS)} only."
         )
 
 
