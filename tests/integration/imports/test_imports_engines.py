@@ -20,7 +20,6 @@ from sitelens.core import config
 from sitelens.data import clickhouse, warehouse
 from sitelens.data import imports as stored_imports
 from sitelens.local import template
-from tests.fixtures.clickhouse import bucket_files, chdb_started, clickhouse_db  # noqa: F401
 from tests.integration.exports.test_event_exports import YESTERDAY, count
 from tests.integration.imports import files
 from tests.integration.imports.test_imports import imported, new_site, served  # noqa: F401
@@ -81,15 +80,15 @@ def test_each_imported_table_is_a_glue_table_with_projection_where_the_job_write
     assert "${EventsBucket.Arn}/imported/*" in readable
 
 
-def _imported_of(site: int, ids: list[int], clip: str | None) -> queried.Imported:
-    return queried.Imported({site: (ids, clip)})
+def _imported_of(site: int, ids: list[int], clip: str | None) -> sums.Sites:
+    return {site: (ids, clip)}
 
 
 @pytest.mark.parametrize("name", QUESTIONS)
 def test_athena_s_statement_reads_the_glue_tables_columns_and_partitions(name):
     body = {"site_id": [3, 4], "date_range": ["2026-01-01", "2026-01-31"], **QUESTIONS[name]}
     parsed = warehouse_query.parse(body, YESTERDAY)
-    imported = queried.Imported({3: ([11, 12], "2026-01-20"), 4: ([13], None)})
+    imported = {3: ([11, 12], "2026-01-20"), 4: ([13], None)}
     others = [d for d in parsed.dimensions if not d.startswith("time:")]
     table, column = queried.TABLE_OF[others[0] if others else None]
     text = sums.statement(parsed, imported, table, column, queried._sums(table), "athena")
@@ -116,7 +115,12 @@ def test_no_statement_when_no_import_holds_the_table():
 
 @pytest.mark.slow  # about 3 s: ten questions on two engines through the API
 def test_clickhouse_answers_include_imports_as_duckdb(
-    analytics, account, served, clickhouse_db, bucket_files, monkeypatch
+    analytics,
+    account,
+    served,  # noqa: F811
+    clickhouse_db,
+    bucket_files,
+    monkeypatch,
 ):
     site = new_site(analytics, "both-engines.example")
     analytics.post(f"/api/v1/websites/{site}/goals", {"event_name": "Signup"})
@@ -175,4 +179,3 @@ def test_on_clickhouse_an_import_whose_files_are_gone_reads_as_no_rows(
     assert text is not None
     [sums_row] = Client(clickhouse_db, tmp_path).query(text).result_rows
     assert set(sums_row) == {None}  # no file, no error: sums of nothing
-

@@ -96,7 +96,7 @@ class Imported:
     """The done imports of each queried site holding the query's table, and the day each
     site's stop counting (or None)."""
 
-    sites: dict[int, tuple[list[int], str | None]]
+    sites: sums.Sites
 
 
 def found(
@@ -166,7 +166,7 @@ def imported_groups(query: Query, imported: Imported) -> dict[tuple[str, ...], d
     """The imported sums of each group of the query's dimensions over its days (`sums`)."""
     others = [d for d in query.dimensions if d not in TIME_DIMENSIONS]
     table, column = TABLE_OF[others[0] if others else None]
-    return sums.groups(query, imported, table, column, _sums(table))
+    return sums.groups(query, imported.sites, table, column, _sums(table))
 
 
 def _rounded(value: float, places: int) -> float:

@@ -12,7 +12,7 @@ a site's rows are read (`source`):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from sitelens.analytics import sources
 from sitelens.analytics.imports import tables
@@ -22,9 +22,7 @@ from sitelens.analytics.warehouse.query import Query
 from sitelens.data import imports as stored_imports
 from sitelens.data import warehouse
 
-if TYPE_CHECKING:
-    from sitelens.analytics.imports.queried import Imported
-
+Sites = dict[int, tuple[list[int], str | None]]  # site -> its imports read, its first native day
 _SOURCE: Final = "imported_source_{n}"  # a site's rows, until `source` names them
 _CLICKHOUSE_TYPES: Final = {"date": "Date", "text": "Nullable(String)", "count": "Nullable(Int64)"}
 
@@ -67,7 +65,7 @@ def _label(query: Query, dimension: str) -> str:
 
 
 def statement(
-    query: Query, imported: Imported, table: str, column: str, sums: dict[str, str], dialect: str
+    query: Query, sites: Sites, table: str, column: str, sums: dict[str, str], dialect: str
 ) -> str | None:
     """The engine's SQL of the sums (`sums`: name -> the table's column) per group of the
     query's dimensions (`column`: the table's of its one other than time), each site's rows
@@ -79,7 +77,7 @@ def statement(
     read = sorted({"date", *([column] if column else []), *sums.values()})
     parts: list[str] = []
     found: dict[str, str] = {}
-    for n, (site, (ids, clip)) in enumerate(sorted(imported.sites.items())):
+    for n, (site, (ids, clip)) in enumerate(sorted(sites.items())):
         where = source(dialect, site, ids, table) if ids else None
         if where is None:
             continue
@@ -93,9 +91,7 @@ def statement(
         return None
     selected = [*labels, *(f"SUM({name})" for name in sums.values())]
     group = f" GROUP BY {', '.join(labels)}" if labels else ""
-    text = (
-        f"SELECT {', '.join(selected)} FROM ({' UNION ALL '.join(parts)}) AS imported{group}"  # noqa: S608
-    )
+    text = f"SELECT {', '.join(selected)} FROM ({' UNION ALL '.join(parts)}) AS imported{group}"  # noqa: S608
     rendered = raw.rendered(text, dialect)
     for placeholder, where in found.items():
         rendered = rendered.replace(placeholder, where)
@@ -103,7 +99,7 @@ def statement(
 
 
 def groups(
-    query: Query, imported: Imported, table: str, column: str, sums: dict[str, str]
+    query: Query, sites: Sites, table: str, column: str, sums: dict[str, str]
 ) -> dict[tuple[str, ...], dict[str, int]]:
     """The imported sums of each group of the query's dimensions over its days, from the
     engine in use (goal names for custom events, the empty source for `Direct / None`)."""
@@ -111,7 +107,7 @@ def groups(
     dimension = others[0] if others else None
     position = query.dimensions.index(dimension) if dimension else 0
     goal_names = {g.event_name: g.name for g in query.goals if g.event_name and not g.custom_props}
-    text = statement(query, imported, table, column, sums, warehouse.dialect())
+    text = statement(query, sites, table, column, sums, warehouse.dialect())
     found: dict[tuple[str, ...], dict[str, int]] = {}
     width = len(query.dimensions)
     for row in warehouse.run(text) if text else []:
