@@ -4,10 +4,11 @@ the query's dimensions. Written once in DuckDB's words and rendered for the engi
 warehouse's statements are (`raw.rendered`); the only part that differs by engine is where
 a site's rows are read (`source`):
 
-- DuckDB (`make serve`): `read_parquet([...])` of the imports' files in place;
+- DuckDB (`make serve`): the imports' files in place (its read_parquet);
 - Athena: the table's Glue table (template.yaml, `Imported*Table`), its partitions
   `website_id = <site> AND import_id IN (...)` found by projection;
-- ClickHouse: the same files read in place by the server (`s3(...)`), as it reads landing.
+- ClickHouse: the same files read in place by the server (its s3 table function), as it
+  reads landing.
 """
 
 from __future__ import annotations
