@@ -113,7 +113,7 @@ def test_no_statement_when_no_import_holds_the_table():
         assert sums.statement(parsed, empty, "imported_visitors", "", sums_of, dialect) is None
 
 
-@pytest.mark.slow  # about 3 s: ten questions on two engines through the API
+@pytest.mark.slow  # about 8 s: ten questions on two engines through the API
 def test_clickhouse_answers_include_imports_as_duckdb(
     analytics,
     account,
