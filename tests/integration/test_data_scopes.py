@@ -205,7 +205,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "imports": (
         "create get of_website set_fields remove local_root upload_key put_upload "
-        "fetch_upload drop_upload store_table table_files drop_tables",
+        "fetch_upload drop_upload table_key store_table table_files clickhouse_files drop_tables",
         "an import's own record, in the account's `#import:` partition: `get` and "
         "`of_website` answer only what the key's scope admits (tests/integration/imports); "
         "files",
@@ -293,7 +293,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "leases": ("acquire release", "the compaction's lease: one item, no account's"),
     "clickhouse": (
-        "run command stopped_by_limits use landing",
+        "run command stopped_by_limits use landing bucket_files",
         "the events warehouse on ClickHouse, queried for a website read first (scoped)",
     ),
     "checkpoints": ("last advance", "a scheduled job's progress: one item, no account's"),

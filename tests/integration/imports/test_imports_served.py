@@ -14,6 +14,7 @@ from typing import Any
 import boto3
 import pytest
 
+from sitelens.core import config
 from sitelens.data import warehouse
 from sitelens.local import STOP_POLL_SECONDS, gateway, template
 from sitelens.local.front import request_handler
@@ -74,9 +75,12 @@ def test_a_plausible_zip_uploaded_over_http_is_answered_over_http(analytics, acc
 
 
 def test_deployed_an_object_of_the_customer_s_bucket_is_read_as_their_role(
-    analytics, account, deployed
+    analytics, account, deployed, monkeypatch
 ):
     s3, bucket, _local = deployed
+    monkeypatch.setenv("SITELENS_ATHENA_WORKGROUP", "primary")  # Athena answers include.imports
+    monkeypatch.setenv("SITELENS_EVENTS_DATABASE", "sitelens_events")
+    config.reset()
     warehouse.use(None)  # deployed: the events bucket, not make serve's folder
     s3.create_bucket(Bucket="customer-history")
     s3.put_object(Bucket="customer-history", Key="ga4/report.json", Body=files.ga4_report(FIRST))
@@ -95,8 +99,8 @@ def test_deployed_an_object_of_the_customer_s_bucket_is_read_as_their_role(
     prefix = f"imported/website_id={site}/import_id={done['id']}/"
     keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)["Contents"]]
     assert sorted(keys) == [
-        f"{prefix}imported_locations.parquet",
-        f"{prefix}imported_visitors.parquet",
+        f"{prefix}imported_locations/data.parquet",  # a folder a table: its Glue partition
+        f"{prefix}imported_visitors/data.parquet",
     ]
     sent = {
         "site_id": site,
@@ -104,8 +108,17 @@ def test_deployed_an_object_of_the_customer_s_bucket_is_read_as_their_role(
         "metrics": ["visitors"],
         "include": {"imports": True},
     }
-    refused = analytics.post("/api/v1/query", json_body=sent)
-    assert refused.status == 422 and "DuckDB" in refused.body["message"]["include"][0]
+    # Athena (moto: no rows) is asked the imported sums of the Glue table's partitions
+    answered = analytics.post("/api/v1/query", json_body=sent)
+    assert answered.status == 200, answered.body
+    assert answered.body["meta"]["imports_included"] is True
+    athena = boto3.client("athena", region_name="us-east-1")
+    asked = [
+        athena.get_query_execution(QueryExecutionId=n)["QueryExecution"]["Query"]
+        for n in athena.list_query_executions()["QueryExecutionIds"]
+    ]
+    partitions = f"website_id = {site} AND import_id IN ({done['id']})"
+    assert any("FROM imported_visitors" in text and partitions in text for text in asked)
     assert analytics.delete(f"/api/v1/websites/{site}/imports/{done['id']}").status == 200
     assert "Contents" not in s3.list_objects_v2(Bucket=bucket, Prefix=prefix)
 

@@ -44,7 +44,6 @@ def run(account_id: str, body: Any) -> dict[str, Any]:
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}
     source = rows_source(parsed)
     if parsed.include.imports:  # imported history added where it answers (docs/imports.md)
-        queried.check_engine()
         reason = queried.unsupported(parsed)
         imported, why_not = (
             (None, reason) if reason else queried.found(account_id, parsed, rows_source)

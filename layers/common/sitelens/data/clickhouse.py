@@ -84,8 +84,16 @@ def landing(folder: str) -> str:
     """The s3(...) table function of a landing folder's Parquet files (`folder` relative to
     the events bucket), read by the server with the role the customer gave it for the
     bucket (SITELENS_CLICKHOUSE_S3_ROLE; none: the server's own access)."""
+    return bucket_files(f"{folder}/*.parquet")
+
+
+def bucket_files(pattern: str, structure: str = "") -> str:
+    """The s3(...) table function of the events bucket's Parquet files whose keys match
+    `pattern` (ClickHouse's globs: `*`, `{a,b}`), with the columns `structure` gives (none:
+    inferred from the files), read as `landing` says."""
     region = os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
-    url = f"https://{settings().events_bucket}.s3.{region}.amazonaws.com/{folder}/*.parquet"
+    url = f"https://{settings().events_bucket}.s3.{region}.amazonaws.com/{pattern}"
     role = settings().clickhouse_s3_role
+    columns = f", '{structure}'" if structure else ""
     credentials = f", extra_credentials(role_arn = '{role}')" if role else ""
-    return f"s3('{url}', 'Parquet'{credentials})"
+    return f"s3('{url}', 'Parquet'{columns}{credentials})"

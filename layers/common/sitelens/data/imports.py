@@ -4,8 +4,10 @@ waiting for its job, and the imported tables the job writes (per-site daily aggr
 Plausible's `imported_*` tables, one Parquet file per table and import).
 
 Files go under the events bucket deployed (`imports/uploads/...` until the job has read
-them, `imported/website_id=<id>/import_id=<id>/<table>.parquet` for good) and, under
-`make serve`, under the local warehouse's folder in the same layout.
+them, `imported/website_id=<id>/import_id=<id>/<table>/data.parquet` for good: a folder a
+table, as Athena reads every file of a partition's folder, its Glue table `<table>`
+finding the partitions by projection) and, under `make serve`, under the local
+warehouse's folder in the same layout. ClickHouse reads them in place (`clickhouse_files`).
 """
 
 from __future__ import annotations
@@ -16,13 +18,14 @@ from typing import Any, Final
 
 from sitelens.core import scopes
 from sitelens.core.config import settings
-from sitelens.data import warehouse
+from sitelens.data import clickhouse, warehouse
 from sitelens.data.clients import client
 from sitelens.data.items import Item, from_item, is_condition_failure, to_item
 
 PARTITION_PREFIX: Final = "#import:"
 UPLOADS: Final = "imports/uploads"  # imports/uploads/website_id=<id>/<import_id>/upload
-TABLES: Final = "imported"  # imported/website_id=<id>/import_id=<id>/<table>.parquet
+TABLES: Final = "imported"  # imported/website_id=<id>/import_id=<id>/<table>/data.parquet
+FILE: Final = "data.parquet"  # the one file of a table's folder
 MAX_LISTED: Final = 1_000  # an account's imports read to list one website's
 
 
@@ -165,9 +168,14 @@ def _tables_folder(website_id: int, import_id: int) -> str:
     return f"{TABLES}/website_id={int(website_id)}/import_id={int(import_id)}"
 
 
+def table_key(website_id: int, import_id: int, table: str) -> str:
+    """The key of one imported table's file (its Glue table's partition folder, one file)."""
+    return f"{_tables_folder(website_id, import_id)}/{table}/{FILE}"
+
+
 def store_table(path: Path, website_id: int, import_id: int, table: str) -> None:
     """Put one imported table's file in place (the same key however often the job runs)."""
-    key = f"{_tables_folder(website_id, import_id)}/{table}.parquet"
+    key = table_key(website_id, import_id, table)
     root = local_root()
     if root is not None:
         target = root / key
@@ -182,8 +190,17 @@ def table_files(website_id: int, import_ids: list[int], table: str) -> list[Path
     root = local_root()
     if root is None:
         return []
-    found = (root / _tables_folder(website_id, i) / f"{table}.parquet" for i in import_ids)
+    found = (root / table_key(website_id, i, table) for i in import_ids)
     return [path for path in found if path.is_file()]
+
+
+def clickhouse_files(website_id: int, import_ids: list[int], table: str, structure: str) -> str:
+    """The table function ClickHouse reads these imports' files of one table with, in
+    place (a glob of their keys: a file gone, its import deleted meanwhile, reads as no
+    rows, `structure` saying the columns where there is no file to infer them from)."""
+    ids = ",".join(str(int(i)) for i in import_ids)
+    pattern = table_key(website_id, 0, table).replace("import_id=0", f"import_id={{{ids}}}")
+    return clickhouse.bucket_files(pattern, structure)
 
 
 def drop_tables(website_id: int, import_id: int) -> None:

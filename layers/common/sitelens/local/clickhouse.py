@@ -107,9 +107,10 @@ class LocalClickHouse:
         self._query(f"DROP DATABASE IF EXISTS {self.database}", use=False)
 
 
-# s3('https://<bucket>.s3.<region>.amazonaws.com/<key glob>', 'Parquet'[, credentials])
+# s3('https://<bucket>.s3.<region>.amazonaws.com/<key glob>', 'Parquet'[, '<structure>']
+#    [, credentials])
 _S3: Final = re.compile(
-    r"s3\('https://[^/']+/([^']+)', 'Parquet'(?:, extra_credentials\([^)]*\))?\)"
+    r"s3\('https://[^/']+/([^']+)', 'Parquet'(, '[^']*')?(?:, extra_credentials\([^)]*\))?\)"
 )
 
 
@@ -138,4 +139,6 @@ class Client:
     def _on_disk(self, sql: str) -> str:
         if self.bucket is None:
             return sql
-        return _S3.sub(lambda found: f"file('{self.bucket}/{found[1]}', Parquet)", sql)
+        return _S3.sub(
+            lambda found: f"file('{self.bucket}/{found[1]}', Parquet{found[2] or ''})", sql
+        )

@@ -18,13 +18,11 @@ from operator import itemgetter
 from typing import Any, Final
 from zoneinfo import ZoneInfo
 
-from sitelens.analytics import sources
+from sitelens.analytics.imports import sums
 from sitelens.analytics.warehouse import answers
 from sitelens.analytics.warehouse.dimensions import TIME_DIMENSIONS
 from sitelens.analytics.warehouse.query import MAX_LIMIT, Include, Query
-from sitelens.core import errors
 from sitelens.data import imports as stored_imports
-from sitelens.data import warehouse
 
 # a dimension -> the imported table that answers it, and its column (None: no dimension)
 TABLE_OF: Final[dict[str | None, tuple[str, str]]] = {
@@ -80,16 +78,6 @@ def _sums(table: str) -> dict[str, str]:
     return SUMS.get(table, _VISIT_COUNTS)
 
 
-def check_engine() -> None:
-    """422 on `include` where the imported tables cannot be read (docs/imports.md)."""
-    if warehouse.dialect() != "duckdb" or stored_imports.local_root() is None:
-        raise errors.Invalid.field(
-            "include",
-            "include.imports is answered on the DuckDB warehouse (make serve) only; on "
-            "Athena and ClickHouse ask without it (docs/imports.md).",
-        )
-
-
 def unsupported(query: Query) -> str | None:
     """Why imported rows cannot answer the query (Plausible's reason), or None."""
     if "time:hour" in query.dimensions:
@@ -105,9 +93,10 @@ def unsupported(query: Query) -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class Imported:
-    """The done imports of each queried site, and the day each stops counting (or None)."""
+    """The done imports of each queried site holding the query's table, and the day each
+    site's stop counting (or None)."""
 
-    sites: dict[int, tuple[list[int], str | None]]
+    sites: sums.Sites
 
 
 def found(
@@ -116,17 +105,22 @@ def found(
     """The queried sites' done imports and the day each site's stop counting, and why none
     can count in the range (or None)."""
     sites: dict[int, tuple[list[int], str | None]] = {}
-    in_range = False
+    others = [d for d in query.dimensions if d not in TIME_DIMENSIONS]
+    table, _ = TABLE_OF[others[0] if others else None]  # the table the query reads
+    in_range = any_done = False
     first, last = query.first_day.isoformat(), query.last_day.isoformat()
     for site in query.site_ids:
         done = [r for r in stored_imports.of_website(account, site) if r["status"] == "done"]
         earliest = min((r["from"] for r in done), default=None)
         clip = first_native_day(query, site, earliest, native) if earliest else None
-        sites[site] = ([int(r["id"]) for r in done], clip)
+        any_done = any_done or bool(done)
+        # only those holding the table are read (none: no statement, no Athena query)
+        held = [r for r in done if table in str(r.get("tables") or "").split(",")]
+        sites[site] = ([int(r["id"]) for r in held], clip)
         for record in done:
             start, end = max(record["from"], first), min(record["to"], last)
             in_range = in_range or (start <= end and (clip is None or start < clip))
-    if not any(ids for ids, _ in sites.values()):
+    if not any_done:
         return Imported(sites), "no_imported_data"
     return Imported(sites), (None if in_range else "out_of_range")
 
@@ -168,58 +162,11 @@ def meta(included: bool, reason: str | None) -> dict[str, Any]:
     return shown
 
 
-def _label(query: Query, dimension: str) -> str:
-    if dimension == "time:day":
-        return "strftime(date, '%Y-%m-%d')"
-    if dimension == "time:month":
-        return "strftime(date_trunc('month', date), '%Y-%m-%d')"
-    # a week begun before the range is named by the range's first day, as natively
-    return f"greatest(strftime(date_trunc('week', date), '%Y-%m-%d'), '{query.first_day}')"
-
-
 def imported_groups(query: Query, imported: Imported) -> dict[tuple[str, ...], dict[str, int]]:
-    """The imported sums of each group of the query's dimensions over its days."""
-    import duckdb
-
+    """The imported sums of each group of the query's dimensions over its days (`sums`)."""
     others = [d for d in query.dimensions if d not in TIME_DIMENSIONS]
-    dimension = others[0] if others else None
-    table, column = TABLE_OF[dimension]
-    sums = _sums(table)
-    groups: dict[tuple[str, ...], dict[str, int]] = {}
-    labels = [
-        _label(query, d) if d in TIME_DIMENSIONS else f"coalesce({column}, '')"
-        for d in query.dimensions
-    ]
-    position = query.dimensions.index(dimension) if dimension else 0
-    goal_names = {g.event_name: g.name for g in query.goals if g.event_name and not g.custom_props}
-    connection = duckdb.connect(":memory:")
-    try:
-        for site, (ids, clip) in imported.sites.items():
-            files = stored_imports.table_files(site, ids, table)
-            if not files:
-                continue
-            listed = ", ".join(f"'{path}'" for path in files)
-            before = f"AND date < DATE '{clip}'" if clip else ""
-            selected = [*labels, *(f"SUM({source})" for source in sums.values())]
-            statement = (
-                f"SELECT {', '.join(selected)} FROM read_parquet([{listed}]) "  # noqa: S608
-                f"WHERE date BETWEEN DATE '{query.first_day}' AND DATE '{query.last_day}' "
-                f"{before} GROUP BY ALL"
-            )
-            for row in connection.execute(statement).fetchall():
-                key = [str(value) for value in row[: len(labels)]]
-                if dimension == "event:goal":
-                    if key[position] not in goal_names:
-                        continue  # a custom event no goal of the site counts
-                    key[position] = goal_names[key[position]]
-                if dimension == "visit:source" and key[position] == sources.NONE:
-                    key[position] = ""  # the warehouse's value of no source
-                group = groups.setdefault(tuple(key), dict.fromkeys(sums, 0))
-                for name, value in zip(sums, row[len(labels) :], strict=True):
-                    group[name] += int(value or 0)
-    finally:
-        connection.close()
-    return groups
+    table, column = TABLE_OF[others[0] if others else None]
+    return sums.groups(query, imported.sites, table, column, _sums(table))
 
 
 def _rounded(value: float, places: int) -> float:
