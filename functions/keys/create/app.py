@@ -10,7 +10,7 @@ from sitelens.webhooks.registry import KEY_CREATED
 @api_handler
 def handler(request: Request) -> Response:
     fields = KeyCreate.parse(request.form())
-    created = keyring.create(request.account.id, fields)
+    created = keyring.create(request.account.id, fields, request.grant.member)
     shown = {k: v for k, v in created.items() if k != "key"}  # never the secret
     events.emit(request.account.id, KEY_CREATED, shown)
     return ok(created, status=201)

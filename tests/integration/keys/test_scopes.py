@@ -21,7 +21,13 @@ ROUTES = [
     for r in template.routes(template.load())
     if r.path.startswith("/api/v1/")
     and not r.path.startswith(
-        ("/api/v1/share/", "/api/v1/unsubscribe", "/api/v1/recipients/", "/api/v1/docs")
+        (
+            "/api/v1/share/",
+            "/api/v1/unsubscribe",
+            "/api/v1/recipients/",
+            "/api/v1/docs",
+            "/api/v1/members/accept",
+        )
     )
     and r.path != "/api/v1/openapi.json"
     and r.method != "ANY"

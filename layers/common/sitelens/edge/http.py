@@ -39,6 +39,8 @@ class Request:
     base_url: str  # scheme://host[/stage], what links are built on
     stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
+    grant: Any = None  # sitelens.accounts.Grant once authorized: its key, member and role
+    on_success: Any = None  # what a keyed request does after a 2xx: its audit log entry
     rate_headers: dict[str, str] = field(default_factory=dict)  # the account's rate limit
 
     @classmethod
@@ -265,10 +267,22 @@ def authorize(request: Request) -> scopes.Scope:
     from sitelens.edge import auth
 
     grant = auth.authorize(request.headers)
-    request.account = grant.account
+    request.account, request.grant = grant.account, grant
+    request.on_success = _log_change
     request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
-    auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
+    auth.permit(grant, request.method, request.resource, request.path_params, request.query)
     return grant.scope
+
+
+def _log_change(request: Request, response: Response) -> None:
+    """The audit log's entry of a change the request made, if its route is logged."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    from sitelens.accounts import audit_log
+
+    audit_log.note(
+        request.grant, request.method, request.resource, request.path_params, response.body
+    )
 
 
 def api_handler(
@@ -295,6 +309,8 @@ def api_handler(
                 request = Request.from_event(event)
                 with scopes.within(scopes.SYSTEM if public else authorize(request)):
                     response = operation(request)
+                if request.on_success is not None and response.status < 300:
+                    request.on_success(request, response)
             except errors.ApiError as err:
                 response = error(err)
             except Exception:
