@@ -66,3 +66,17 @@ def test_members_roles_and_the_audit_log_over_http(server: Server, dev_key: str)
         ("member.joined", f"member:{viewer_id}"),
     ]
     assert {e["actor"]["member"] for e in log} == {1, editor_id, viewer_id}
+
+
+def test_a_workspace_over_http(server: Server, dev_key: str):
+    base = server.analytics
+    made = call("POST", f"{base}/api/v1/workspaces", dev_key, form={"name": "Client A"})
+    assert made.status == 201, made.body
+    inside = {"Sitelens-Workspace": str(made.body["data"]["id"])}
+    domain = f"client-{uuid.uuid4().hex[:8]}.example"
+    site = call("POST", f"{base}/api/v1/websites", dev_key, form={"domain": domain}, headers=inside)
+    assert site.status == 201, site.body
+    listed = call("GET", f"{base}/api/v1/websites", dev_key, headers=inside).body["data"]
+    assert [w["domain"] for w in listed] == [domain]
+    outside = call("GET", f"{base}/api/v1/websites", dev_key).body["data"]
+    assert domain not in [w["domain"] for w in outside]

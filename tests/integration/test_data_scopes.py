@@ -206,6 +206,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the account's members and invitations: read by auth, managed on account-wide routes "
         "only (edge.auth), the invitation by its signed link",
     ),
+    "workspaces": (
+        "put of_agency",
+        "an agency's list of its workspaces (accounts of their own): account-wide routes only",
+    ),
     "audit_log": (
         "entry_put put page",
         "the account's audit log: written after changes, read on account-wide routes only",

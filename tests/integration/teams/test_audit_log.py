@@ -32,7 +32,7 @@ def test_changes_are_logged_with_their_actor_and_never_a_secret(analytics, seo, 
         ("key.created", f"key:{key['id']}"),
     ]
     assert log.data[0]["actor"]["member"] == member_id
-    assert log.data[-1]["actor"] == {"member": 1, "key": 1}
+    assert log.data[-1]["actor"] == {"member": 1, "key": 1, "agency": None}
     assert key["key"] not in str(log.body) and member_key not in str(log.body)
     assert "ana@example.com" not in str(log.body)
 

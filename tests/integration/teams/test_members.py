@@ -196,7 +196,8 @@ def test_keys_made_before_members_are_the_founder_s(analytics, account):
 
 
 def test_the_members_events_replay(events_account, outbox):
-    """events/members-*.json and audit-log-*.json, as `sam local invoke -e` sends them."""
+    """events/members-*.json, workspaces-*.json and audit-log-*.json, as `sam local invoke
+    -e` sends them."""
     status, _, body = invoke(event("members-invite"))
     assert status == 201 and body["data"]["email"] == "ana@example.com"
     status, _, body = invoke(event("members-list"))
@@ -207,5 +208,9 @@ def test_the_members_events_replay(events_account, outbox):
     assert invoke(event("members-remove"))[0] == 404
     status, _, body = invoke(event("audit-log-list"))
     assert status == 200 and body["data"] == []
+    status, _, body = invoke(event("workspaces-create"))
+    assert status == 201 and body["data"]["name"] == "Client A"
+    status, _, body = invoke(event("workspaces-list"))
+    assert status == 200 and [w["name"] for w in body["data"]] == ["Client A"]
     status, _, body = invoke(event("audit-log-export"))
-    assert status == 200 and body.startswith("at,action,actor_member,actor_key,target")
+    assert status == 200 and body.startswith("at,action,actor_member,actor_key,actor_agency,target")

@@ -1,6 +1,7 @@
 """The audit log: who did what, when, in an account. An entry names its action (`key.created`,
 `member.removed`, `website.deleted`, ...), its actor (the member and the key that made the
-request) and its target (`key:7`); never a secret, a body or an address beyond a member's.
+request, and the agency whose they are when an agency key acted in a workspace) and its
+target (`key:7`); never a secret, a body or an address.
 
 Which requests are logged is `LOGGED` and `DELETIONS` below, one table for every route:
 `edge.http.api_handler` writes the entry after the change answered 2xx (`note`). Members'
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
 RETENTION_DAYS = 365  # a year of history; older entries expire
 MAX_READ = 2_000  # entries one page (or a filtered page) reads at most
 MAX_EXPORT = 10_000  # entries one CSV export holds at most: about 1 MB
-COLUMNS = ("at", "action", "actor_member", "actor_key", "target")
+COLUMNS = ("at", "action", "actor_member", "actor_key", "actor_agency", "target")
 
 # (method, route) -> action, for the routes whose success is logged by the edge
 LOGGED: dict[tuple[str, str], str] = {
@@ -66,13 +67,16 @@ def action_of(method: str, resource: str) -> str | None:
     return None
 
 
-def _entry(member: str, key_id: str, action: str, target: str) -> tuple[str, dict[str, Any]]:
+def _entry(
+    member: str, key_id: str, action: str, target: str, via: str | None = None
+) -> tuple[str, dict[str, Any]]:
     at = clock.now_iso()
     entry = {
         "at": at,
         "action": action,
         "actor_member": member,
         "actor_key": key_id,
+        "actor_agency": via,
         "target": target,
         "expires_at": int(time.time()) + RETENTION_DAYS * 86_400,
     }
@@ -81,7 +85,9 @@ def _entry(member: str, key_id: str, action: str, target: str) -> tuple[str, dic
 
 def writes(account_id: str, actor: Grant, action: str, target: str) -> list[Write]:
     """The entry's write, for the transaction of the change it records."""
-    return joined(account_id, actor.member, actor.key_id, action, target)
+    return [
+        stored.entry_put(account_id, *_entry(actor.member, actor.key_id, action, target, actor.via))
+    ]
 
 
 def joined(account_id: str, member: str, key_id: str, action: str, target: str) -> list[Write]:
@@ -108,7 +114,8 @@ def note(
         named = params[-1] if params else ""
     target = f"{action.partition('.')[0]}:{named}"
     try:
-        stored.put(grant.account.id, *_entry(grant.member, grant.key_id, action, target))
+        entry = _entry(grant.member, grant.key_id, action, target, grant.via)
+        stored.put(grant.account.id, *entry)
     except Exception:
         metrics.count("AuditLogEntriesLost")
         logger.exception("audit log entry not written", extra={"action": action})
@@ -119,7 +126,11 @@ def show(entry: dict[str, Any]) -> dict[str, Any]:
     return {
         "at": entry["at"],
         "action": entry["action"],
-        "actor": {"member": int(entry["actor_member"]), "key": int(entry["actor_key"])},
+        "actor": {
+            "member": int(entry["actor_member"]),
+            "key": int(entry["actor_key"]),
+            "agency": None if entry.get("actor_agency") is None else int(entry["actor_agency"]),
+        },
         "target": entry["target"],
     }
 

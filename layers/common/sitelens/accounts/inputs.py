@@ -145,3 +145,9 @@ class AuditLogQuery(Input):
 
     def params(self) -> dict[str, Any]:
         return self.model_dump(exclude={"cursor"}, exclude_none=True)
+
+
+class WorkspaceCreate(Input):
+    """A new workspace: its name (a client's, say)."""
+
+    name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]

@@ -45,6 +45,7 @@ class Grant:
     # whose key it is (keys made before members are the founder's) and that member's role
     member: str = stored_members.FOUNDER
     role: str = "owner"
+    via: str | None = None  # the agency, when an agency key works in one of its workspaces
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at

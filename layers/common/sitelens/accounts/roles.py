@@ -91,6 +91,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "/api/v1/websites/{id}/recipients/{recipient}": _EDIT,
     "/api/v1/websites/{id}/segments": _EDIT,
     "/api/v1/websites/{id}/segments/{segment_id}": _EDIT,
+    "/api/v1/workspaces": {"GET": VIEWER, "POST": ADMIN},
     "/js/{file}": _OPEN,
     "/share/assets/{name}": _OPEN,
     "/share/audits/{share_id}": _OPEN,

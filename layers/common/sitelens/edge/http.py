@@ -258,18 +258,23 @@ Handler = Callable[[Request], Response]
 
 
 def authorize(request: Request) -> scopes.Scope:
-    """Set the account of the request's key (401 without a valid one), count the request
-    against the account's rate limit (429 over it), and hold it to the key's scope (403,
+    """Set the account of the request's key (401 without a valid one; with
+    `Sitelens-Workspace`, the agency's workspace it names: `accounts.workspaces.enter`),
+    count the request against the key's account's rate limit (429 over it), and hold it to
+    its member's role and the key's scope (403,
     404; `edge.auth.permit`, then `core.scopes` wherever records are read): the scope the
     operation runs under."""
     # Imported here: public operations (tracking, the script) never load accounts.
     from sitelens import accounts
+    from sitelens.accounts import workspaces
     from sitelens.edge import auth
 
     grant = auth.authorize(request.headers)
+    request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
+    if request.headers.get(workspaces.HEADER):  # an agency key, in one of its workspaces
+        grant = workspaces.enter(grant, request.headers[workspaces.HEADER])
     request.account, request.grant = grant.account, grant
     request.on_success = _log_change
-    request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
     auth.permit(grant, request.method, request.resource, request.path_params, request.query)
     return grant.scope
 
