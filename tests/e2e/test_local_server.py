@@ -205,8 +205,9 @@ def call(
     json_body: Any = None,
     data: bytes | None = None,
     content_type: str | None = None,
+    headers: dict[str, str] | None = None,
 ) -> Reply:
-    headers = {}
+    headers = dict(headers or {})
     if key is not None:
         headers["Authorization"] = f"Bearer {key}"
     if form is not None:

@@ -216,8 +216,21 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the account itself and its digests' claims: no website's or project's",
     ),
     "keys": (
-        "put lookup of_account get listed revoke rotate touch",
+        "put put_writes lookup of_account get listed revoke rotate touch",
         "the account's keys: read by auth, managed on account-wide routes only (edge.auth)",
+    ),
+    "members": (
+        "get of_account adopt_founder next_id get_invitation put_invitation accept set_role remove",
+        "the account's members and invitations: read by auth, managed on account-wide routes "
+        "only (edge.auth), the invitation by its signed link",
+    ),
+    "workspaces": (
+        "put of_agency",
+        "an agency's list of its workspaces (accounts of their own): account-wide routes only",
+    ),
+    "audit_log": (
+        "entry_put put page",
+        "the account's audit log: written after changes, read on account-wide routes only",
     ),
     "guests": (
         "add get of_key delete",

@@ -20,7 +20,7 @@ from openapi_spec_validator import validate as validate_spec
 from referencing import Registry
 from referencing.jsonschema import DRAFT202012
 
-from sitelens.accounts import limits
+from sitelens.accounts import limits, members
 from sitelens.analytics.hit import STAT_NAMES, Hit
 from sitelens.analytics.inputs import StatsQuery
 from sitelens.core import config, errors
@@ -920,6 +920,7 @@ def test_error_bodies_in_the_docs_are_the_code_s():
             errors.ApiError().body(),
             {"message": "Accepted.", "status": 202},
             errors.TooManyRequests(retry_after=1).body(),
+            members.LastOwner().body(),
             *(
                 json.loads(spec["ResponseTemplates"]["application/json"])
                 for spec in TEMPLATE["Resources"]["AnalyticsApi"]["Properties"][

@@ -662,8 +662,16 @@ def _writes_on(function: str, table: str) -> set[str]:
     return {key for a, r, key in policy_of(function) if r == table and a in WRITES}
 
 
-# The keys API: the only functions that write a key's lookup (KEY#<hash>) or its listing.
-KEY_MANAGERS = {"CreateKeyFunction", "RevokeKeyFunction", "RotateKeyFunction"}
+# The keys API: the only functions that write a key's lookup (KEY#<hash>) or its listing;
+# and the members API's, which revokes a removed member's keys and stores a new member's
+# first key (docs/teams.md).
+KEY_MANAGERS = {
+    "CreateKeyFunction",
+    "RevokeKeyFunction",
+    "RotateKeyFunction",
+    "MembersFunction",
+    "MemberInvitationFunction",
+}
 
 
 @pytest.mark.parametrize("function", FUNCTIONS)

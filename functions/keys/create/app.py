@@ -10,7 +10,8 @@ from sitelens.webhooks.registry import KEY_CREATED
 @api_handler
 def handler(request: Request) -> Response:
     fields = KeyCreate.parse(request.form())
-    created = keyring.create(request.account.id, fields)
+    grant = request.grant  # a key made in a workspace is the workspace's, not a member's
+    created = keyring.create(request.account.id, fields, None if grant.via else grant.member)
     shown = {k: v for k, v in created.items() if k != "key"}  # never the secret
     events.emit(request.account.id, KEY_CREATED, shown)
     return ok(created, status=201)

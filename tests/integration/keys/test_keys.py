@@ -15,6 +15,7 @@ from tests.conftest import Client
 
 SHOWN = {
     "id",
+    "member",
     "name",
     "prefix",
     "scopes",

@@ -23,7 +23,13 @@ ROUTES = [
     # route it stands for, and tried with read and limited keys in tests/integration/test_mcp.py)
     if r.path.startswith("/api/v1/")
     and not r.path.startswith(
-        ("/api/v1/share/", "/api/v1/unsubscribe", "/api/v1/recipients/", "/api/v1/docs")
+        (
+            "/api/v1/share/",
+            "/api/v1/unsubscribe",
+            "/api/v1/recipients/",
+            "/api/v1/docs",
+            "/api/v1/members/accept",
+        )
     )
     and r.path != "/api/v1/openapi.json"
     and r.method != "ANY"

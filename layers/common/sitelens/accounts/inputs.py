@@ -1,4 +1,5 @@
-"""What a keys request may carry: a new key's name and scopes, a rotation's overlap."""
+"""What a keys request may carry: a new key's name and scopes, a rotation's overlap; and a
+members request: an invitation, a role, the audit log's filters."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
+from sitelens.accounts import roles
 from sitelens.core import hosts, numbers, scopes
 from sitelens.core.errors import FieldError
-from sitelens.records.inputs import Input, choice, expiry, text
+from sitelens.records.inputs import Cursor, Input, PerPage, checked_text, choice, expiry, text
 
 MAX_NAME_LENGTH = 100
 MAX_LIFETIME_DAYS = 3 * 366  # a key that expires expires within three years
@@ -92,3 +94,60 @@ class KeyRotate(Input):
     """How many seconds the old secret keeps working beside the new one (0: none)."""
 
     overlap: Annotated[int, BeforeValidator(overlap_seconds)] = DEFAULT_OVERLAP_SECONDS
+
+
+MAX_ACTION_LENGTH = 64  # the longest action is far shorter
+
+
+def _email(value: str) -> str:
+    from sitelens.accounts.keys import check_email
+
+    try:
+        return check_email(value).lower()  # one member per address, whatever its case
+    except ValueError:
+        raise FieldError("The email must be a valid email address.") from None
+
+
+def _actor(value: Any, info: ValidationInfo) -> int:
+    number = numbers.record_id(str(value))
+    if number is None:
+        raise FieldError("The actor field must be a member id.")
+    return number
+
+
+class MemberInvite(Input):
+    """An invitation: the address it is mailed to and the role it gives."""
+
+    email: Annotated[str, checked_text(_email)]
+    role: Annotated[str, choice(*roles.ROLES)]
+
+
+class MemberUpdate(Input):
+    """A member's new role."""
+
+    role: Annotated[str, choice(*roles.ROLES)]
+
+
+class InvitationToken(Input):
+    """The invitation link's token (its query, or a POST's field)."""
+
+    token: Annotated[str, text(2_000, min_length=1)]
+
+
+class AuditLogQuery(Input):
+    """A page of the audit log: `per_page`, `cursor`, and the filters `actor` (a member id)
+    and `action` (`key.created`, ...)."""
+
+    per_page: PerPage = 25
+    cursor: Cursor | None = None
+    actor: Annotated[int, BeforeValidator(_actor)] | None = None
+    action: Annotated[str, text(MAX_ACTION_LENGTH, min_length=1)] | None = None
+
+    def params(self) -> dict[str, Any]:
+        return self.model_dump(exclude={"cursor"}, exclude_none=True)
+
+
+class WorkspaceCreate(Input):
+    """A new workspace: its name (a client's, say)."""
+
+    name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]

@@ -17,6 +17,7 @@ from sitelens.core import clock, errors, scopes
 from sitelens.core.log import logger
 from sitelens.data import accounts as stored_accounts
 from sitelens.data import keys as stored_keys
+from sitelens.data import members as stored_members
 from sitelens.data.transactions import ConditionFailed
 from sitelens.records import listing
 
@@ -41,6 +42,10 @@ class Grant:
     scope: scopes.Scope
     expires_at: float | None = None  # Unix seconds
     rate_limit: int | None = None  # requests a second of its own bucket, within its account's
+    # whose key it is (keys made before members are the founder's) and that member's role
+    member: str = stored_members.FOUNDER
+    role: str = "owner"
+    via: str | None = None  # the agency, when an agency key works in one of its workspaces
 
     def expired(self, now: float) -> bool:
         return self.expires_at is not None and now >= self.expires_at
@@ -74,9 +79,23 @@ def grant_for_key(key: str) -> Grant | None:
     account = get_account(str(found["account"]))
     if account is None:
         return None
+    member = str(found.get("member") or stored_members.FOUNDER)
+    role = role_of(account.id, member)
+    if role is None:
+        return None  # its member was removed (its keys are revoked with it)
     rate = found.get("rate_limit")
     scope = scope_of(found.get("scope"))
-    return Grant(account, str(found["key_id"]), scope, expires_at, int(rate) if rate else None)
+    rate_limit = int(rate) if rate else None
+    return Grant(account, str(found["key_id"]), scope, expires_at, rate_limit, member, role)
+
+
+def role_of(account_id: str, member_id: str) -> str | None:
+    """A member's role; None for a removed or unknown member. An account that has not used
+    the members API yet has only its founder, an owner."""
+    found = stored_members.get(account_id, member_id)
+    if found is None:
+        return "owner" if member_id == stored_members.FOUNDER else None
+    return None if found.get("removed_at") else str(found["role"])
 
 
 def touch(grant: Grant, key: str) -> None:
@@ -108,6 +127,7 @@ def show(entry: dict[str, Any]) -> dict[str, Any]:
         "name": entry["name"],
         "prefix": entry["prefix"],
         "scopes": scope_of(entry.get("scope")).public(),
+        "member": int(entry.get("member") or stored_members.FOUNDER),
         "rate_limit": entry.get("rate_limit"),
         "created_at": entry["created_at"],
         "last_used_at": entry.get("last_used_at"),
@@ -125,19 +145,13 @@ def store(
     key: str | None = None,
     rate_limit: int | None = None,
     capped: bool = False,
+    member: str | None = None,
 ) -> dict[str, Any]:
-    """Store a new key of the account: the key as `show` has it, plus `key`, the secret,
-    which is shown this once. `capped`: 422 when the account has MAX_KEYS keys."""
+    """Store a new key of the account (of `member`; None: the founder's): the key as `show`
+    has it, plus `key`, the secret, which is shown this once. `capped`: 422 when the account
+    has MAX_KEYS keys."""
     key = key or new_key()
-    key_id = str(stored_accounts.next_id("keys"))
-    details = {
-        "name": name,
-        "prefix": key[:PREFIX_LENGTH],
-        "scope": _scope_json(scope),
-        "created_at": clock.now_iso(),
-        "expires_at": expires_at,
-        "rate_limit": rate_limit,
-    }
+    key_id, details = _details(name, scope, expires_at, key, rate_limit, member)
     if not stored_keys.put(
         account_id, key_id, key_hash(key), details, MAX_KEYS if capped else None
     ):
@@ -145,9 +159,40 @@ def store(
     return {**show({**details, "id": key_id}), "key": key}
 
 
-def create(account_id: str, fields: KeyCreate) -> dict[str, Any]:
-    """A new key for the account (a 422 names websites that are not its own, or too many
-    keys)."""
+def _details(
+    name: str,
+    scope: scopes.Scope,
+    expires_at: int | None,
+    key: str,
+    rate_limit: int | None,
+    member: str | None,
+) -> tuple[str, dict[str, Any]]:
+    """A new key's id and what is stored of it."""
+    details = {
+        "name": name,
+        "prefix": key[:PREFIX_LENGTH],
+        "scope": _scope_json(scope),
+        "created_at": clock.now_iso(),
+        "expires_at": expires_at,
+        "rate_limit": rate_limit,
+        "member": member,
+    }
+    return str(stored_accounts.next_id("keys")), details
+
+
+def first_key_writes(account_id: str, member: str, name: str) -> tuple[dict[str, Any], list[Any]]:
+    """A new member's first key (every right its role has; shown once) and the writes that
+    store it, for the transaction that makes the member."""
+    key = new_key()
+    key_id, details = _details(name, scopes.EVERYTHING, None, key, None, member)
+    writes = stored_keys.put_writes(account_id, key_id, key_hash(key), details)
+    return {**show({**details, "id": key_id}), "key": key}, writes
+
+
+def create(account_id: str, fields: KeyCreate, member: str | None = None) -> dict[str, Any]:
+    """A new key for the account, of `member` (the one whose key made it: a key never
+    reaches beyond its member's role); a 422 names websites that are not its own, or too
+    many keys."""
     check_websites(account_id, fields.websites)
     scope = scopes.Scope(
         access=fields.access,
@@ -161,6 +206,7 @@ def create(account_id: str, fields: KeyCreate) -> dict[str, Any]:
         fields.expires_at,
         rate_limit=fields.rate_limit,
         capped=True,
+        member=member,
     )
 
 

@@ -48,6 +48,7 @@ LOSSES: dict[str, str] = {
     "WebhookEventsNotQueued": NOTICES_LOST,
     "TrafficAlertsLost": NOTICES_LOST,  # [reason]
     "DomainMoveEmailsLost": NOTICES_LOST,  # [reason]
+    "AuditLogEntriesLost": REQUESTS_DEGRADED,  # a change made, its audit log entry not written
     "RequestsThrottled": REQUESTS_DEGRADED,  # [reason] a token bucket's 429
     "PasswordGuesses": REQUESTS_DEGRADED,  # [reason]
     "FieldDataUnavailable": REQUESTS_DEGRADED,  # [reason] a report or run without field data

@@ -42,14 +42,14 @@ def _listing_key(key_id: str) -> dict[str, Any]:
 
 
 def _lookup_put(key_hash: str, account_id: str, key_id: str, details: Item) -> Write:
-    lookup = {"account": account_id, "key_id": key_id, "scope": details["scope"]}
-    for optional in ("expires_at", "rate_limit"):
+    found_by = {"account": account_id, "key_id": key_id, "scope": details["scope"]}
+    for optional in ("expires_at", "rate_limit", "member"):
         if details.get(optional) is not None:
-            lookup[optional] = details[optional]
+            found_by[optional] = details[optional]
     return {
         "Put": {
             "TableName": _table(),
-            "Item": {**_lookup_key(key_hash), **to_item(lookup)},
+            "Item": {**_lookup_key(key_hash), **to_item(found_by)},
             "ConditionExpression": "attribute_not_exists(pk)",
         }
     }
@@ -60,10 +60,24 @@ def put(
 ) -> bool:
     """Store a new key: its lookup, its entry among the account's keys and the CLI's
     listing, together. `details`: `name`, `prefix`, `scope`, `created_at`, `expires_at`
-    (Unix seconds or None), `rate_limit` (requests a second, or None). With `limit`, False
-    when the account has that many keys already, however many adds come at once (`caps`)."""
+    (Unix seconds or None), `rate_limit` (requests a second, or None), `member` (None: the
+    founder's). With `limit`, False when the account has that many keys already, however
+    many adds come at once (`caps`)."""
+    writes = put_writes(account_id, key_id, key_hash, details)
+    if limit is None:
+        transactions.write(writes)
+        return True
+
+    def count() -> int:
+        return len(of_account(account_id, consistent=True))
+
+    return caps.add_within(_table(), f"KEYS#{account_id}", writes, count, limit)
+
+
+def put_writes(account_id: str, key_id: str, key_hash: str, details: Item) -> list[Write]:
+    """The writes that store a new key (`put`'s), for a transaction of the caller's."""
     shown = {k: v for k, v in details.items() if v is not None}
-    writes: list[Write] = [
+    return [
         _lookup_put(key_hash, account_id, key_id, details),
         {
             "Put": {
@@ -92,14 +106,6 @@ def put(
             }
         },
     ]
-    if limit is None:
-        transactions.write(writes)
-        return True
-
-    def count() -> int:
-        return len(of_account(account_id, consistent=True))
-
-    return caps.add_within(_table(), f"KEYS#{account_id}", writes, count, limit)
 
 
 def lookup(key_hash: str) -> Item | None:

@@ -1,7 +1,8 @@
 """Bearer-key authorization, with a short cache in the warm container, and the one gate of
-key scopes: what a read key may not do, and which routes a key limited to some websites
-and projects may not take. Which records such a key sees is `core.scopes`' rule, applied
-where records are read."""
+every keyed request: its member's role (`accounts.roles`' table) and its key's scopes, what
+a read key may not do, and which routes a key limited to some websites and projects may
+not take. Which records such a key sees is `core.scopes`' rule, applied where records are
+read."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import time
 from typing import Any
 
 from sitelens import accounts
-from sitelens.accounts import keyring
+from sitelens.accounts import keyring, roles
 from sitelens.core import errors, hosts, scopes
 from sitelens.core.config import settings
 
@@ -24,7 +25,14 @@ READING_POSTS = frozenset(
     {"/api/v1/query", "/api/v1/funnels/query", "/api/v1/journeys/query", "/mcp"}
 )
 # Routes that manage what keys reach: only a key over the whole account may use them.
-ACCOUNT_WIDE_ROUTES = ("/api/v1/keys", "/api/v1/webhooks", "/api/v1/account/brand")
+ACCOUNT_WIDE_ROUTES = (
+    "/api/v1/keys",
+    "/api/v1/webhooks",
+    "/api/v1/account/brand",
+    "/api/v1/members",
+    "/api/v1/audit-log",
+    "/api/v1/workspaces",
+)
 # Routes whose `{id}` is a website id, and anything under them (`/api/v1/websites/{id}/…`).
 WEBSITE_ROUTES = ("/api/v1/websites/{id}", "/api/v1/stats/{id}")
 
@@ -51,15 +59,19 @@ def authorize(headers: dict[str, str]) -> accounts.Grant:
 
 
 def permit(
-    scope: scopes.Scope,
+    grant: accounts.Grant,
     method: str,
     resource: str,
     path_params: dict[str, str],
     query: dict[str, str],
 ) -> None:
-    """Refuse what the key's scope does not allow on this route, before it runs: a write
-    with a read key (403); for a limited key, the account-wide routes (403) and a website
-    or project named in the path or query that it does not reach (404, as if absent)."""
+    """Refuse what the key's member's role or its scope does not allow on this route,
+    before it runs: a route above the role (403; `roles.ROUTES`), a write with a read key
+    (403); for a limited key, the account-wide routes (403) and a website or project named
+    in the path or query that it does not reach (404, as if absent)."""
+    scope = grant.scope
+    if not roles.allows(grant.role, method, resource):
+        raise errors.Forbidden()
     writes = method not in READING_METHODS and resource not in READING_POSTS
     if writes and not scope.writes:
         raise errors.Forbidden()

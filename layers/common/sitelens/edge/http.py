@@ -40,6 +40,8 @@ class Request:
     stage_variables: dict[str, str] = field(default_factory=dict)
     account: Any = None  # sitelens.accounts.Account once authorized
     key_id: str = ""  # the id of the key it was authorized by (a backfill's dedupe scope)
+    grant: Any = None  # sitelens.accounts.Grant once authorized: its key, member and role
+    on_success: Any = None  # what a keyed request does after a 2xx: its audit log entry
     rate_headers: dict[str, str] = field(default_factory=dict)  # the account's rate limit
     # the proxy event itself: the MCP server hands it to its ASGI app (edge.mcp_server)
     event: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -261,20 +263,36 @@ Handler = Callable[[Request], Response]
 
 
 def authorize(request: Request) -> scopes.Scope:
-    """Set the account of the request's key (401 without a valid one), count the request
-    against the account's rate limit (429 over it), and hold it to the key's scope (403,
+    """Set the account of the request's key (401 without a valid one; with
+    `Sitelens-Workspace`, the agency's workspace it names: `accounts.workspaces.enter`),
+    count the request against the key's account's rate limit (429 over it), and hold it to
+    its member's role and the key's scope (403,
     404; `edge.auth.permit`, then `core.scopes` wherever records are read): the scope the
     operation runs under."""
     # Imported here: public operations (tracking, the script) never load accounts.
     from sitelens import accounts
+    from sitelens.accounts import workspaces
     from sitelens.edge import auth
 
     grant = auth.authorize(request.headers)
-    request.account = grant.account
-    request.key_id = grant.key_id
     request.rate_headers = accounts.admit_request(grant.account.id, grant.key_id, grant.rate_limit)
-    auth.permit(grant.scope, request.method, request.resource, request.path_params, request.query)
+    if request.headers.get(workspaces.HEADER):  # an agency key, in one of its workspaces
+        grant = workspaces.enter(grant, request.headers[workspaces.HEADER])
+    request.account, request.grant, request.key_id = grant.account, grant, grant.key_id
+    request.on_success = _log_change
+    auth.permit(grant, request.method, request.resource, request.path_params, request.query)
     return grant.scope
+
+
+def _log_change(request: Request, response: Response) -> None:
+    """The audit log's entry of a change the request made, if its route is logged."""
+    if request.method in ("GET", "HEAD", "OPTIONS"):
+        return
+    from sitelens.accounts import audit_log
+
+    audit_log.note(
+        request.grant, request.method, request.resource, request.path_params, response.body
+    )
 
 
 def api_handler(
@@ -301,6 +319,8 @@ def api_handler(
                 request = Request.from_event(event)
                 with scopes.within(scopes.SYSTEM if public else authorize(request)):
                     response = operation(request)
+                if request.on_success is not None and response.status < 300:
+                    request.on_success(request, response)
             except errors.ApiError as err:
                 response = error(err)
             except Exception:

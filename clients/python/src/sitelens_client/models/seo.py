@@ -10,6 +10,124 @@ from pydantic import Field
 from sitelens_client.models.base import SitelensModel
 
 
+class Workspace(SitelensModel):
+    id: int
+    name: str
+    created_at: Timestamp
+
+
+class WorkspaceEnvelope(SitelensModel):
+    data: Workspace
+    status: int
+
+
+class WorkspaceListEnvelope(SitelensModel):
+    data: list[Workspace]
+    links: Links
+    meta: Meta
+    status: int
+
+
+class WorkspaceCreateForm(SitelensModel):
+    name: str
+
+
+class Member(SitelensModel):
+    id: int
+    email: str | None
+    role: Role
+    created_at: Timestamp
+    invited_by: int | None
+
+
+class MemberEnvelope(SitelensModel):
+    data: Member
+    status: int
+
+
+class MemberListEnvelope(SitelensModel):
+    data: list[Member]
+    links: Links
+    meta: Meta
+    status: int
+
+
+class MemberJoinedEnvelope(SitelensModel):
+    data: MemberJoinedEnvelopeData
+    status: int
+
+
+class MemberJoinedEnvelopeData(SitelensModel):
+    id: int
+    email: str
+    role: Role
+    created_at: Timestamp
+    invited_by: int | None
+    key: KeyCreated
+
+
+class Invitation(SitelensModel):
+    object: str
+    email: str
+    role: Role
+    invited_by: int | None
+    created_at: Timestamp
+    expires_at: Timestamp
+
+
+class InvitationEnvelope(SitelensModel):
+    data: Invitation
+    status: int
+
+
+class InvitationShownEnvelope(SitelensModel):
+    data: InvitationShownEnvelopeData
+    status: int
+
+
+class InvitationShownEnvelopeData(SitelensModel):
+    object: str
+    email: str
+    role: Role
+    invited_by: int | None
+    created_at: Timestamp
+    expires_at: Timestamp
+    account: str
+
+
+class MemberInviteForm(SitelensModel):
+    email: str
+    role: Role
+
+
+class MemberUpdateForm(SitelensModel):
+    role: Role
+
+
+class InvitationTokenForm(SitelensModel):
+    token: str | None = None
+
+
+class AuditLogEntry(SitelensModel):
+    at: Timestamp
+    action: str
+    actor: AuditLogEntryActor
+    target: str
+
+
+class AuditLogEntryActor(SitelensModel):
+    member: int
+    key: int
+    agency: int | None
+
+
+class AuditLogEnvelope(SitelensModel):
+    data: list[AuditLogEntry]
+    links: Links
+    meta: Meta
+    status: int
+
+
 class RecipientForm(SitelensModel):
     email: str
     segment: int | str | None = None
@@ -632,6 +750,7 @@ class Key(SitelensModel):
     name: str
     prefix: str
     scopes: KeyScopes
+    member: int
     rate_limit: int | None
     created_at: Timestamp
     last_used_at: Timestamp | None
@@ -647,6 +766,7 @@ class KeyCreated(SitelensModel):
     name: str
     prefix: str
     scopes: KeyScopes
+    member: int
     rate_limit: int | None
     created_at: Timestamp
     last_used_at: Timestamp | None
@@ -1002,6 +1122,9 @@ class ReportResults(SitelensModel):
     cumulative_layout_shift: CheckResult | None = None
 
 
+Role: TypeAlias = str
+
+
 AuditHeaders: TypeAlias = dict[str, str]
 
 
@@ -1019,6 +1142,25 @@ HostList: TypeAlias = str
 
 Timestamp: TypeAlias = str
 
+Workspace.model_rebuild()
+WorkspaceEnvelope.model_rebuild()
+WorkspaceListEnvelope.model_rebuild()
+WorkspaceCreateForm.model_rebuild()
+Member.model_rebuild()
+MemberEnvelope.model_rebuild()
+MemberListEnvelope.model_rebuild()
+MemberJoinedEnvelope.model_rebuild()
+MemberJoinedEnvelopeData.model_rebuild()
+Invitation.model_rebuild()
+InvitationEnvelope.model_rebuild()
+InvitationShownEnvelope.model_rebuild()
+InvitationShownEnvelopeData.model_rebuild()
+MemberInviteForm.model_rebuild()
+MemberUpdateForm.model_rebuild()
+InvitationTokenForm.model_rebuild()
+AuditLogEntry.model_rebuild()
+AuditLogEntryActor.model_rebuild()
+AuditLogEnvelope.model_rebuild()
 RecipientForm.model_rebuild()
 Recipient.model_rebuild()
 RecipientEnvelope.model_rebuild()

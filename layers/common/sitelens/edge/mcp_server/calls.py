@@ -8,10 +8,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from pydantic import Field
 
+from sitelens.accounts import roles
 from sitelens.core import errors, scopes
 from sitelens.edge import auth
 from sitelens.edge.http import Request, Response, listed, ok
@@ -24,12 +25,16 @@ RecordId = Annotated[int, Field(ge=1, le=2**53)]
 
 @dataclass(frozen=True)
 class Caller:
-    """The request the tools run in: its key's account and scope, and the API's base URL
-    the links of answers are built on."""
+    """The request the tools run in: its key's account, grant (its member's role and its
+    scope), and the API's base URL the links of answers are built on."""
 
     account_id: str
-    scope: scopes.Scope
+    grant: Any  # sitelens.accounts.Grant
     base_url: str
+
+    @property
+    def scope(self) -> scopes.Scope:
+        return cast(scopes.Scope, self.grant.scope)
 
 
 _caller: ContextVar[Caller | None] = ContextVar("sitelens_mcp_caller", default=None)
@@ -64,8 +69,9 @@ class Route:
         return self.method not in auth.READING_METHODS and self.path not in auth.READING_POSTS
 
     def permit(self, path_params: dict[str, str], query: dict[str, str] | None = None) -> None:
-        """Refuse what the key's scope refuses on the route (403, 404), as the API does."""
-        auth.permit(caller().scope, self.method, self.path, path_params, query or {})
+        """Refuse what the key's member's role or scope refuses on the route (403, 404), as
+        the API does."""
+        auth.permit(caller().grant, self.method, self.path, path_params, query or {})
 
     def request(self, path_params: dict[str, str], query: dict[str, Any]) -> Request:
         """The API request this call stands for: what the API's envelopes and links read."""
@@ -95,9 +101,12 @@ class Tool:
         return self.route.writes
 
 
-def visible(tool: Tool, scope: scopes.Scope) -> bool:
-    """Whether a key of `scope` sees the tool: a read key sees the reading ones only."""
-    return scope.writes or not tool.writes
+def visible(tool: Tool, grant: Any) -> bool:
+    """Whether a key of `grant` sees the tool: the ones its member's role allows on the
+    route the tool stands for, and of them, for a read key, the reading ones only."""
+    if not roles.allows(grant.role, tool.route.method, tool.route.path):
+        return False
+    return bool(grant.scope.writes) or not tool.writes
 
 
 def answered(response: Response) -> dict[str, Any]:

@@ -16,7 +16,7 @@ from mcp.server.lowlevel import Server
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.shared.exceptions import MCPError
 
-from sitelens.core import errors, metrics, scopes
+from sitelens.core import errors, metrics
 from sitelens.core.log import logger
 from sitelens.edge import docs
 from sitelens.edge.http import JSON_TYPE, MAX_BODY_BYTES, Request, Response
@@ -36,7 +36,7 @@ def answer(request: Request) -> Response:
     media_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if media_type != JSON_TYPE:
         raise errors.UnsupportedMediaType()
-    who = Caller(request.account.id, scopes.current(), request.base_url)
+    who = Caller(request.account.id, request.grant, request.base_url)
     with calling(who):
         # A handler per call: mangum sets up this thread's event loop (make serve's
         # requests each have their own thread; Lambda's run one at a time)
@@ -119,7 +119,7 @@ def _described(name: str) -> types.Tool:
 
 
 async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
-    shown = [_described(t.name) for t in TOOLS.values() if visible(t, caller().scope)]
+    shown = [_described(t.name) for t in TOOLS.values() if visible(t, caller().grant)]
     return types.ListToolsResult(tools=shown)
 
 
