@@ -278,6 +278,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the events warehouse on ClickHouse, queried for a website read first (scoped)",
     ),
     "checkpoints": ("last advance", "a scheduled job's progress: one item, no account's"),
+    "crawls": ("put", "crawl rows' files of a website whose record was read first (scoped)"),
     "clickhouse_counts": (
         "counted create_statements insert_statement insert span_counts presences",
         "counters and presences in ClickHouse of a website id whose record was read first "

@@ -266,6 +266,11 @@ def test_a_body_that_is_no_log_is_a_400(analytics, site, served):
         assert refused.body["status"] == 400
     assert send(analytics, site, "just words", format="combined").status == 400
     assert send(analytics, site, b"\x1f\x8bnot gzip at all").status == 400
+    as_form = analytics.request(
+        "POST", f"/api/v1/websites/{site}/logs", body=MIXED.encode(),
+        headers={"Content-Type": "multipart/form-data; boundary=x"},
+    )  # fmt: skip
+    assert as_form.status == 415
 
 
 def test_bounds(analytics, site, served, monkeypatch):
@@ -319,3 +324,18 @@ def test_clickhouse_refuses_crawl_queries_with_a_400(analytics, site, served, mo
     )  # fmt: skip
     assert answer.status == 400
     assert "ClickHouse" in answer.body["message"]
+
+
+def test_the_sam_local_invoke_event_uploads_two_crawls(served, aws_env):
+    """events/logs-upload.json, as `sam local invoke` would deliver it to the function."""
+    from sitelens import accounts
+    from tests.integration.test_events import KEY, event, invoke
+
+    account = accounts.create_account("Events")
+    accounts.add_key(account, "events", key=KEY)
+    status, _, body = invoke(event("websites-create"))
+    assert status == 201, body
+    status, _, body = invoke(event("logs-upload"))
+    assert status == 200, body
+    assert body["data"]["crawls"] == 2
+    assert body["data"]["verification"] == {"verified": 2}

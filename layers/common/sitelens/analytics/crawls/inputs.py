@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import field_validator
 
 from sitelens.analytics.crawls.accesslogs import REALTIME_FIELDS
+from sitelens.core import errors
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Input
 
@@ -34,3 +35,10 @@ class LogUpload(Input):
     def reading(self) -> tuple[str, Sequence[str]]:
         """The format and the real-time fields, as `uploads.upload` takes them."""
         return self.format, tuple(self.fields.split(",")) if self.fields else REALTIME_FIELDS
+
+
+def check_media_type(content_type: str | None) -> None:
+    """415 for a multipart form: the log is the body itself (any other type is read as
+    lines, `curl --data-binary`'s form type included; gzip by its magic bytes)."""
+    if (content_type or "").split(";")[0].strip().lower().startswith("multipart/"):
+        raise errors.UnsupportedMediaType()
