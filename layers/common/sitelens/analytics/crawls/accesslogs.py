@@ -143,7 +143,10 @@ def _tabbed(line: str, fields: Sequence[str], when: object) -> LogLine | None:
         path = values.get("cs-uri-stem", "")
         query = values.get("cs-uri-query", "-")
         agent = values.get("cs(User-Agent)", values.get("cs-user-agent", "-"))
-        host = values.get("x-host-header", values.get("cs-host", "-"))
+        # the Host the viewer sent (an alternate domain name); cs(Host) is the distribution's
+        host = next(
+            (values[f] for f in ("x-host-header", "cs-host") if values.get(f, "-") != "-"), "-"
+        )
         ip = values["c-ip"]
     except (KeyError, ValueError, OverflowError):
         return None
