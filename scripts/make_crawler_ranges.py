@@ -13,7 +13,6 @@ from __future__ import annotations
 import ipaddress
 import json
 import re
-import sys
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,4 +57,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

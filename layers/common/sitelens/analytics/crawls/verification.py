@@ -19,6 +19,7 @@ from importlib import resources
 from typing import Final, Protocol
 
 from sitelens.analytics.crawls.crawlers import Crawler
+from sitelens.core import nameservers
 
 VERIFIED: Final = "verified"
 SPOOFED: Final = "spoofed"
@@ -39,15 +40,15 @@ class Resolver(Protocol):
 
 
 class DnsResolver:
-    """dnspython's stub resolver, each lookup bounded by `_DNS_SECONDS`."""
+    """dnspython's, of the configured name server (`core.nameservers`), each look-up
+    bounded by `_DNS_SECONDS`."""
 
     def reverse(self, ip: str) -> list[str]:
         import dns.exception
-        import dns.resolver
         import dns.reversename
 
         try:
-            answer = dns.resolver.resolve(
+            answer = nameservers.resolver().resolve(
                 dns.reversename.from_address(ip), "PTR", lifetime=_DNS_SECONDS
             )
         except (dns.exception.DNSException, ValueError):
@@ -56,14 +57,14 @@ class DnsResolver:
 
     def forward(self, name: str) -> list[str]:
         import dns.exception
-        import dns.resolver
 
         found: list[str] = []
         for kind in ("A", "AAAA"):
             try:
-                found += [str(r) for r in dns.resolver.resolve(name, kind, lifetime=_DNS_SECONDS)]
+                answer = nameservers.resolver().resolve(name, kind, lifetime=_DNS_SECONDS)
             except dns.exception.DNSException:
                 continue
+            found += [str(record) for record in answer]
         return found
 
 
