@@ -19,7 +19,8 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
+from functools import lru_cache
 from typing import Final
 from urllib.parse import unquote
 
@@ -114,14 +115,38 @@ def _apache_line(line: str) -> LogLine | None:
     if found is None:
         return None
     request = found.group("request").split(" ")
-    try:
-        at = datetime.strptime(found.group("time"), "%d/%b/%Y:%H:%M:%S %z").astimezone(UTC)
-    except ValueError:
+    at = _apache_time(found.group("time"))
+    if at is None:
         return None
     if len(request) < 2:
         return None  # "-" or a bare garbage request: no page
     agent = (found.group("agent") or "").replace('\\"', '"')
     return LogLine(at, "", request[1], int(found.group("status")), agent, found.group("ip"))
+
+
+_MONTHS: Final = {
+    name: n
+    for n, name in enumerate(
+        ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1
+    )
+}
+
+
+@lru_cache(maxsize=4096)  # a log's lines come a few to the second
+def _apache_time(text: str) -> datetime | None:
+    """`%t`, `27/Nov/2026:10:00:00 +0100`, as UTC; read by slicing (strptime took 70 % of
+    an upload's time)."""
+    try:
+        if len(text) != 26 or text[2] + text[6] + text[11] + text[20] != "//: ":
+            raise ValueError(text)
+        offset = (int(text[22:24]) * 60 + int(text[24:26])) * (-1 if text[21] == "-" else 1)
+        at = datetime(
+            int(text[7:11]), _MONTHS[text[3:6]], int(text[0:2]),
+            int(text[12:14]), int(text[15:17]), int(text[18:20]), tzinfo=UTC,
+        )  # fmt: skip
+    except (ValueError, KeyError):
+        return None
+    return at - timedelta(minutes=offset)
 
 
 def _epoch(values: dict[str, str]) -> datetime:
