@@ -63,6 +63,10 @@ FIGURES = frozenset(
         # queue and then dead-lettered (JobsDeadLetterAlarm): docs/exports.md
         "ExportsFailed",
         "HitsExcluded",  # [reason] the website's rules: the user's choice, shown to them
+        "CrawlsStored",  # [verification] crawl rows of access-log uploads (docs/crawlers.md)
+        # [reason] access-log lines not counted (humans, other_hosts, malformed): the
+        # upload's answer shows the caller each count, so no line is lost unseen
+        "CrawlLinesSkipped",
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",
         "HitsDuplicate",

@@ -26,7 +26,7 @@ from typing import Any, Final
 
 from sitelens.analytics.crawls import accesslogs, crawlers, verification
 from sitelens.analytics.warehouse import crawls
-from sitelens.core import errors, hosts
+from sitelens.core import errors, hosts, metrics
 from sitelens.data import crawls as stored_crawls
 from sitelens.data import websites as stored_websites
 
@@ -198,4 +198,8 @@ def store(
         by_day.setdefault(row["ts"].strftime("%Y-%m-%d"), []).append(row)
     files = {crawls.file_key(website_id, day, digest): found for day, found in by_day.items()}
     stored_crawls.put(files, crawls.DUCKDB_COLUMNS)
+    for verdict, count in tally.by_verification.items():
+        metrics.count("CrawlsStored", count, verification=verdict)
+    for reason in ("humans", "other_hosts", "malformed"):
+        metrics.count("CrawlLinesSkipped", getattr(tally, reason), reason=reason)
     return tally.shown()
