@@ -191,7 +191,16 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "an export's own record, in the account's `#export:` partition: `get` answers None "
         "when the key's scope does not admit its website (tests/integration/exports); files",
     ),
-    "customer_buckets": ("deliver delivery_failed", "a write to the customer's own bucket"),
+    "customer_buckets": (
+        "deliver delivery_failed",
+        "a write to the customer's own bucket, and its logs read (`Reader`) as their role",
+    ),
+    "crawl_sources": (
+        "put get delete every",
+        "a website's log source, in the partition `#crawl-sources`: `get` (and `delete` "
+        "through it) answers None for another account's or a website the key's scope does "
+        "not admit; `every` raises outside the system scope (tests/integration/crawls)",
+    ),
     "accounts": (
         "next_id put_account get_account set_contact mailed_accounts mailed_now digest_claims "
         "claim_digest take_over_digest record_digest",

@@ -67,6 +67,9 @@ FIGURES = frozenset(
         # [reason] access-log lines not counted (humans, other_hosts, malformed): the
         # upload's answer shows the caller each count, so no line is lost unseen
         "CrawlLinesSkipped",
+        # [reason] a customer's role or bucket refused the log pull: theirs to fix, tried
+        # again hourly, its checkpoint unmoved (docs/crawlers.md)
+        "CrawlPullsRefused",
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",
         "HitsDuplicate",
