@@ -20,13 +20,12 @@ import hashlib
 import zlib
 from collections import Counter
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from sitelens.analytics.crawls import accesslogs, crawlers, verification
 from sitelens.analytics.warehouse import crawls
-from sitelens.core import errors, hosts, metrics
+from sitelens.core import errors, hosts, metrics, scopes
 from sitelens.data import crawls as stored_crawls
 from sitelens.data import websites as stored_websites
 
@@ -156,7 +155,7 @@ def _verified(claims: set[tuple[crawlers.Crawler, str]]) -> dict[tuple[str, str]
     ordered = sorted(claims, key=lambda pair: (pair[0].name, pair[1]))
     if not ordered:
         return {}
-    with ThreadPoolExecutor(min(_LOOKUPS, len(ordered))) as pool:
+    with scopes.ThreadPool(max_workers=min(_LOOKUPS, len(ordered))) as pool:
         found = list(pool.map(lambda pair: verification.verify(*pair), ordered))
     return {(c.name, ip): verdict for (c, ip), verdict in zip(ordered, found, strict=True)}
 
