@@ -31,7 +31,7 @@ PLAUSIBLE_VERSION := 0.4.6
 PLAUSIBLE := .plausible-tracker
 PLAUSIBLE_STAMP := $(PLAUSIBLE)/.installed-$(PLAUSIBLE_VERSION)
 
-.PHONY: client client-models serve test test-slow test-fast test-kind lint checkov format build deploy bench bench-large docs routes openapi \
+.PHONY: client client-models serve test test-slow test-fast test-kind lint checkov format build deploy bench bench-large docs routes openapi crawler-ranges \
 	script browser proxy clean
 
 $(STAMP): pyproject.toml layers/common/requirements.txt
@@ -165,6 +165,11 @@ deploy: build
 # Regenerate the layer's routes.json (the 405 Allow lists) from template.yaml.
 routes: $(STAMP)
 	$(BIN)/python -m sitelens.local.routes
+
+# Refresh the crawlers' published IP ranges the layer ships (analytics/crawls/ranges/*.json,
+# docs/crawlers.md) from OpenAI's, Anthropic's and Perplexity's lists; needs the network.
+crawler-ranges: $(STAMP)
+	$(BIN)/python scripts/make_crawler_ranges.py
 
 # Regenerate the layer's edge/openapi/*.json from openapi/*.yaml (the served documents).
 openapi: $(STAMP)

@@ -34,6 +34,7 @@ from tests.e2e.webhooks.receivers import (  # noqa: F401 - fixtures, by name
     receiving,
     stalled,
 )
+from tests.fixtures.dns_stub import StubDns
 
 # Accounts of the shared server: one or two a module, about a dozen modules, and with
 # worksteal either worker may run any of them. Each costs a few writes at start.
@@ -75,11 +76,21 @@ def worker_dynamodb(request: pytest.FixtureRequest) -> str | None:
 
 
 @pytest.fixture(scope="session")
-def shared_serve(worker_dynamodb: str | None) -> Iterator[SharedServe]:
+def stub_dns() -> Iterator[StubDns]:
+    """The shared server's name server (SITELENS_DNS_NAMESERVER): crawler verification asks
+    it, never the network; a test adds the records it needs (`more`)."""
+    server = StubDns()
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def shared_serve(worker_dynamodb: str | None, stub_dns: StubDns) -> Iterator[SharedServe]:
     keys = [f"sl_test_shared_{n}_{uuid.uuid4().hex}" for n in range(1, POOL_SIZE + 1)]
     [catcher] = free_ports(1)
     server = start_server(
         dynamodb=worker_dynamodb,
+        SITELENS_DNS_NAMESERVER=stub_dns.address,
         SITELENS_DEV_API_KEY=",".join(keys),
         SITELENS_ALLOW_PRIVATE_URLS="1",
         SITELENS_KEY_CACHE_SECONDS="0",

@@ -72,6 +72,15 @@ NOT_RUN = {
         " on make serve",
     ),
     (
+        "docs/crawlers.md",
+        "needs a role in your AWS account (tests/integration/crawls/test_log_pulls.py uses moto's)",
+    ),
+    (
+        "docs/crawlers.md",
+        "needs Google's reverse DNS and a gzip file (tests/e2e/test_crawl_logs_served.py runs "
+        "it with a stub name server)",
+    ),
+    (
         "docs/segments-and-journeys.md",
         "needs these visits recorded on 2026-11-23 (tests/integration/journeys)",
     ),

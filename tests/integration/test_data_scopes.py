@@ -201,7 +201,8 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
     ),
     "customer_buckets": (
         "deliver fetch delivery_failed",
-        "a write to (or a read of) the customer's own bucket, as their role",
+        "a write to (or a read of) the customer's own bucket, and its logs read (`Reader`), "
+        "as their role",
     ),
     "imports": (
         "create get of_website set_fields remove local_root upload_key put_upload "
@@ -209,6 +210,12 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "an import's own record, in the account's `#import:` partition: `get` and "
         "`of_website` answer only what the key's scope admits (tests/integration/imports); "
         "files",
+    ),
+    "crawl_sources": (
+        "put get delete every",
+        "a website's log source, in the partition `#crawl-sources`: `get` (and `delete` "
+        "through it) answers None for another account's or a website the key's scope does "
+        "not admit; `every` raises outside the system scope (tests/integration/crawls)",
     ),
     "accounts": (
         "next_id put_account get_account set_contact mailed_accounts mailed_now digest_claims "
@@ -310,6 +317,7 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the events warehouse on ClickHouse, queried for a website read first (scoped)",
     ),
     "checkpoints": ("last advance", "a scheduled job's progress: one item, no account's"),
+    "crawls": ("put", "crawl rows' files of a website whose record was read first (scoped)"),
     "clickhouse_counts": (
         "counted create_statements insert_statement insert span_counts presences",
         "counters and presences in ClickHouse of a website id whose record was read first "

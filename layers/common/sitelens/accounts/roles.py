@@ -83,6 +83,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "/api/v1/websites/{id}": {**_EDIT, "DELETE": ADMIN},
     "/api/v1/websites/{id}/annotations": _EDIT,
     "/api/v1/websites/{id}/annotations/{annotation_id}": _EDIT,
+    "/api/v1/websites/{id}/crawls/unvisited": _READ,
     "/api/v1/websites/{id}/events": {"POST": EDITOR},  # a backfill
     "/api/v1/websites/{id}/exports": _EDIT,
     "/api/v1/websites/{id}/exports/{export_id}": _READ,
@@ -92,6 +93,8 @@ ROUTES: dict[str, dict[str, str]] = {
     "/api/v1/websites/{id}/goals/{goal_id}": _EDIT,
     "/api/v1/websites/{id}/imports": _EDIT,
     "/api/v1/websites/{id}/imports/{import_id}": {"GET": VIEWER, "DELETE": EDITOR},
+    "/api/v1/websites/{id}/logs": {"POST": EDITOR},  # access logs uploaded
+    "/api/v1/websites/{id}/logs/source": {"PUT": ADMIN, "DELETE": ADMIN},  # a role grant
     "/api/v1/websites/{id}/recipients": _EDIT,
     "/api/v1/websites/{id}/recipients/{recipient}": _EDIT,
     "/api/v1/websites/{id}/search-console": _SETTINGS,  # a Google grant: admins

@@ -17,10 +17,12 @@ from typing import Any
 
 from sitelens.analytics import annotations as timeline
 from sitelens.analytics import rollups, segments
+from sitelens.analytics.crawls import queries as crawl_queries
 from sitelens.analytics.imports import queried
 from sitelens.analytics.warehouse import (
     answers,
     conversions,
+    crawls,
     goals,
     query,
     revenue,
@@ -39,6 +41,8 @@ DEFAULT_TIMEZONE = "UTC"
 def run(account_id: str, body: Any) -> dict[str, Any]:
     """The answer to a query body; 422 for an invalid or too expensive query, 404 when a
     website is not the account's."""
+    if crawls.asked(body):  # crawl rows are their own table (docs/crawlers.md)
+        return crawl_queries.run(account_id, body)
     parsed = parse(account_id, body)
     site_ids = body.get("site_id")
     echo = {**body, "site_id": site_ids, "timezone": parsed.timezone}

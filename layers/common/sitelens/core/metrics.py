@@ -77,6 +77,13 @@ FIGURES = frozenset(
         # dead-lettered (JobsDeadLetterAlarm): docs/search-console.md
         "SearchConsoleImportsFailed",
         "HitsExcluded",  # [reason] the website's rules: the user's choice, shown to them
+        "CrawlsStored",  # [verification] crawl rows of access-log uploads (docs/crawlers.md)
+        # [reason] access-log lines not counted (humans, other_hosts, malformed): the
+        # upload's answer shows the caller each count, so no line is lost unseen
+        "CrawlLinesSkipped",
+        # [reason] a customer's role or bucket refused the log pull: theirs to fix, tried
+        # again hourly, its checkpoint unmoved (docs/crawlers.md)
+        "CrawlPullsRefused",
         "HitsDropped",  # [reason] the sender's setting (Plausible's format answers 202)
         "HitsCounted",
         "HitsDuplicate",

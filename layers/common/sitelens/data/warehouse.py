@@ -89,6 +89,8 @@ class LocalEngine:
     merge: Callable[[date], dict[str, int]] = lambda today: {}
     # the folder of its files (make serve): exports read a site's files there in place
     root: Path | None = None
+    # a finished file put at a key of its folder (make serve's crawl files: `data.crawls`)
+    place: Callable[[Path, str], None] | None = None
 
 
 def _json_default(value: Any) -> Any:

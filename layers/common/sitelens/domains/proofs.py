@@ -18,8 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from sitelens.core import hosts
-from sitelens.core.config import settings
+from sitelens.core import hosts, nameservers
 from sitelens.seo import fetch
 from sitelens.seo.connections import Session
 
@@ -129,17 +128,9 @@ def _txt_values(name: str) -> set[str]:
     empty when there are none or the name servers do not answer."""
     # only a DNS check loads dnspython
     import dns.exception
-    import dns.resolver
 
-    resolver = dns.resolver.Resolver(configure=not settings().dns_nameserver)
-    if settings().dns_nameserver:
-        server, _, port = settings().dns_nameserver.rpartition(":")
-        if not server or not port.isdigit():  # a bare host (an IPv6 address needs [::1]:53)
-            server, port = settings().dns_nameserver, "53"
-        resolver.nameservers = [server.strip("[]")]
-        resolver.port = int(port)
     try:
-        answer = resolver.resolve(name, "TXT", lifetime=DNS_LIFETIME)
+        answer = nameservers.resolver().resolve(name, "TXT", lifetime=DNS_LIFETIME)
     except dns.exception.DNSException:  # no such name, no TXT, a timeout, no server
         return set()
     return {b"".join(record.strings).decode("utf-8", errors="replace") for record in answer}

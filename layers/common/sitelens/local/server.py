@@ -132,6 +132,7 @@ class LocalStack:
                 self.warehouse.receive,
                 self.warehouse.merge,
                 self.warehouse.root,
+                self.warehouse.place,
             )
         )
 

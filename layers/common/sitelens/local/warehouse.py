@@ -20,7 +20,15 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
-from sitelens.analytics.warehouse import compaction, layout, merges, reingest, schema, summaries
+from sitelens.analytics.warehouse import (
+    compaction,
+    crawls,
+    layout,
+    merges,
+    reingest,
+    schema,
+    summaries,
+)
 from sitelens.analytics.warehouse.schema import DUCKDB_TYPES as _DUCKDB_TYPES
 from sitelens.core import clock
 from sitelens.data import warehouse
@@ -106,6 +114,16 @@ class LocalWarehouse:
             target.write_text("".join(json.dumps(found) + "\n" for found in failed))
         return sent
 
+    def place(self, path: Path, key: str) -> None:
+        """Put a finished file at `key` under `root`, replacing one there (crawl files)."""
+        with self.lock:
+            target = self.root / key
+            target.parent.mkdir(parents=True, exist_ok=True)
+            aside = target.with_name(f".{target.name}.{uuid.uuid4().hex}")
+            aside.write_bytes(path.read_bytes())
+            os.replace(aside, target)
+            self.defined = False
+
     def mark_deleted(self, path: str) -> None:
         """Write a tombstone (`deletions.mark`) under `root`."""
         with self.lock:
@@ -152,6 +170,7 @@ class LocalWarehouse:
             *summaries.COLUMNS.items(),
         ):
             self._define(name, columns, "website_id=*/day=*/*.parquet", by_site_day)
+        self._define(crawls.FOLDER, crawls.COLUMNS, "website_id=*/day=*/*.parquet", by_site_day)
         self._define(  # files of any age: columns matched by name
             compaction.LANDING,
             schema.COLUMNS,

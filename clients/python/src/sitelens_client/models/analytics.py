@@ -695,6 +695,29 @@ class SearchConsoleEnvelope(SitelensModel):
     status: int
 
 
+class LogSource(SitelensModel):
+    role_arn: str
+    bucket: str
+    prefix: str | None = None
+    format: str | None = None
+    fields_: str | None = Field(None, alias="fields")
+
+
+class LogUploadEnvelope(SitelensModel):
+    data: LogUploadEnvelopeData
+    status: int
+
+
+class LogUploadEnvelopeData(SitelensModel):
+    lines: int
+    crawls: int
+    humans: int
+    other_hosts: int
+    malformed: int
+    verification: dict[str, int]
+    families: dict[str, int]
+
+
 class ExportEnvelope(SitelensModel):
     data: Export
     status: int
@@ -1298,6 +1321,9 @@ SearchConsoleConnectServiceAccountKey.model_rebuild()
 SearchConsole.model_rebuild()
 SearchConsoleLastImport.model_rebuild()
 SearchConsoleEnvelope.model_rebuild()
+LogSource.model_rebuild()
+LogUploadEnvelope.model_rebuild()
+LogUploadEnvelopeData.model_rebuild()
 ExportEnvelope.model_rebuild()
 ImportCreate.model_rebuild()
 ImportCreateSource.model_rebuild()
