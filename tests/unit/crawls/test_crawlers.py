@@ -141,11 +141,14 @@ def test_googlebot_is_verified_by_forward_confirmed_reverse_dns(resolver):
     assert fake.asked == 4  # the first answer was kept
 
 
-def test_published_ranges_verify_openai_and_others_are_unverified(resolver):
+def test_published_ranges_verify_openai_and_others_are_unverified(resolver, monkeypatch):
     resolver({}, {})
     gpt = crawlers.identify("Mozilla/5.0 (compatible; GPTBot/1.2; +https://openai.com/gptbot)")
     assert gpt is not None
     assert verification.verify(gpt, "20.171.206.7") == "verified"
+    # outside a list never fetched whole (the shipped seed): no verdict, not "spoofed"
+    assert verification.verify(gpt, "198.51.100.1") == "unverified"
+    monkeypatch.setattr(verification, "fetched", lambda file: True)  # `make crawler-ranges` ran
     assert verification.verify(gpt, "198.51.100.1") == "spoofed"
     ahrefs = crawlers.identify("Mozilla/5.0 (compatible; AhrefsBot/7.0; +http://ahrefs.com/robot/)")
     assert ahrefs is not None

@@ -4,7 +4,9 @@ address), as Google and Microsoft document, or by the operator's published IP ra
 (`ranges/`, refreshed by `make crawler-ranges`), as OpenAI, Anthropic and Perplexity do.
 
 A line's verification is `verified`, `spoofed` (it claims a checkable crawler and fails
-the check) or `unverified` (no check exists for it). The resolver is injectable (`use`:
+the check) or `unverified` (no check exists for it, or its address is outside a list that
+was never fetched whole: shipped lists are seeded until `make crawler-ranges` runs, and
+calling a real crawler spoofed would be a false verdict). The resolver is injectable (`use`:
 tests give a fake, nothing in the suite looks a name up) and its answers are kept per
 container, since a log repeats a crawler's few addresses thousands of times.
 """
@@ -16,7 +18,7 @@ import json
 from collections.abc import Iterable
 from functools import cache
 from importlib import resources
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from sitelens.analytics.crawls.crawlers import Crawler
 from sitelens.core import nameservers
@@ -107,10 +109,21 @@ def confirmed_by_dns(ip: str, domains: Iterable[str]) -> bool:
 
 
 @cache
+def _published(file: str) -> dict[str, Any]:
+    text = resources.files("sitelens.analytics.crawls").joinpath("ranges", file).read_text()
+    found: dict[str, Any] = json.loads(text)
+    return found
+
+
 def ranges(file: str) -> tuple[IpNetwork, ...]:
     """The networks of a published list shipped in `ranges/`."""
-    text = resources.files("sitelens.analytics.crawls").joinpath("ranges", file).read_text()
-    return tuple(ipaddress.ip_network(p, strict=False) for p in json.loads(text)["prefixes"])
+    return tuple(ipaddress.ip_network(p, strict=False) for p in _published(file)["prefixes"])
+
+
+def fetched(file: str) -> bool:
+    """Whether the list was fetched whole from its source (`make crawler-ranges` sets
+    `fetched`): a list seeded by hand may lack some of the operator's addresses."""
+    return bool(_published(file).get("fetched"))
 
 
 def in_ranges(ip: str, file: str) -> bool:
@@ -127,7 +140,10 @@ def verify(crawler: Crawler, ip: str) -> str:
     if method == "dns":
         ok = confirmed_by_dns(ip, crawler.verify["domains"])  # type: ignore[index]
     elif method == "ranges":
-        ok = in_ranges(ip, crawler.verify["file"])  # type: ignore[index]
+        file = crawler.verify["file"]  # type: ignore[index]
+        ok = in_ranges(ip, file)
+        if not ok and not fetched(file):  # outside a partial list proves nothing
+            return UNVERIFIED
     else:
         return UNVERIFIED
     return VERIFIED if ok else SPOOFED
