@@ -5,7 +5,7 @@ and analysed per second (start to done), the peak memory of the server process (
 worker runs in it) and of DynamoDB Local, and the precision and recall of every
 cross-page check against the generator's known answers.
 
-Sized so that each of its two runs takes about 40 s on 2 cores (2,500 pages, past
+Sized so that each of its two runs takes about 35 s on 2 cores (2,000 pages, past
 the 1,000 where run diffs once went wrong; BENCH_AUDIT_PAGES changes it, up to the
 generator's 20,000), 300 pages in quick mode."""
 
@@ -23,7 +23,7 @@ from tests.bench import report, timing
 from tests.bench.audit_site import GeneratedSite
 from tests.e2e.test_local_server import call, start_server
 
-PAGES = 300 if timing.QUICK else int(os.environ.get("BENCH_AUDIT_PAGES", "2500"))
+PAGES = 300 if timing.QUICK else int(os.environ.get("BENCH_AUDIT_PAGES", "2000"))
 GROUPS = 3 if timing.QUICK else 20  # each plants one of every defect
 KEY = "sl_bench_audit_" + uuid.uuid4().hex
 DEADLINE_S = 600
