@@ -775,6 +775,7 @@ def test_examples_not_run_are_the_listed_few_and_say_why() -> None:
     assert not_run == NOT_RUN
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 @pytest.mark.parametrize("page", RUN_PAGES)
 def test_page_examples_answer_as_shown(
     page: str, shared_serve: SharedServe, dev_key: str, tmp_path: Path

@@ -88,6 +88,7 @@ def test_a_client_that_disconnects_mid_request_is_one_line_without_a_traceback(s
     assert call("GET", f"{server.analytics}/api/v1/openapi.json").status == 200
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_an_idle_server_prints_nothing_periodically(serve) -> None:
     server, started = serve
     # at least two passes of the minutely function after the first one at start

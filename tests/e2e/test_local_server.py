@@ -778,6 +778,7 @@ def test_a_burst_of_events_is_all_counted_and_nothing_is_lost(dev: Dev) -> None:
     assert figures.counted_after is not None and figures.lost == 0, figures
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_a_burst_of_bots_is_all_counted_as_excluded(dev: Dev) -> None:
     """Past the ten tallies a second queued at once, the rest of a burst is held; `make
     serve` queues it within about a second, as the container's next request would."""

@@ -122,6 +122,7 @@ def kid_of(token: str) -> str:
     return str(json.loads(signing._unb64(token.split(".")[0]))["k"])
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_the_rotation_command_makes_a_new_active_key(kept, analytics, capsys):
     cursor = next_cursor(analytics)
     assert kid_of(cursor) == signing_keys.FIRST_KID  # a bare secret is key "0"

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 OPTIONS = ["-q", "-p", "no:cacheprovider", "--override-ini", "addopts="]
 
@@ -35,6 +37,7 @@ def outcomes(require_all: str | None) -> dict[str, int]:
     return run_pytest("tests/fixtures/skipping.py", **env)[0]
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_locally_a_test_without_its_tool_is_skipped() -> None:
     assert outcomes(None) == {"passed": 1, "skipped": 3, "xfailed": 1}
 

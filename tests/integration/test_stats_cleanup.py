@@ -196,6 +196,7 @@ def counted(monkeypatch: pytest.MonkeyPatch, kill_at: int | None = None) -> Coun
     return calls
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_a_cleanup_killed_midway_resumes_where_it_stopped(analytics, account, monkeypatch):
     website_id = busy_website(analytics, account.id, "gone.example", pages=120)
     kept = busy_website(analytics, account.id, "kept.example", pages=5)

@@ -262,6 +262,7 @@ def test_bots_are_counted_when_not_excluded(analytics, ua):
     assert queued()[0]["device"] == "other"
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 @pytest.mark.parametrize("ua", BROWSERS)
 def test_browsers_are_counted_when_bots_are_excluded(analytics, ua):
     create_website(analytics, exclude_bots=1)

@@ -139,6 +139,7 @@ def test_a_rename_to_the_same_site_changes_only_the_spelling(analytics):
     assert rename(analytics, website["id"], "not a domain").status == 422
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 @pytest.mark.usefixtures("dynamodb_local_env", "queue_settings")
 def test_parallel_renames_to_one_domain_give_it_to_one(dynamodb_local_env):
     client = Client("AnalyticsApi", make_account("Acme").key)

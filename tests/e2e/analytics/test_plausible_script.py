@@ -154,6 +154,7 @@ def test_plausibles_script_is_counted_as_it_is(server: Server, dev_key: str, pag
     assert ask(props) == [{"dimensions": ["pro", "3"], "metrics": [1]}]
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_the_tracker_is_the_pinned_one() -> None:
     """The file the test loads is the version the Makefile pins."""
     if not TRACKER.is_file():

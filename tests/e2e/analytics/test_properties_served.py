@@ -7,12 +7,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from tests.e2e.analytics.test_goals_served import until
 from tests.e2e.test_local_analytics import send
 from tests.e2e.test_local_server import call, unique_domain
 from tests.fixtures.analytics import CHROME
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_properties_revenue_scroll_and_vitals_as_served(server, dev_key):
     domain = unique_domain("props")
     created = call("POST", f"{server.analytics}/api/v1/websites", dev_key, form={"domain": domain})

@@ -114,6 +114,7 @@ def pages(sent: list[dict[str, str]]) -> list[str]:
     ]
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_a_page_restored_from_the_back_forward_cache_is_counted(collector: Collector) -> None:
     with playwright.sync_playwright() as p:
         chromium = browser(p)
@@ -148,6 +149,7 @@ def test_an_automated_browser_is_not_counted(collector: Collector) -> None:
     assert collector.wait_for(1, within=1) == []
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_events_called_before_the_script_loaded_are_sent_in_order(collector: Collector) -> None:
     with playwright.sync_playwright() as p:
         chromium = browser(p)

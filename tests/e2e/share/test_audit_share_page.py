@@ -49,6 +49,7 @@ def crawled(server: Server, key: str, site: Site, **fields: str) -> dict[str, An
     raise AssertionError("the audit did not finish in 60 s")
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_the_audit_page_groups_issues_by_severity(server, dev_key, chromium, audited_site):
     audit = crawled(server, dev_key, audited_site)
     issues = call("GET", f"{server.seo}/api/v1/audits/{audit['id']}/issues", dev_key).body["data"]

@@ -17,6 +17,8 @@ import json
 import time
 from email import message_from_bytes, policy
 
+import pytest
+
 from tests.e2e.test_local_server import call
 from tests.e2e.webhooks.receivers import (
     STALL_SECONDS,
@@ -149,6 +151,7 @@ def test_a_receiver_that_keeps_failing_is_disabled_and_recovers_when_enabled(
     assert receiving.receiver.of("/down")[-1].body == calls[0].body
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_goal_conversions_of_a_minute_arrive_as_one_signed_delivery(
     receiving: Served, converting: Converting
 ) -> None:

@@ -69,6 +69,7 @@ def test_bots_are_stopped() -> None:
     assert stopped_matomo / len(matomo_bots) >= 0.97
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_real_browsers_are_counted_and_their_devices_right() -> None:
     browsers = npm_collection("user-agents", "dist/user-agents.json")
     excluded = [b["userAgent"] for b in browsers if visitors.is_bot(b["userAgent"])]
@@ -80,6 +81,7 @@ def test_real_browsers_are_counted_and_their_devices_right() -> None:
     assert right / len(sample) >= 0.97
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_devices_right_on_matomo_s_fixtures() -> None:
     labelled = [
         (entry["user_agent"], MATOMO_TYPES[entry["device"]["type"]])

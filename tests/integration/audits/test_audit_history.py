@@ -114,6 +114,7 @@ def persisting(summary: dict[str, Any], code: str) -> dict[str, Any]:
     return found
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_one_page_fixed_of_1050_is_one_fixed_and_no_regression():
     every = set(paths(PAGES))
     # a high report check and a cross-page check on every page; /p7 fixes both
@@ -132,6 +133,7 @@ def test_one_page_fixed_of_1050_is_one_fixed_and_no_regression():
     assert len(json.loads(listed["pages"])) == checks.MAX_AFFECTED  # the display list is cut
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_one_page_newly_failing_of_1050_is_a_regression():
     every = set(paths(PAGES))
     analysed(1, Site(paths(PAGES), {"title": every - {"/p9"}}))
@@ -141,6 +143,7 @@ def test_one_page_newly_failing_of_1050_is_a_regression():
     assert second["regression"] is True
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_a_page_gone_404_or_redirected_is_removed_not_fixed():
     every = set(paths(PAGES))
     analysed(1, Site(paths(PAGES), {"title": set(every)}))

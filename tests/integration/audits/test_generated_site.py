@@ -51,6 +51,7 @@ def test_a_start_url_that_redirects_to_another_host_crawls_that_host(seo, crawla
     }
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_a_move_to_another_host_whose_steps_were_not_queued_is_queued_when_it_comes_again(
     seo, crawlable, monkeypatch
 ):

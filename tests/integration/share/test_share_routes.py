@@ -293,6 +293,7 @@ def test_the_website_page_shows_the_periods_numbers(analytics, public, account, 
     assert "<script>" not in page.body  # no inline script: only the JSON data block
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_the_website_page_reads_whole_months_by_month(analytics, account, today, monkeypatch):
     """A quarter of daily views: the last 12 months read July to September from their
     month roll-ups, in as few items as there are values a month, and show what the days

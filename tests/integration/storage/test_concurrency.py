@@ -65,6 +65,7 @@ def items(table: str) -> list[dict[str, Any]]:
     return found
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_50_parallel_updates_store_exactly_one_answer(analytics):
     website = analytics.post("/api/v1/websites", {"domain": "example.com"}).data
     path = f"/api/v1/websites/{website['id']}"
@@ -111,6 +112,7 @@ def test_200_parallel_creates_are_all_stored_and_one_domain_is_taken_once(analyt
     assert len({c["id"] for c in created}) == 181
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_project_rows_equal_the_reports_under_creates_regenerations_and_deletes(seo, site):
     for n in range(6):
         site.pages[f"/churn{n}"] = GOOD

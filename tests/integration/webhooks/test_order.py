@@ -82,6 +82,7 @@ def endpoint(storage_backend, private_urls, monkeypatch) -> Receiver:
     receiver.close()
 
 
+@pytest.mark.slow  # about 2 s or more of a worker: make test-slow (CI)
 def test_deliveries_to_one_endpoint_never_overlap_and_arrive_in_order_across_retries(
     endpoint, monkeypatch
 ):
