@@ -70,17 +70,18 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     "createWebhook": {**ENDPOINT_FIELDS},
     "updateWebhook": ENDPOINT_FIELDS,
     "patchWebhook": ENDPOINT_FIELDS,
-    "createWebsite": {
-        "domain": "taken by any account, or text that is no host name or address",
-        **WEBSITE_FIELDS,
+    **{
+        operation: {
+            "domain": "taken by any account, or text that is no host name or address",
+            **WEBSITE_FIELDS,
+        }
+        for operation in ("createWebsite", "updateWebsite", "patchWebsite")
     },
     "getDomainVerification": {"domain": "text that is no host name"},
     "checkDomainVerification": {
         "domain": "text that is no host name, no token asked first, or no proof found",
         "url": "a page not on the domain, or one that cannot be fetched",
     },
-    "updateWebsite": WEBSITE_FIELDS,
-    "patchWebsite": WEBSITE_FIELDS,
     "getStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
     "getSharedStats": {"from": PERIOD, "to": PERIOD, "cursor": CURSOR},
     "getSharedDashboard": {
@@ -130,9 +131,47 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         for operation in ("putProjectBrand", "putAccountBrand")
     },
     **{
-        operation: {"email": "an address our stricter rule refuses, or an 11th recipient"}
+        operation: {
+            "email": "an address our stricter rule refuses, or an 11th recipient",
+            "segment": "an id of no saved segment of the website, or any for an audit's",
+        }
         for operation in ("addWebsiteRecipient", "addAuditRecipient")
     },
+    # teams (docs/teams.md)
+    **{operation: {"cursor": CURSOR} for operation in ("listMembers", "listWorkspaces")},
+    "listAuditLog": {"cursor": CURSOR},
+    "inviteMember": {"email": "an address our stricter rule refuses"},
+    **{
+        operation: {"token": "a token of the documented shape we did not sign, expired or used"}
+        for operation in ("showInvitation", "acceptInvitation")
+    },
+    # Search Console (docs/search-console.md)
+    **{
+        operation: {
+            "property": "a property of another domain than the website's",
+            "refresh_token": "both secrets given, or neither",
+            "service_account_key": "a key file that is no service account's, or both given",
+        }
+        for operation in ("connectSearchConsole", "connectSearchConsolePatch")
+    },
+    "authorizeSearchConsole": {"property": "a property of another domain than the website's"},
+    "searchConsoleCallback": {
+        "state": "a state we did not sign, or signed more than 10 minutes ago",
+        "code": "a code Google's token endpoint refuses",
+    },
+    # data in and out (docs/backfill.md, docs/imports.md, docs/exports.md, docs/crawlers.md)
+    "backfillEvents": {
+        f"events[{n}].{field}": why
+        for n in range(100)
+        for field, why in (
+            ("page", "a page not on the website's domain"),
+            ("timestamp", "a moment ahead of now, or older than the bound"),
+            ("id", "an id twice in the batch"),
+        )
+    },
+    "createExport": {"to": "a last day after today, before the first, or 366 days after it"},
+    "createImport": {"source": "neither a file nor a source, or both"},
+    "uploadLogs": {"fields": "a name that is no CloudFront real-time log field"},
     "confirmRecipientLink": None,  # a token we did not sign, on an HTML page
     "unsubscribeRecipientLink": None,
     "confirmRecipientOneClick": {"token": "a token of the documented shape we did not sign"},
