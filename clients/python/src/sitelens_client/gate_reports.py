@@ -35,7 +35,8 @@ def summary(verdict: Verdict, seo_base: str, *, markdown: bool = False) -> str:
     lines = [
         f"{bold}Sitelens audit {audit.id}, run {run.run}{bold} of {audit.url}: "
         f"score {run.score if run.score is not None else 'none'}{delta}, {run.pages} pages",
-        f"Issues by severity (checks): {counts['high']} high, {counts['medium']} medium, {counts['low']} low",
+        "Issues by severity (checks): "
+        + ", ".join(f"{count} {severity}" for severity, count in counts.items()),
     ]
     if diff is not None:
         lines.append(
