@@ -131,6 +131,25 @@ def test_a_regressed_run_fails_the_regression_rule_with_the_apis_reasons() -> No
     assert verdict_of(rules("regression"), regression=False).passed
 
 
+def test_the_checks_a_run_regressed_on_are_failed_unless_ignored_or_asserted() -> None:
+    # broken_internal_link persists, high, on one page more: the regression's check
+    assert verdict_of(rules("regression")).levels == {"broken_internal_link": "error"}
+    assert verdict_of(rules("regression"), regression=False).levels == {
+        "broken_internal_link": "warn"
+    }
+    asserted = verdict_of(rules("regression", asserts=("broken_internal_link=warn",)))
+    assert asserted.levels == {"broken_internal_link": "warn"}
+    data = examples()
+    data["audit"]["regression"]["ignore"] = ["broken_internal_link"]
+    ignored = judge(
+        rules("regression"),
+        seo.Audit.model_validate(data["audit"]),
+        seo.AuditRun.model_validate(data["runs"][0]),
+        [seo.AuditIssue.model_validate(issue) for issue in data["issues"]],
+    )
+    assert ignored.levels == {"broken_internal_link": "warn"}
+
+
 def test_the_score_budget_fails_below_it_only() -> None:
     assert verdict_of(rules("score<70")).passed  # the run scored 70
     assert verdict_of(rules("score<71")).failures == ["a score of 70, below 71"]
@@ -189,7 +208,7 @@ def test_a_regressed_run_exits_1_and_writes_its_reports(
     # the audit of the same URL is reused: a run started on it, not a new audit
     assert "POST /api/v1/audits/3/runs" in api.seen and "POST /api/v1/audits" not in api.seen
     suites = ET.parse(tmp_path / "junit.xml").getroot()
-    assert suites.tag == "testsuites" and suites.get("failures") == "1"
+    assert suites.tag == "testsuites" and suites.get("failures") == "2"  # the rule, its check
     rule = next(suites.iter("testcase"))
     assert rule.get("name") == "regression" and rule.find("failure") is not None
     sarif = json.loads((tmp_path / "out.sarif").read_text())

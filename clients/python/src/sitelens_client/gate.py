@@ -114,6 +114,10 @@ def judge(
     """The verdict of the rules on a finished run and its issues."""
     listed = [issue for issue in issues if not getattr(issue, "muted", False)]
     levels = {issue.code: rules.level(issue) for issue in listed}
+    if rules.regression and run.regression:  # the checks it regressed on are failed too
+        for code in regressed(audit, run) & set(levels):
+            if code not in rules.checks:
+                levels[code] = "error"
     results: dict[str, str | None] = {}
     if rules.regression:
         reasons = "; ".join(run.regression_reasons or []) or "the API flagged it"
@@ -143,6 +147,21 @@ def judge(
         )
     failures = [why for why in results.values() if why]
     return Verdict(audit, run, listed, levels, failures, results)
+
+
+def regressed(audit: seo.Audit, run: seo.AuditRun) -> set[str]:
+    """The checks a run regressed on by the API's rule (docs/audits.md, Regressions): high,
+    new to the site or on pages it had, not muted nor ignored by the audit's settings."""
+    diff = run.diff
+    if diff is None:
+        return set()
+    ignored = set(audit.regression.ignore or [])
+    grown = [c for c in diff.persisting if (c.new_pages or 0) > 0]
+    return {
+        change.code
+        for change in [*diff.new, *grown]
+        if change.severity == "high" and not change.muted and change.code not in ignored
+    }
 
 
 def _rank(severity: str) -> int:
