@@ -4,8 +4,11 @@ SARIF. The gate against make serve on a fixture site is tests/e2e/client/test_ga
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
+import re
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
@@ -489,3 +492,30 @@ def test_the_markdown_summary_lists_every_check_marked_and_the_text_one_the_gate
     markdown = gate_reports.summary(verdict, "https://seo.example", markdown=True)
     assert "**FAILED**" in markdown and "- [!] medium page_title" in markdown
     assert "1840 pageviews" in markdown  # traffic-weighted: the API's pageviews shown
+
+
+def test_the_markdown_summary_names_the_checks_new_and_fixed() -> None:
+    markdown = gate_reports.summary(report_verdict(Rules()), "https://seo.example", markdown=True)
+    assert "New: canonical_to_error (high, 3 pages); fixed: dead_end (low, 1 pages)" in markdown
+
+
+def test_the_github_action_runs_the_gate_with_options_it_has() -> None:
+    action = yaml.safe_load((ROOT / ".github/actions/sitelens-audit/action.yml").read_text())
+    assert {"url", "api-key", "base-url", "fail-on", "comment"} <= set(action["inputs"])
+    assert action["runs"]["using"] == "composite"
+    steps = {step.get("name", step.get("uses")): step for step in action["runs"]["steps"]}
+    script = steps["Run the gate"]["run"]
+    assert "sitelens" in script and "audit run" in script
+    options = set(re.findall(r"(--[a-z-]+)", script))
+    help_text = _run_help()
+    assert options and all(option in help_text for option in options), options
+    uses = [step["uses"] for step in action["runs"]["steps"] if "uses" in step]
+    assert any(u.startswith("github/codeql-action/upload-sarif@") for u in uses)
+    assert "gh api" in steps["Comment the diff on the pull request"]["run"]
+
+
+def _run_help() -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        cli.main(["audit", "run", "--help"])
+    return out.getvalue()

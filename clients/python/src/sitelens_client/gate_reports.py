@@ -44,6 +44,8 @@ def summary(verdict: Verdict, seo_base: str, *, markdown: bool = False) -> str:
             f"{diff.pages_added} pages added, {diff.pages_removed} removed"
             + (f"; regression: {'; '.join(run.regression_reasons or [])}" if run.regression else "")
         )
+        if markdown and (diff.new or diff.fixed):
+            lines.append(f"New: {_codes(diff.new)}; fixed: {_codes(diff.fixed)}")
     lines.append(f"Report: {link(verdict, seo_base)}")
     lines.append("")
     lines.append(
@@ -159,6 +161,10 @@ def sarif(verdict: Verdict) -> dict[str, Any]:
 
 def sarif_text(verdict: Verdict) -> str:
     return json.dumps(sarif(verdict), indent=2) + "\n"
+
+
+def _codes(changes: list[Any]) -> str:
+    return ", ".join(f"{c.code} ({c.severity}, {c.pages} pages)" for c in changes) or "none"
 
 
 def _fingerprint(code: str, url: str) -> str:
