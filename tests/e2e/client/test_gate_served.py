@@ -104,3 +104,28 @@ def test_the_gate_passes_then_fails_on_a_planted_regression_naming_the_page(
     case = next(c for c in suites.iter("testcase") if c.get("name") == "broken_internal_link")
     failure = case.find("failure")  # the check the run regressed on
     assert failure is not None and home in (failure.text or "")
+
+
+@pytest.mark.slow
+def test_the_wheel_installs_the_gate_as_the_sitelens_command(
+    shared_serve: SharedServe, tmp_path: Path
+) -> None:
+    wheels = tmp_path / "dist"  # not clients/python/dist, which the client's wheel test uses
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels,
+         ROOT / "clients/python"],
+        check=True,
+    )  # fmt: skip
+    [wheel] = wheels.glob("sitelens_client-*.whl")
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", venv], check=True)
+    subprocess.run([venv / "bin/python", "-m", "pip", "install", "--quiet", wheel], check=True)
+    sitelens = venv / "bin/sitelens"
+    env = {"PATH": os.environ["PATH"], "SITELENS_SEO_URL": shared_serve.server.seo}
+    usage = subprocess.run([sitelens, "audit", "run"], capture_output=True, text=True, env=env)
+    assert usage.returncode == 2 and "give either a URL or --audit ID" in usage.stderr
+    refused = subprocess.run(
+        [sitelens, "audit", "run", "http://127.0.0.1:9/", "--key", "sl_not_a_key"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert refused.returncode == 3 and "Unauthorized" in refused.stderr

@@ -492,6 +492,7 @@ def test_the_markdown_summary_lists_every_check_marked_and_the_text_one_the_gate
     markdown = gate_reports.summary(verdict, "https://seo.example", markdown=True)
     assert "**FAILED**" in markdown and "- [!] medium page_title" in markdown
     assert "1840 pageviews" in markdown  # traffic-weighted: the API's pageviews shown
+    assert "  - <https://example.com/a> Title is 78 characters" in markdown  # a nested list
 
 
 def test_the_markdown_summary_names_the_checks_new_and_fixed() -> None:

@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None, *, http: httpx.Client | None = None) -> 
         top.error(str(error))  # prints the usage and exits 2
     base = args.base_url or os.environ.get("SITELENS_SEO_URL") or LOCAL_SEO
     try:
-        with Sitelens(key, seo_url=base, timeout=min(args.timeout, 60.0), http=http) as sitelens:
+        with Sitelens(key, seo_url=base, http=http) as sitelens:
             return _run(sitelens, args, rules, base)
     except (SitelensError, gate_run.RunFailed) as error:
         print(f"sitelens: {type(error).__name__}: {error}", file=sys.stderr)

@@ -62,7 +62,10 @@ def summary(verdict: Verdict, seo_base: str, *, markdown: bool = False) -> str:
             f"- [{mark}] {issue.severity} {issue.code}: {issue.title} ({issue.count} pages{views})"
         )
         for page in issue.pages[:PAGES_SHOWN]:
-            lines.append(f"    {page.url}  {page.detail}".rstrip())
+            shown = (
+                f"  - <{page.url}> {page.detail}" if markdown else f"    {page.url}  {page.detail}"
+            )
+            lines.append(shown.rstrip())
     return "\n".join(lines) + "\n"
 
 
