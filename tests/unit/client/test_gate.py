@@ -1,6 +1,7 @@
 """The CI gate (sitelens_client.gate, gate_run, gate_reports, __main__) on a fake transport
 answering with openapi/seo.yaml's own examples: its rules, the audit it runs, its exit codes
-(the reports' structure: test_gate_reports.py). The gate against make serve on a fixture site is tests/e2e/client/test_gate_served.py."""
+(the reports' structure: test_gate_reports.py). The gate against make serve on a fixture
+site is tests/e2e/client/test_gate_served.py."""
 
 from __future__ import annotations
 
