@@ -9,6 +9,7 @@ import io
 import re
 import xml.etree.ElementTree as ET
 from typing import Any
+from urllib.parse import urlsplit
 
 import jsonschema
 import pytest
@@ -232,3 +233,26 @@ def _run_help() -> str:
     with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
         cli.main(["audit", "run", "--help"])
     return out.getvalue()
+
+
+def test_sarif_paths_locate_a_page_at_a_relative_reference_keeping_its_url() -> None:
+    data = examples()
+    data["issues"][0]["pages"].append(
+        {"url": "https://example.com:8443/a?x=1", "detail": "https://example.com/old (404)"}
+    )
+    verdict = judge(
+        Rules(),
+        seo.Audit.model_validate(data["audit"]),
+        seo.AuditRun.model_validate(data["runs"][0]),
+        [seo.AuditIssue.model_validate(issue) for issue in data["issues"]],
+    )
+    document = gate_reports.sarif(verdict, paths=True)
+    sarif_valid(document)
+    results = document["runs"][0]["results"]
+    uris = [r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in results]
+    assert uris == ["pages/example.com/", "pages/example.com:8443/a?x=1"]
+    assert [r["properties"]["url"] for r in results] == [
+        "https://example.com/",
+        "https://example.com:8443/a?x=1",
+    ]
+    assert all(urlsplit(uri).scheme == "" for uri in uris)  # relative: no scheme read

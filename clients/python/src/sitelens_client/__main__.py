@@ -57,6 +57,11 @@ def parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--junit", type=Path, metavar="PATH", help="write JUnit XML here")
     run.add_argument("--sarif", type=Path, metavar="PATH", help="write SARIF 2.1.0 here")
+    run.add_argument(
+        "--sarif-paths",
+        action="store_true",
+        help="locate SARIF results at pages/HOST/PATH, not the URL (for GitHub code scanning)",
+    )
     run.add_argument("--markdown", type=Path, metavar="PATH", help="write the summary as Markdown")
     return top
 
@@ -102,7 +107,8 @@ def _run(sitelens: Sitelens, args: argparse.Namespace, rules: Rules, base: str) 
     if args.junit:
         args.junit.write_bytes(gate_reports.junit(verdict))
     if args.sarif:
-        args.sarif.write_text(gate_reports.sarif_text(verdict), encoding="utf-8")
+        text = gate_reports.sarif_text(verdict, paths=args.sarif_paths)
+        args.sarif.write_text(text, encoding="utf-8")
     if args.markdown:
         args.markdown.write_text(gate_reports.summary(verdict, base, markdown=True), "utf-8")
     return PASSED if verdict.passed else FAILED

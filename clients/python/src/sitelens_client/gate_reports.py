@@ -8,6 +8,7 @@ import hashlib
 import json
 import xml.etree.ElementTree as ET
 from typing import Any
+from urllib.parse import urlsplit
 
 from sitelens_client.gate import Verdict
 from sitelens_client.version import VERSION
@@ -109,9 +110,11 @@ def junit(verdict: Verdict) -> bytes:
     return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
 
 
-def sarif(verdict: Verdict) -> dict[str, Any]:
+def sarif(verdict: Verdict, *, paths: bool = False) -> dict[str, Any]:
     """SARIF 2.1.0: a rule per check (help: its fix and learn-more), a result per page it
-    lists, located at the page's URL; level `error` for a gated check, else by severity."""
+    lists, located at the page's URL (`paths`: at `pages/<host>/<path>`, a relative reference,
+    as GitHub code scanning refuses an https location); level `error` for a gated check,
+    else by severity."""
     shown = verdict.shown()
     rules = [
         {
@@ -134,9 +137,12 @@ def sarif(verdict: Verdict) -> dict[str, Any]:
             "ruleIndex": index,
             "level": verdict.sarif_level(issue),
             "message": {"text": f"{issue.title}: {page.detail}" if page.detail else issue.title},
-            "locations": [{"physicalLocation": {"artifactLocation": {"uri": page.url}}}],
+            "locations": [
+                {"physicalLocation": {"artifactLocation": {"uri": _located(page.url, paths)}}}
+            ],
             # code scanning matches alerts across runs by these (a page has no lines to hash)
             "partialFingerprints": {"sitelensPage/v1": _fingerprint(issue.code, page.url)},
+            "properties": {"url": page.url},
         }
         for index, issue in enumerate(shown)
         for page in issue.pages
@@ -162,8 +168,17 @@ def sarif(verdict: Verdict) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def sarif_text(verdict: Verdict) -> str:
-    return json.dumps(sarif(verdict), indent=2) + "\n"
+def sarif_text(verdict: Verdict, *, paths: bool = False) -> str:
+    return json.dumps(sarif(verdict, paths=paths), indent=2) + "\n"
+
+
+def _located(url: str, paths: bool) -> str:
+    """The page's URL, or `pages/<host[:port]><path>[?query]`: no scheme, and a first segment
+    without a colon, so that it reads as a relative reference."""
+    if not paths:
+        return url
+    parts = urlsplit(url)
+    return f"pages/{parts.netloc}{parts.path or '/'}" + (f"?{parts.query}" if parts.query else "")
 
 
 def _codes(changes: list[Any]) -> str:
