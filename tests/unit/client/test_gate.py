@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import json
+import time
 import xml.etree.ElementTree as ET
 from functools import cache
 from pathlib import Path
@@ -300,5 +301,5 @@ def test_a_run_under_way_is_waited_for_before_a_new_one() -> None:
 
     http = httpx.Client(transport=httpx.MockTransport(handler))
     sitelens = gate_run.Sitelens("k", http=http)
-    started = gate_run.start(sitelens, None, 3, None)
+    started = gate_run.start(sitelens, None, 3, None, deadline=time.monotonic() + 60)
     assert started.run == 2 and api.seen.count("GET /api/v1/audits/3") >= 2

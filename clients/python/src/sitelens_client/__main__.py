@@ -96,7 +96,7 @@ def main(argv: list[str] | None = None, *, http: httpx.Client | None = None) -> 
 
 def _run(sitelens: Sitelens, args: argparse.Namespace, rules: Rules, base: str) -> int:
     deadline = time.monotonic() + args.timeout
-    started = gate_run.start(sitelens, args.url, args.audit, args.max_pages)
+    started = gate_run.start(sitelens, args.url, args.audit, args.max_pages, deadline=deadline)
     print(f"Sitelens audit {started.id}, run {started.run} of {started.url}: {started.status}")
     if not args.wait:
         return PASSED

@@ -26,10 +26,16 @@ class Finished:
 
 
 def start(
-    sitelens: Sitelens, url: str | None, audit_id: int | None, max_pages: int | None
+    sitelens: Sitelens,
+    url: str | None,
+    audit_id: int | None,
+    max_pages: int | None,
+    *,
+    deadline: float,
 ) -> seo.Audit:
     """A new run of the audit `audit_id`, or of the newest audit of `url` (reused, so its
-    history and diff carry on), or the first run of a new audit of `url`."""
+    history and diff carry on), or the first run of a new audit of `url`. A run under way
+    is waited for first (until `deadline`)."""
     audit = sitelens.audits.get(audit_id) if audit_id is not None else _of_url(sitelens, url)
     if audit is None:
         fields: dict[str, Any] = {"url": url}
@@ -39,7 +45,7 @@ def start(
     if max_pages is not None and audit.max_pages != max_pages:
         sitelens.audits.update(audit.id, max_pages=max_pages)
     if audit.status in ACTIVE:  # a run under way (a schedule's, another job's): let it end
-        wait(sitelens, audit, deadline=time.monotonic() + 3600)
+        wait(sitelens, audit, deadline=deadline)
     return sitelens.audits.start_run(audit.id)
 
 
