@@ -270,6 +270,7 @@ def test_an_api_error_exits_3(capsys: pytest.CaptureFixture[str]) -> None:
         ["--wait"],  # neither URL nor --audit
         ["https://example.com/", "--audit", "3", "--wait"],  # both
         ["https://example.com/", "--wait", "--timeout", "soon"],
+        ["https://example.com/", "--wait", "--max-pages", "0"],
     ],
 )
 def test_usage_errors_exit_2(args: list[str], capsys: pytest.CaptureFixture[str]) -> None:
@@ -303,3 +304,22 @@ def test_a_run_under_way_is_waited_for_before_a_new_one() -> None:
     sitelens = gate_run.Sitelens("k", http=http)
     started = gate_run.start(sitelens, None, 3, None, deadline=time.monotonic() + 60)
     assert started.run == 2 and api.seen.count("GET /api/v1/audits/3") >= 2
+
+
+def test_a_report_that_cannot_be_written_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    api = FakeApi()
+    code = gate(api, "https://example.com/", "--wait", "--sarif", str(tmp_path / "no/x.sarif"))
+    assert code == 2 and "No such file or directory" in capsys.readouterr().err
+
+
+def test_a_crash_exits_3_not_1_which_means_a_failed_gate(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(*args: object) -> None:
+        raise KeyError("surprise")
+
+    monkeypatch.setattr("sitelens_client.__main__.judge", broken)
+    assert gate(FakeApi(), "https://example.com/", "--wait") == 3
+    assert "KeyError" in capsys.readouterr().err

@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
 import httpx
@@ -37,7 +38,9 @@ def parser() -> argparse.ArgumentParser:
     run.add_argument("--audit", type=int, help="run this audit rather than one of URL")
     run.add_argument("--key", help="the API key (default: $SITELENS_API_KEY)")
     run.add_argument("--base-url", help="the SEO API's base (default: $SITELENS_SEO_URL)")
-    run.add_argument("--max-pages", type=int, help="pages to crawl at most (the audit's setting)")
+    run.add_argument(
+        "--max-pages", type=_positive, help="pages to crawl at most (the audit's setting)"
+    )
     run.add_argument("--wait", action="store_true", help="wait for the run and judge it")
     run.add_argument("--timeout", type=float, default=900.0, help="seconds to wait (900)")
     run.add_argument(
@@ -66,6 +69,13 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+def _positive(text: str) -> int:
+    number = int(text)
+    if number < 1:
+        raise ValueError(text)
+    return number
+
+
 def main(argv: list[str] | None = None, *, http: httpx.Client | None = None) -> int:
     """The command; `http` is an httpx client of the caller's (a fake transport in tests)."""
     top = parser()
@@ -91,6 +101,12 @@ def main(argv: list[str] | None = None, *, http: httpx.Client | None = None) -> 
             return _run(sitelens, args, rules, base)
     except (SitelensError, gate_run.RunFailed) as error:
         print(f"sitelens: {type(error).__name__}: {error}", file=sys.stderr)
+        return BROKEN
+    except OSError as error:  # a report's path that cannot be written
+        print(f"sitelens: {error}", file=sys.stderr)
+        return USAGE
+    except Exception:  # Python's own exit code, 1, would read as a failed gate
+        traceback.print_exc()
         return BROKEN
 
 
