@@ -488,6 +488,7 @@ class AuditPageList(SitelensModel):
 
 class AuditIssue(SitelensModel):
     code: str
+    muted: bool | None = None
     severity: str
     title: str
     fix: str
