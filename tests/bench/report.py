@@ -331,17 +331,8 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
                 None,
             )
         )
-    imported = results.get("imports")
-    if imported:  # issue 46: tests/bench/test_imports.py
-        rows += [
-            Line(
-                f"import of {name}: rows a second (DuckDB)",
-                f"{found['rows_per_s']:,} rows/s ({found['rows']:,} rows, {found['mib']} MiB)",
-                "",
-                None,
-            )
-            for name, found in imported.items()
-        ]
+    # issue 46: tests/bench/test_imports.py and test_exports.py
+    rows += _rate_lines("import of {name}", results.get("imports"))
     tools = results.get("mcp_tools")
     if tools:  # issue 47: tests/bench/test_mcp.py
         rows += [
@@ -353,17 +344,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
             )
             for name, found in tools.items()
         ]
-    exported = results.get("exports")
-    if exported:  # issue 46: tests/bench/test_exports.py
-        rows += [
-            Line(
-                f"export of raw events as {name}: rows a second (DuckDB)",
-                f"{found['rows_per_s']:,} rows/s ({found['rows']:,} rows, {found['mib']} MiB)",
-                "",
-                None,
-            )
-            for name, found in exported.items()
-        ]
+    rows += _rate_lines("export of raw events as {name}", results.get("exports"))
     polite = results.get("audit_politeness")
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
@@ -461,6 +442,19 @@ def _accuracy_line(found: dict[str, Any]) -> Line:
         "100% / 100%",
         _verdict(not wrong),
     )
+
+
+def _rate_lines(measure: str, found: dict[str, Any] | None) -> list[Line]:
+    """Rows a second of each format a file job read or wrote (DuckDB), none when not run."""
+    return [
+        Line(
+            f"{measure.format(name=name)}: rows a second (DuckDB)",
+            f"{one['rows_per_s']:,} rows/s ({one['rows']:,} rows, {one['mib']} MiB)",
+            "",
+            None,
+        )
+        for name, one in (found or {}).items()
+    ]
 
 
 def _clusters_line(found: dict[str, Any]) -> Line:
