@@ -140,6 +140,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     # teams (docs/teams.md)
     **{operation: {"cursor": CURSOR} for operation in ("listMembers", "listWorkspaces")},
     "listAuditLog": {"cursor": CURSOR},
+    "getUsage": {"month": "a month to come (the schema cannot know today)"},
     "inviteMember": {"email": "an address our stricter rule refuses"},
     **{
         operation: {"token": "a token of the documented shape we did not sign, expired or used"}

@@ -55,6 +55,8 @@ def test_goals_annotations_keys_and_a_query(sitelens: Sitelens) -> None:
     answer = sitelens.query(site_id=site.id, metrics=["visitors"], date_range="30d")
     assert answer.results[0].metrics == [0]
     assert sitelens.realtime(site.id).visitors == 0
+    used = sitelens.usage()
+    assert used.account.websites >= 1 and used.total.websites == used.account.websites
     key = sitelens.keys.create(name="ci", scopes={"analytics": "read"})
     assert key.key.startswith("sl_") and sitelens.keys.get(key.id).name == "ci"
     sitelens.keys.revoke(key.id)

@@ -196,8 +196,8 @@ def test_keys_made_before_members_are_the_founder_s(analytics, account):
 
 
 def test_the_members_events_replay(events_account, outbox):
-    """events/members-*.json, workspaces-*.json and audit-log-*.json, as `sam local invoke
-    -e` sends them."""
+    """events/members-*.json, workspaces-*.json, usage-get.json and audit-log-*.json, as
+    `sam local invoke -e` sends them."""
     status, _, body = invoke(event("members-invite"))
     assert status == 201 and body["data"]["email"] == "ana@example.com"
     status, _, body = invoke(event("members-list"))
@@ -212,5 +212,8 @@ def test_the_members_events_replay(events_account, outbox):
     assert status == 201 and body["data"]["name"] == "Client A"
     status, _, body = invoke(event("workspaces-list"))
     assert status == 200 and [w["name"] for w in body["data"]] == ["Client A"]
+    status, _, body = invoke(event("usage-get"))
+    assert status == 200 and [w["name"] for w in body["data"]["workspaces"]] == ["Client A"]
+    assert body["data"]["month"] == "2026-11" and body["data"]["total"]["billable_events"] == 0
     status, _, body = invoke(event("audit-log-export"))
     assert status == 200 and body.startswith("at,action,actor_member,actor_key,actor_agency,target")

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
+import os
 import re
+import subprocess
 import xml.etree.ElementTree as ET
 from typing import Any
 from urllib.parse import urlsplit
@@ -256,3 +259,55 @@ def test_sarif_paths_locate_a_page_at_a_relative_reference_keeping_its_url() -> 
         "https://example.com:8443/a?x=1",
     ]
     assert all(urlsplit(uri).scheme == "" for uri in uris)  # relative: no scheme read
+
+
+FAKE_GH = """#!/bin/sh
+# gh as the action's comment step calls it: the listing answers $FAKE_FOUND's ids whose
+# marker matches, every other call is logged with the body it sends
+case "$*" in
+  *--jq*) printf '%s' "$FAKE_COMMENTS" | python3 -c "
+import json, sys
+want = sys.argv[1].split('startswith(\\"')[1].split('\\")')[0]
+for c in json.load(sys.stdin):
+    if c['body'].startswith(want):
+        print(c['id'])" "$*" ;;
+  *) echo "$*" >> "$FAKE_LOG"; body="${*##*body=@}"; cat "$body" >> "$FAKE_LOG" ;;
+esac
+"""
+
+
+def _comment(tmp_path: Any, comments: list[dict[str, Any]], url: str) -> str:
+    """Run the action's comment step with a fake `gh`; what it sent."""
+    action = yaml.safe_load((ROOT / ".github/actions/sitelens-audit/action.yml").read_text())
+    step = next(s for s in action["runs"]["steps"] if s.get("name", "").startswith("Comment"))
+    (tmp_path / "bin").mkdir(exist_ok=True)
+    gh = tmp_path / "bin" / "gh"
+    gh.write_text(FAKE_GH)
+    gh.chmod(0o755)
+    (tmp_path / "summary.md").write_text("### Sitelens: passed\n")
+    log = tmp_path / "gh.log"
+    log.unlink(missing_ok=True)
+    env = {
+        "PATH": f"{tmp_path / 'bin'}:{os.environ['PATH']}",
+        "PR": "12",
+        "GITHUB_REPOSITORY": "acme/site",
+        "SUMMARY": str(tmp_path / "summary.md"),
+        "URL": url,
+        "FAKE_COMMENTS": json.dumps(comments),
+        "FAKE_LOG": str(log),
+    }
+    subprocess.run(["bash", "-e", "-c", step["run"]], env=env, check=True)
+    return log.read_text()
+
+
+def test_the_pull_request_comment_is_posted_once_then_edited(tmp_path: Any) -> None:
+    first = _comment(tmp_path, [{"id": 7, "body": "LGTM"}], "https://preview.example/")
+    assert first.startswith("api repos/acme/site/issues/12/comments -F body=@")
+    marker = first.splitlines()[1]
+    assert marker.startswith("<!-- sitelens-audit:") and "### Sitelens: passed" in first
+    mine = [{"id": 7, "body": "LGTM"}, {"id": 42, "body": f"{marker}\nold"}]
+    again = _comment(tmp_path, mine, "https://preview.example/")
+    assert again.startswith("api -X PATCH repos/acme/site/issues/comments/42 -F body=@")
+    # another URL's audit in the same pull request keeps a comment of its own
+    other = _comment(tmp_path, mine, "https://docs.preview.example/")
+    assert other.startswith("api repos/acme/site/issues/12/comments")

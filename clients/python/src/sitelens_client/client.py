@@ -234,6 +234,13 @@ class Sitelens:
             Call("GET", "analytics", "/api/v1/account", _calls.data(analytics.Account))
         )
 
+    def usage(self, month: str | None = None) -> analytics.UsageEnvelopeData:
+        """A month's billable events (`YYYY-MM`; this month when None): the account's,
+        each of its workspaces', and their total."""
+        read = _calls.data(analytics.UsageEnvelopeData)
+        params = {} if month is None else {"month": month}
+        return self._r.run(Call("GET", "analytics", "/api/v1/usage", read, params=params))
+
     def stats(self, website_id: int, name: str, **params: Any) -> Paginator[analytics.StatRow]:
         """A statistic's rows (`name`: page, referrer, browser...), page after page; `params`:
         `from_`, `to`, `search`, `sort_by`, `sort`, `per_page`."""

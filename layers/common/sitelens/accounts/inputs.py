@@ -3,12 +3,14 @@ members request: an invitation, a role, the audit log's filters."""
 
 from __future__ import annotations
 
+import re
+from datetime import date
 from typing import Annotated, Any
 
 from pydantic import BeforeValidator, ValidationInfo
 
 from sitelens.accounts import roles
-from sitelens.core import hosts, numbers, scopes
+from sitelens.core import clock, hosts, numbers, scopes
 from sitelens.core.errors import FieldError
 from sitelens.records.inputs import Cursor, Input, PerPage, checked_text, choice, expiry, text
 
@@ -151,3 +153,19 @@ class WorkspaceCreate(Input):
     """A new workspace: its name (a client's, say)."""
 
     name: Annotated[str, text(MAX_NAME_LENGTH, min_length=1)]
+
+
+def _month(value: Any, info: ValidationInfo) -> str:
+    sentence = f"The month field must be a month in the format YYYY-MM, {clock.YEARS}."
+    text_value = value.strip() if isinstance(value, str) else ""
+    if not re.fullmatch(r"\d{4}-(0[1-9]|1[0-2])", text_value):
+        raise FieldError(sentence)
+    if not clock.in_calendar(date(int(text_value[:4]), int(text_value[5:]), 1)):
+        raise FieldError(sentence)
+    return text_value
+
+
+class UsageQuery(Input):
+    """The month whose usage is asked (`YYYY-MM`; absent: this month, UTC)."""
+
+    month: Annotated[str, BeforeValidator(_month)] | None = None

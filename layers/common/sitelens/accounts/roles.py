@@ -102,6 +102,7 @@ ROUTES: dict[str, dict[str, str]] = {
     "/api/v1/websites/{id}/search-console/imports": {"POST": ADMIN},
     "/api/v1/websites/{id}/segments": _EDIT,
     "/api/v1/websites/{id}/segments/{segment_id}": _EDIT,
+    "/api/v1/usage": {"GET": ADMIN},  # the bill: the agency's and its workspaces'
     "/api/v1/workspaces": {"GET": VIEWER, "POST": ADMIN},
     "/js/{file}": _OPEN,
     # the MCP server: each tool is held to the role of the route it stands for

@@ -32,6 +32,7 @@ ACCOUNT_WIDE_ROUTES = (
     "/api/v1/members",
     "/api/v1/audit-log",
     "/api/v1/workspaces",
+    "/api/v1/usage",
 )
 # Routes whose `{id}` is a website id, and anything under them (`/api/v1/websites/{id}/…`).
 WEBSITE_ROUTES = ("/api/v1/websites/{id}", "/api/v1/stats/{id}")

@@ -28,6 +28,36 @@ class WorkspaceListEnvelope(SitelensModel):
     status: int
 
 
+class Usage(SitelensModel):
+    websites: int
+    pageviews: int
+    custom_events: int
+    billable_events: int
+
+
+class AccountUsage(SitelensModel):
+    id: int
+    name: str
+    websites: int
+    pageviews: int
+    custom_events: int
+    billable_events: int
+
+
+class UsageEnvelope(SitelensModel):
+    data: UsageEnvelopeData
+    status: int
+
+
+class UsageEnvelopeData(SitelensModel):
+    month: str
+    first_day: str
+    last_day: str
+    account: AccountUsage
+    workspaces: list[AccountUsage]
+    total: Usage
+
+
 class WorkspaceCreateForm(SitelensModel):
     name: str
 
@@ -1146,6 +1176,10 @@ Timestamp: TypeAlias = str
 Workspace.model_rebuild()
 WorkspaceEnvelope.model_rebuild()
 WorkspaceListEnvelope.model_rebuild()
+Usage.model_rebuild()
+AccountUsage.model_rebuild()
+UsageEnvelope.model_rebuild()
+UsageEnvelopeData.model_rebuild()
 WorkspaceCreateForm.model_rebuild()
 Member.model_rebuild()
 MemberEnvelope.model_rebuild()
