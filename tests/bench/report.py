@@ -349,6 +349,9 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
     )
+    found = results.get("usage")  # issue 47: tests/bench/test_usage.py
+    if found:
+        rows.append(_usage_line(found))
     journeys = results.get("journeys")  # issue 46: tests/bench/test_journeys.py
     if journeys:
         rows.append(_journeys_line(journeys))
@@ -360,6 +363,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "audit_politeness", "audit_checks_accuracy",
         "hostile_sitemaps",
         "audit_pdf", "audit_clusters", "audit_render", "exports", "imports", "mcp_tools",
+        "usage",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
@@ -501,6 +505,20 @@ def _history_lines(history: dict[str, Any] | None) -> list[Line]:
 def _compact(value: Any, limit: int = 90) -> str:
     text = json.dumps(value, separators=(", ", ": "), default=str)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _usage_line(found: dict[str, Any]) -> Line:
+    """An agency's bill: the Queries of one answer, against the design's two a website, the
+    workspaces' list and each account's website list; and what the bound reads."""
+    designed = 2 * found["websites"] + found["workspaces"] + 2
+    return Line(
+        f"usage, an agency's bill: requests of one answer ({found['websites']} websites, "
+        f"{found['workspaces']} workspaces)",
+        f"{found['requests']:,} ({found['queries']:,} Queries, no Scan), "
+        f"{found['seconds_moto']:.2f} s on moto; at the bound {found['requests_at_bound']:,}",
+        f"{designed:,} Queries",
+        _verdict(found["queries"] == designed and found["requests"] == found["queries"]),
+    )
 
 
 def _journeys_line(found: dict[str, Any]) -> Line:

@@ -26,6 +26,7 @@ from tests.bench.test_reads import test_reads_per_page  # noqa: F401
 from tests.bench.test_script_size import test_script_size  # noqa: F401
 from tests.bench.test_search_console import test_search_console_import  # noqa: F401
 from tests.bench.test_seo import test_seo_analysis  # noqa: F401
+from tests.bench.test_usage import test_usage_reads  # noqa: F401
 from tests.bench.test_warehouse import test_warehouse_queries  # noqa: F401
 from tests.bench.test_warm import fake, test_warm_overhead  # noqa: F401
 from tests.bench.test_writes import test_report_write_units  # noqa: F401
