@@ -113,3 +113,23 @@ def test_the_mcp_handler_registers_the_hook_at_init(monkeypatch):
     assert spec and spec.loader
     spec.loader.exec_module(importlib.util.module_from_spec(spec))
     assert registered == [snapshots.reseed]
+
+
+def test_the_cost_model_prices_the_snapshot_under_the_standard_profile_only():
+    from tests.bench import cost
+
+    for profile in ("standard", "lean"):
+        found = deployment.describe(deployment.resolve(_translated(), {"CostProfile": profile}))
+        lines = cost.snapstart_lines(found)
+        if profile == "lean":
+            assert lines == []
+            continue
+        cache, restores = lines
+        assert (cache.path, cache.price, restores.price) == (
+            "fixed",
+            cost.SNAPSTART_CACHE,
+            cost.SNAPSTART_RESTORE,
+        )
+        assert cache.quantity == 1.0 * cost.SECONDS  # 1,024 MB, a 730-hour month
+        assert round(cache.usd, 2) == 3.95
+        assert restores.quantity == cost.SNAPSTART_RESTORES.value
