@@ -91,6 +91,10 @@ SCHEDULER = Price(1.00, 1_000_000, "invocations")  # EventBridge Scheduler
 KINESIS_SHARD_HOURS = Price(0.015, 1, "shard-hours")  # provisioned mode
 KINESIS_PUT_UNITS = Price(0.014, 1_000_000, "PUT payload units")  # 25 KB each
 KINESIS_PUT_UNIT_BYTES = 25 * 1024
+# SnapStart for Python: a published version's snapshot is cached while the version is
+# active (3 hours at least), and each environment restored from it is billed by its memory.
+SNAPSTART_CACHE = Price(0.0000015046, 1, "GB-s")
+SNAPSTART_RESTORE = Price(0.0001397998, 1, "GB restored")
 
 # The always-free tier (not the 12-month one), shown apart: the model's totals are without
 # it. Each allowance is of the price's unit and shared by every line at that price.
@@ -126,6 +130,7 @@ PRICED_RESOURCES: dict[str, str] = {
     "AWS::KinesisFirehose::DeliveryStream": "ingestion (5 KB records) and Parquet conversion",
     "AWS::Kinesis::Stream": "shard-hours, PUT payload units, KMS requests of its data keys",
     "AWS::S3::Bucket": "PUTs, GETs and storage of the warehouse",
+    "AWS::Lambda::Version": "its SnapStart snapshot's cache and restores (else no charge)",
 }
 FREE_RESOURCES: dict[str, str] = {
     "AWS::ApiGateway::RestApi": "billed by its stage's requests",
@@ -133,6 +138,7 @@ FREE_RESOURCES: dict[str, str] = {
     "AWS::ApiGateway::Account": "no charge",
     "AWS::ApiGatewayV2::Api": "billed by its stage's requests",
     "AWS::Lambda::Permission": "no charge",
+    "AWS::Lambda::Alias": "no charge: its requests are its version's",
     "AWS::Lambda::Url": "no charge: its requests are the function's invocations",
     "AWS::Lambda::LayerVersion": "no charge (its storage is within Lambda's 75 GB)",
     "AWS::Lambda::EventInvokeConfig": "no charge; its failures go to a priced queue",
@@ -290,6 +296,12 @@ HIT_PATH_INITS_PER_HOUR = Assumption(
     1.0,
     "cold starts per hour of each always-busy hit-path function: environments are "
     "replaced every few hours and scale out at peaks; one an hour errs high",
+)
+SNAPSTART_RESTORES = Assumption(
+    720.0,
+    "environments a month restored from each SnapStart function's snapshot: MCP clients call "
+    "in sessions of a few requests and idle environments are reclaimed within minutes, so "
+    "about one new environment an hour (the snapshot's cache, not this, is most of its cost)",
 )
 MESSAGES_PER_RECEIVE = Assumption(
     1.0,
@@ -1328,6 +1340,7 @@ def bill(
             KMS_KEYS,
         )
     )
+    lines += snapstart_lines(deployed)
     # a table with SSEEnabled uses the AWS-managed key (billed requests); one without, the
     # AWS-owned key (free)
     kms = deployed.tables_kms * KMS_REQUESTS_PER_TABLE_HOUR.value * SECONDS / 3600
@@ -1340,6 +1353,35 @@ def bill(
             KMS_REQUESTS,
         )
     )
+    return lines
+
+
+def snapstart_lines(deployed: Deployment) -> list[Line]:
+    """Each SnapStart function's snapshot, cached all month (one version: template.yaml
+    deletes the version a deploy replaces), and its restores."""
+    lines = []
+    for function in sorted(deployed.functions.values(), key=lambda f: f.name):
+        if not function.snap_start:
+            continue
+        gb = function.memory_mb / 1024
+        lines.append(
+            _line(
+                "fixed",
+                "Lambda",
+                f"SnapStart cache: {function.name} ({function.memory_mb} MB, all month)",
+                gb * SECONDS,
+                SNAPSTART_CACHE,
+            )
+        )
+        lines.append(
+            _line(
+                "fixed",
+                "Lambda",
+                f"SnapStart restores: {function.name} ({SNAPSTART_RESTORES.value:g} a month)",
+                gb * SNAPSTART_RESTORES.value,
+                SNAPSTART_RESTORE,
+            )
+        )
     return lines
 
 

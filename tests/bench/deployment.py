@@ -94,6 +94,9 @@ class Function:
     traced: bool  # TracingConfig Active
     system_log_level: str  # Lambda's own START/END/REPORT lines are INFO: WARN drops them
     environment: dict[str, str] = field(default_factory=dict)
+    # SnapStart ApplyOn PublishedVersions: its snapshot cached all month, restored per new
+    # environment (its init runs when a version is published, not on a request)
+    snap_start: bool = False
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,7 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             architecture=(props.get("Architectures") or ["x86_64"])[0],
             traced=(props.get("TracingConfig") or {}).get("Mode") == "Active",
             system_log_level=(props.get("LoggingConfig") or {}).get("SystemLogLevel", "INFO"),
+            snap_start=(props.get("SnapStart") or {}).get("ApplyOn") == "PublishedVersions",
             environment={
                 name: str(value)
                 for name, value in ((props.get("Environment") or {}).get("Variables") or {}).items()

@@ -507,6 +507,8 @@ PHYSICAL_NAMES = {
     "StateMachineName",
 }
 OWN_NAMES = {"AWS::Lambda::Function": "FunctionName", "AWS::Logs::LogGroup": "LogGroupName"}
+# Named within something the stack names: a function's alias (McpFunction's `live`)
+NAMED_WITHIN = {"AWS::Lambda::Alias"}
 # EventBridge Scheduler's names are at most 64 characters: with suffixes of at most 8, any
 # stack name up to 56 characters fits (docs/deployment.md).
 SCHEDULE_SUFFIX_CHARS = 8
@@ -515,6 +517,8 @@ SCHEDULE_SUFFIX_CHARS = 8
 def _named_resources() -> dict[str, Any]:
     found = {}
     for name, resource in stack_resources().items():
+        if resource["Type"] in NAMED_WITHIN:
+            continue
         props = resource.get("Properties") or {}
         keys = PHYSICAL_NAMES | {OWN_NAMES.get(resource["Type"], "")}
         found.update({f"{name}.{key}": props[key] for key in keys & set(props)})
