@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sitelens.audits import checks
+from sitelens.audits.definitions import DEFINITIONS
 from sitelens.audits.done_runs import summary_of
 from sitelens.audits.records import stored
 from sitelens.audits.results import run_issues
@@ -85,8 +85,8 @@ def _count(n: int, noun: str) -> str:
 def _title(code: str, titles: dict[str, str]) -> str:
     if code in titles:
         return titles[code]
-    if code in checks.DEFINITIONS:
-        return checks.DEFINITIONS[code][1]
+    if code in DEFINITIONS:
+        return DEFINITIONS[code][1]
     return f"Pages failing the report check {code.removeprefix(PAGE_CHECK)}"
 
 
