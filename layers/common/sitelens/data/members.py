@@ -217,7 +217,7 @@ def accept(
 ) -> None:
     """Turn the invitation into a member, with `also` (the member's first key, the audit
     log's entry) in the same transaction; ConditionFailed when the invitation is gone or
-    was made anew (another accept came first, or it was renewed)."""
+    was made anew (another accept came first, or it was replaced or withdrawn)."""
     writes: list[Write] = [
         {
             "Delete": {
