@@ -156,6 +156,14 @@ def test_a_viewer_or_an_editor_can_neither_list_nor_withdraw(analytics, join, ou
     assert [i["id"] for i in analytics.get(LIST).data] == [made["id"]]
 
 
+def test_a_limited_key_cannot_reach_the_invitations(analytics, outbox):
+    made = invite(analytics, "ana@example.com").data
+    key = analytics.post("/api/v1/keys", {"name": "x", "projects": "example.com"}).data["key"]
+    limited = Client("AnalyticsApi", key)
+    assert limited.get(LIST).body == FORBIDDEN
+    assert limited.delete(f"{LIST}/{made['id']}").body == FORBIDDEN
+
+
 def test_another_account_s_and_a_workspace_s_invitations_are_out_of_reach(
     analytics, other_analytics, outbox
 ):
