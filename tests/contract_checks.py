@@ -138,10 +138,13 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
         for operation in ("addWebsiteRecipient", "addAuditRecipient")
     },
     # teams (docs/teams.md)
-    **{operation: {"cursor": CURSOR} for operation in ("listMembers", "listWorkspaces")},
+    **{
+        operation: {"cursor": CURSOR}
+        for operation in ("listMembers", "listInvitations", "listWorkspaces")
+    },
     "listAuditLog": {"cursor": CURSOR},
     "getUsage": {"month": "a month to come (the schema cannot know today)"},
-    "inviteMember": {"email": "an address our stricter rule refuses"},
+    "inviteMember": {"email": "an address our stricter rule refuses, or past the pending cap"},
     **{
         operation: {"token": "a token of the documented shape we did not sign, expired or used"}
         for operation in ("showInvitation", "acceptInvitation")

@@ -80,3 +80,21 @@ def test_a_workspace_over_http(server: Server, dev_key: str):
     assert [w["domain"] for w in listed] == [domain]
     outside = call("GET", f"{base}/api/v1/websites", dev_key).body["data"]
     assert domain not in [w["domain"] for w in outside]
+
+
+def test_a_pending_invitation_is_listed_and_withdrawn_over_http(server: Server, dev_key: str):
+    base, seo = server.analytics, server.seo
+    address = f"pending-{uuid.uuid4().hex[:8]}@agency.example"
+    invited = call(
+        "POST", f"{base}/api/v1/members", dev_key, form={"email": address, "role": "viewer"}
+    )
+    assert invited.status == 201, invited.body
+    invitation = invited.body["data"]
+    pending = call("GET", f"{seo}/api/v1/members/invitations?per_page=100", dev_key).body["data"]
+    assert invitation in pending
+    gone = call("DELETE", f"{base}/api/v1/members/invitations/{invitation['id']}", dev_key)
+    assert gone.status == 200, gone.body
+    again = call("DELETE", f"{base}/api/v1/members/invitations/{invitation['id']}", dev_key)
+    assert again.status == 404
+    token = parse_qs(urlsplit(invitation_link(address)).query)["token"][0]
+    assert call("POST", f"{base}/api/v1/members/accept", form={"token": token}).status == 422

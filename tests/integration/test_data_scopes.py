@@ -227,9 +227,10 @@ NOT_RECORDS: dict[str, tuple[str, str]] = {
         "the account's keys: read by auth, managed on account-wide routes only (edge.auth)",
     ),
     "members": (
-        "get of_account adopt_founder next_id get_invitation put_invitation accept set_role remove",
+        "get of_account adopt_founder next_id get_invitation put_invitation accept set_role remove"
+        " next_invitation_id invitations_of delete_invitation",
         "the account's members and invitations: read by auth, managed on account-wide routes "
-        "only (edge.auth), the invitation by its signed link",
+        "only (edge.auth: a limited key is refused them), the invitation by its signed link",
     ),
     "workspaces": (
         "put of_agency",

@@ -1,5 +1,7 @@
-"""GET, POST /api/v1/members and GET, PATCH, DELETE /api/v1/members/{member}: an account's
-members and their roles; a POST mails an invitation (accepted at /api/v1/members/accept)."""
+"""GET, POST /api/v1/members, GET, PATCH, DELETE /api/v1/members/{member}, GET
+/api/v1/members/invitations and DELETE /api/v1/members/invitations/{invitation}: an
+account's members and their roles; a POST mails an invitation (accepted at
+/api/v1/members/accept), pending ones are listed and withdrawn."""
 
 from sitelens.accounts import invitations, members
 from sitelens.accounts.inputs import MemberInvite, MemberUpdate
@@ -7,10 +9,18 @@ from sitelens.edge import auth
 from sitelens.edge.http import Request, Response, api_handler, deleted, listed, ok
 from sitelens.records.inputs import PageQuery
 
+INVITATIONS = "/api/v1/members/invitations"
+
 
 @api_handler
 def handler(request: Request) -> Response:
     account, grant = request.account, request.grant
+    if request.resource.startswith(INVITATIONS):
+        if request.method == "GET":
+            return listed(request, invitations.list_page(account, PageQuery.parse(request.query)))
+        invitation_id = request.record_id("invitation")
+        invitations.cancel(account, grant, invitation_id)
+        return deleted(invitation_id, "invitation")
     if "member" not in request.path_params:
         if request.method == "POST":
             fields = MemberInvite.parse(request.form())

@@ -202,6 +202,10 @@ def test_the_members_events_replay(events_account, outbox):
     assert status == 201 and body["data"]["email"] == "ana@example.com"
     status, _, body = invoke(event("members-list"))
     assert status == 200 and [m["id"] for m in body["data"]] == [1]
+    status, _, body = invoke(event("members-invitations-list"))
+    assert status == 200 and [i["email"] for i in body["data"]] == ["ana@example.com"]
+    status, _, body = invoke(event("members-invitations-cancel"))
+    assert status == 200 and body["object"] == "invitation" and body["id"] == 1
     status, _, body = invoke(event("members-accept"))
     assert status == 422 and body["message"] == {"token": [invitations.INVALID]}
     assert invoke(event("members-update"))[0] == 404  # no member 2 yet

@@ -50,6 +50,7 @@ IN_TRANSACTION = frozenset(
         ("POST", "/api/v1/members"),
         ("PATCH", "/api/v1/members/{member}"),
         ("DELETE", "/api/v1/members/{member}"),
+        ("DELETE", "/api/v1/members/invitations/{invitation}"),
     }
 )
 

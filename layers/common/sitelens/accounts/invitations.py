@@ -7,6 +7,12 @@ A GET of the link only shows the invitation (mail scanners fetch links); a POST 
 in one transaction the invitation goes (on the condition that its nonce is the link's), the
 member is made and its first key stored, so two accepts at once make one member and one of
 them answers 409. The key is in that answer only, and stored as its hash, as every key.
+
+An admin lists the pending invitations (expired ones are not pending, so not listed) and
+withdraws one (`cancel`): its link then answers as any invalid link. One invitation an
+address: inviting a pending address again replaces its invitation (a new id, nonce and
+week; the old link stops working), except a double submit (the same role, within
+`SAME_SUBMISSION_SECONDS`), which answers the pending one and mails nothing.
 """
 
 from __future__ import annotations
@@ -27,17 +33,22 @@ from sitelens.core.config import settings
 from sitelens.data import mail
 from sitelens.data import members as stored
 from sitelens.data.transactions import ConditionFailed
+from sitelens.records import listing
 from sitelens.tokens import signing
 
 if TYPE_CHECKING:
     from sitelens.accounts.inputs import MemberInvite
     from sitelens.accounts.keyring import Grant
+    from sitelens.records.inputs import PageQuery
 
 PURPOSE = "unsubscribe:member-invitation"  # signed with the mailed links' key
 INVITATION_SECONDS = 7 * 86_400  # accepted within a week, or made anew
 ACCEPT_PATH = "/api/v1/members/accept"
 INVALID = "The invitation is invalid, has expired or was accepted already."
 FIRST_KEY_NAME = "first key"
+MAX_PENDING = 100  # pending invitations of an account: one Query lists them
+SAME_SUBMISSION_SECONDS = 60  # the same invitation sent again this soon is a double submit
+TOO_MANY = f"An account may have at most {MAX_PENDING} pending invitations; cancel one first."
 
 
 def _hash(email: str) -> str:
@@ -52,10 +63,6 @@ class AlreadyMember(errors.Conflict):
     message = "The address is a member of the account already."
 
 
-class Pending(errors.Conflict):
-    message = "The address has a pending invitation with another role."
-
-
 class AcceptedAlready(errors.Conflict):
     message = INVALID
 
@@ -64,6 +71,7 @@ def show(found: dict[str, Any]) -> dict[str, Any]:
     """An invitation as the members API shows it (never its link)."""
     invited_by = found.get("invited_by")
     return {
+        "id": int(found["id"]),
         "object": "invitation",
         "email": found["email"],
         "role": found["role"],
@@ -77,13 +85,24 @@ def invite(
     account: Account, grant: Grant, fields: MemberInvite, base: str
 ) -> tuple[dict[str, Any], bool]:
     """Invite an address with a role and mail it the link; (the invitation, whether it is
-    new). The same invitation sent again while it is pending is the pending one, mailed
-    once; 409 for an address that is a member, or invited with another role."""
+    new). A pending invitation of the address is replaced, unless this is its double
+    submit; 409 for an address that is a member, 422 past MAX_PENDING."""
     members.check_may_give(grant, fields.role)
     if any(m.get("email") == fields.email for m in members.live(account)):
         raise AlreadyMember()
     now = int(time.time())
+    email_hash = _hash(fields.email)
+    pending = stored.get_invitation(account.id, email_hash)
+    if pending is not None and int(pending["expires_at"]) <= now:
+        pending = None  # expired: made anew
+    if pending is not None:
+        members.check_may_give(grant, pending["role"])  # an owner's invitation is an owner's
+        sent_at = int(pending["expires_at"]) - INVITATION_SECONDS
+        if pending["role"] == fields.role and now - sent_at < SAME_SUBMISSION_SECONDS:
+            return show(pending), False
+    invitation_id = stored.next_invitation_id(account.id)
     invitation = {
+        "id": invitation_id,
         "email": fields.email,
         "role": fields.role,
         "nonce": secrets.token_hex(16),
@@ -91,15 +110,47 @@ def invite(
         "created_at": clock.now_iso(),
         "expires_at": now + INVITATION_SECONDS,
     }
-    email_hash = _hash(fields.email)
-    log = audit_log.writes(account.id, grant, "member.invited", f"invitation:{email_hash[:12]}")
-    if not stored.put_invitation(account.id, email_hash, invitation, now, log):
-        pending = stored.get_invitation(account.id, email_hash)
-        if pending is None or pending["role"] != fields.role:
-            raise Pending()
-        return show(pending), False
+    log = audit_log.writes(account.id, grant, "member.invited", f"invitation:{invitation_id}")
+    replaces = None if pending is None else str(pending["nonce"])
+    try:
+        placed = stored.put_invitation(
+            account.id, email_hash, invitation, now, log, replaces, MAX_PENDING
+        )
+    except ConditionFailed:
+        raise errors.Conflict() from None  # another invitation of the address came at once
+    if not placed:
+        raise errors.Invalid.field("email", TOO_MANY)
     _send(account, invitation, email_hash, base)
     return show(invitation), True
+
+
+def _live(account_id: str) -> list[dict[str, Any]]:
+    """The account's pending invitations (not expired), each with its `email_hash`."""
+    now = int(time.time())
+    return [i for i in stored.invitations_of(account_id) if int(i["expires_at"]) > now]
+
+
+def list_page(account: Account, query: PageQuery) -> listing.Page:
+    """One page of the account's pending invitations by id (newest first unless
+    `sort=asc`); never a link or token."""
+    rows = [show(i) for i in _live(account.id)]
+    return listing.id_page(rows, account.id, "invitations", query)
+
+
+def cancel(account: Account, grant: Grant, invitation_id: int) -> None:
+    """Withdraw a pending invitation: its link stops working. 404 for one that is not
+    pending (accepted, withdrawn, replaced, expired, another account's); an owner's
+    invitation is an owner's to withdraw (403)."""
+    found = next((i for i in _live(account.id) if int(i["id"]) == invitation_id), None)
+    if found is None:
+        raise errors.NotFound()
+    members.check_may_give(grant, found["role"])
+    target = f"invitation:{invitation_id}"
+    log = audit_log.writes(account.id, grant, "member.invitation_cancelled", target)
+    try:
+        stored.delete_invitation(account.id, found["email_hash"], str(found["nonce"]), log)
+    except ConditionFailed:
+        raise errors.NotFound() from None  # accepted or replaced meanwhile
 
 
 def link(base: str, account_id: str, email_hash: str, invitation: dict[str, Any]) -> str:

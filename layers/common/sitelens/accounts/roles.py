@@ -51,6 +51,8 @@ ROUTES: dict[str, dict[str, str]] = {
     "/api/v1/keys/{id}/rotate": _ADMIN,
     "/api/v1/members": {"GET": VIEWER, "POST": ADMIN},
     "/api/v1/members/accept": _OPEN,  # the invitation's signed link: no key yet
+    "/api/v1/members/invitations": {"GET": ADMIN},  # addresses not yet members
+    "/api/v1/members/invitations/{invitation}": {"DELETE": ADMIN},
     "/api/v1/members/{member}": {"GET": VIEWER, "PATCH": ADMIN, "DELETE": ADMIN},
     "/api/v1/openapi.json": _OPEN,
     "/api/v1/projects": _READ,

@@ -10,8 +10,10 @@ Items:
 - `OWNERS#<account>`/`OWNERS`: `owners`, how many live owners it has; every change of an
   owner's role or presence moves it in the same transaction, on the condition that it stays
   at least 1, so two owners demoting each other at once cannot leave none.
-- `INVITE#<account>`/`<sha256 of the email>`: a pending invitation (`email`, `role`,
-  `nonce`, `invited_by`, `created_at`, `expires_at`, which the TTL also removes it by).
+- `INVITE#<account>`/`<sha256 of the email>`: a pending invitation (`id`, `email`, `role`,
+  `nonce`, `invited_by`, `created_at`, `expires_at`, which the TTL also removes it by); one
+  an address, so a new one replaces the old, and the partition holds at most the pending
+  cap plus the expired ones the TTL has not removed yet.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import contextlib
 from typing import Any
 
 from sitelens.core.config import settings
-from sitelens.data import transactions
+from sitelens.data import caps, transactions
 from sitelens.data.clients import client, every_item
 from sitelens.data.items import Item, Write, from_item, to_item
 
@@ -94,16 +96,25 @@ def adopt_founder(account_id: str, founder: Item) -> None:
         )
 
 
-def next_id(account_id: str) -> str:
-    """A new member id of the account: 2, 3, ... (1 is the founder's)."""
+def _next(collection: str) -> int:
     answer = client("dynamodb").update_item(
         TableName=_table(),
-        Key={"pk": {"S": "COUNTER"}, "sk": {"S": f"members#{account_id}"}},
+        Key={"pk": {"S": "COUNTER"}, "sk": {"S": collection}},
         UpdateExpression="ADD last_id :one",
         ExpressionAttributeValues={":one": {"N": "1"}},
         ReturnValues="UPDATED_NEW",
     )
-    return str(int(answer["Attributes"]["last_id"]["N"]) + 1)
+    return int(answer["Attributes"]["last_id"]["N"])
+
+
+def next_id(account_id: str) -> str:
+    """A new member id of the account: 2, 3, ... (1 is the founder's)."""
+    return str(_next(f"members#{account_id}") + 1)
+
+
+def next_invitation_id(account_id: str) -> int:
+    """A new invitation id of the account: 1, 2, ... (never reused, also once replaced)."""
+    return _next(f"invitations#{account_id}")
 
 
 def _owners_change(account_id: str, delta: int) -> Write:
@@ -127,26 +138,78 @@ def get_invitation(account_id: str, email_hash: str) -> Item | None:
     return from_item(answer["Item"]) if "Item" in answer else None
 
 
+def invitations_of(account_id: str) -> list[Item]:
+    """Every invitation item of the account, expired ones the TTL has not removed yet
+    included, each with `email_hash`: one Query of a partition the pending cap bounds."""
+    query: dict[str, Any] = {
+        "TableName": _table(),
+        "KeyConditionExpression": "pk = :pk",
+        "ExpressionAttributeValues": {":pk": {"S": f"INVITE#{account_id}"}},
+        "ConsistentRead": True,
+    }
+    found = []
+    for raw in every_item(query):
+        item = from_item(raw)
+        item["email_hash"] = item.pop("sk")
+        item.pop("pk", None)
+        found.append(item)
+    return found
+
+
+def _pending_except(account_id: str, email_hash: str, now: int) -> int:
+    """How many invitations of the account are pending, the address's own left out."""
+    return sum(
+        1
+        for item in invitations_of(account_id)
+        if item["email_hash"] != email_hash and int(item["expires_at"]) > now
+    )
+
+
 def put_invitation(
-    account_id: str, email_hash: str, invitation: Item, now: int, also: list[Write]
+    account_id: str,
+    email_hash: str,
+    invitation: Item,
+    now: int,
+    also: list[Write],
+    replaces: str | None,
+    limit: int,
 ) -> bool:
-    """Store an invitation, with `also` (its audit log entry), unless a live one for the
-    address exists (False then, and nothing written)."""
+    """Store an invitation, with `also` (its audit log entry): over none or an expired one
+    for the address, or over the pending one whose nonce is `replaces`. False, and nothing
+    written, when the account has `limit` other pending invitations; ConditionFailed (index
+    0) when the address's invitation is not what the caller read (another came at once)."""
+    condition = "attribute_not_exists(pk) OR expires_at <= :now"
+    values = {":now": {"N": str(now)}}
+    if replaces is not None:
+        condition += " OR nonce = :replaced"
+        values[":replaced"] = {"S": replaces}
     put: Write = {
         "Put": {
             "TableName": _table(),
             "Item": {**_invite_key(account_id, email_hash), **to_item(invitation)},
-            "ConditionExpression": "attribute_not_exists(pk) OR expires_at <= :now",
-            "ExpressionAttributeValues": {":now": {"N": str(now)}},
+            "ConditionExpression": condition,
+            "ExpressionAttributeValues": values,
         }
     }
-    try:
-        transactions.write([put, *also])
-    except transactions.ConditionFailed as failed:
-        if 0 in failed.indexes:
-            return False
-        raise
-    return True
+
+    def count() -> int:
+        return _pending_except(account_id, email_hash, now)
+
+    return caps.add_within(_table(), f"INVITE#{account_id}", [put, *also], count, limit)
+
+
+def delete_invitation(account_id: str, email_hash: str, nonce: str, also: list[Write]) -> None:
+    """Withdraw the invitation whose nonce is `nonce`, with `also` (its audit log entry);
+    ConditionFailed (index 0) when it was accepted, withdrawn or replaced meanwhile."""
+    delete: Write = {
+        "Delete": {
+            "TableName": _table(),
+            "Key": _invite_key(account_id, email_hash),
+            "ConditionExpression": "nonce = :nonce",
+            "ExpressionAttributeValues": {":nonce": {"S": nonce}},
+        }
+    }
+    transactions.write([delete, *also])
 
 
 def accept(
@@ -154,7 +217,7 @@ def accept(
 ) -> None:
     """Turn the invitation into a member, with `also` (the member's first key, the audit
     log's entry) in the same transaction; ConditionFailed when the invitation is gone or
-    was made anew (another accept came first, or it was renewed)."""
+    was made anew (another accept came first, or it was replaced or withdrawn)."""
     writes: list[Write] = [
         {
             "Delete": {

@@ -97,6 +97,7 @@ class MemberJoinedEnvelopeData(SitelensModel):
 
 
 class Invitation(SitelensModel):
+    id: int
     object: str
     email: str
     role: Role
@@ -110,12 +111,20 @@ class InvitationEnvelope(SitelensModel):
     status: int
 
 
+class InvitationListEnvelope(SitelensModel):
+    data: list[Invitation]
+    links: Links
+    meta: Meta
+    status: int
+
+
 class InvitationShownEnvelope(SitelensModel):
     data: InvitationShownEnvelopeData
     status: int
 
 
 class InvitationShownEnvelopeData(SitelensModel):
+    id: int
     object: str
     email: str
     role: Role
@@ -1188,6 +1197,7 @@ MemberJoinedEnvelope.model_rebuild()
 MemberJoinedEnvelopeData.model_rebuild()
 Invitation.model_rebuild()
 InvitationEnvelope.model_rebuild()
+InvitationListEnvelope.model_rebuild()
 InvitationShownEnvelope.model_rebuild()
 InvitationShownEnvelopeData.model_rebuild()
 MemberInviteForm.model_rebuild()
