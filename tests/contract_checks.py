@@ -144,7 +144,7 @@ REFUSABLE: dict[str, dict[str, str] | None] = {
     },
     "listAuditLog": {"cursor": CURSOR},
     "getUsage": {"month": "a month to come (the schema cannot know today)"},
-    "inviteMember": {"email": "an address our stricter rule refuses, or past the pending cap"},
+    "inviteMember": {"email": "an address our stricter rule refuses, or past a cap"},
     **{
         operation: {"token": "a token of the documented shape we did not sign, expired or used"}
         for operation in ("showInvitation", "acceptInvitation")

@@ -13,8 +13,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from sitelens.accounts import invitations
+from sitelens.accounts import invitations, members
+from sitelens.core.config import settings
 from sitelens.data import members as stored_members
+from sitelens.data.clients import client
 from tests.conftest import Client
 from tests.integration.teams.conftest import invitation_token
 
@@ -248,3 +250,36 @@ def test_two_invitations_of_one_address_at_once_make_one(analytics, outbox, monk
     assert again.status == 409 and len(list(outbox.glob("*.eml"))) == 1
     monkeypatch.undo()
     assert [i["role"] for i in analytics.get(LIST).data] == ["editor"]
+
+
+def test_an_invitation_made_before_invitations_had_ids_is_taken_as_withdrawn(
+    analytics, account, outbox
+):
+    invite(analytics, "ana@example.com")
+    old_token = invitation_token(outbox, "ana@example.com")
+    stored = stored_members.invitations_of(account.id)[0]
+    client("dynamodb").update_item(
+        TableName=settings().accounts_table,
+        Key={"pk": {"S": f"INVITE#{account.id}"}, "sk": {"S": stored["email_hash"]}},
+        UpdateExpression="REMOVE id",
+    )
+    assert analytics.get(LIST).data == []  # not listed, and never a 500
+    assert accept(old_token, "GET").body == INVALID and accept(old_token).body == INVALID
+    for mailed in outbox.glob("*.eml"):
+        mailed.unlink()
+    again = invite(analytics, "ana@example.com")  # within a double submit's minute: made anew
+    assert again.status == 201 and isinstance(again.data["id"], int)
+    assert accept(invitation_token(outbox, "ana@example.com")).status == 201
+
+
+def test_members_are_capped_at_invite_and_at_accept(analytics, join, outbox, monkeypatch):
+    monkeypatch.setattr(members, "MAX_MEMBERS", 3)
+    join("a@example.com", "viewer")
+    invite(analytics, "b@example.com")
+    invite(analytics, "c@example.com")
+    full = {"message": {"email": [invitations.FULL]}, "status": 422}
+    assert accept(invitation_token(outbox, "b@example.com")).status == 201  # founder, a, b: full
+    assert invite(analytics, "d@example.com").body == full
+    late = accept(invitation_token(outbox, "c@example.com"))  # sent before it filled
+    assert late.body == {"message": {"token": [invitations.FULL]}, "status": 422}
+    assert len(analytics.get("/api/v1/members").data) == 3

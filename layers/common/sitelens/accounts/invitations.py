@@ -49,6 +49,7 @@ FIRST_KEY_NAME = "first key"
 MAX_PENDING = 100  # pending invitations of an account: one Query lists them
 SAME_SUBMISSION_SECONDS = 60  # the same invitation sent again this soon is a double submit
 TOO_MANY = f"An account may have at most {MAX_PENDING} pending invitations; cancel one first."
+FULL = f"An account may have at most {members.MAX_MEMBERS} members; remove one first."
 
 
 def _hash(email: str) -> str:
@@ -88,8 +89,11 @@ def invite(
     new). A pending invitation of the address is replaced, unless this is its double
     submit; 409 for an address that is a member, 422 past MAX_PENDING."""
     members.check_may_give(grant, fields.role)
-    if any(m.get("email") == fields.email for m in members.live(account)):
+    live = members.live(account)
+    if any(m.get("email") == fields.email for m in live):
         raise AlreadyMember()
+    if len(live) >= members.MAX_MEMBERS:
+        raise errors.Invalid.field("email", FULL)
     now = int(time.time())
     email_hash = _hash(fields.email)
     pending = stored.get_invitation(account.id, email_hash)
@@ -98,7 +102,8 @@ def invite(
     if pending is not None:
         members.check_may_give(grant, pending["role"])  # an owner's invitation is an owner's
         sent_at = int(pending["expires_at"]) - INVITATION_SECONDS
-        if pending["role"] == fields.role and now - sent_at < SAME_SUBMISSION_SECONDS:
+        same = pending["role"] == fields.role and now - sent_at < SAME_SUBMISSION_SECONDS
+        if same and _numbered(pending):
             return show(pending), False
     invitation_id = stored.next_invitation_id(account.id)
     invitation = {
@@ -124,10 +129,18 @@ def invite(
     return show(invitation), True
 
 
+def _numbered(found: dict[str, Any]) -> bool:
+    """Whether an invitation has an id. One made before invitations had ids (at most a week
+    before they did) is taken as withdrawn: not listed, its link invalid, replaced by the
+    next invitation of its address."""
+    return "id" in found
+
+
 def _live(account_id: str) -> list[dict[str, Any]]:
     """The account's pending invitations (not expired), each with its `email_hash`."""
     now = int(time.time())
-    return [i for i in stored.invitations_of(account_id) if int(i["expires_at"]) > now]
+    found = stored.invitations_of(account_id)
+    return [i for i in found if int(i["expires_at"]) > now and _numbered(i)]
 
 
 def list_page(account: Account, query: PageQuery) -> listing.Page:
@@ -184,7 +197,7 @@ def _pending(token: str) -> tuple[Account, str, dict[str, Any]]:
         raise errors.Invalid.field("token", INVALID) from None
     account = get_account(account_id)
     found = stored.get_invitation(account_id, email_hash)
-    if account is None or found is None or found.get("nonce") != nonce:
+    if account is None or found is None or found.get("nonce") != nonce or not _numbered(found):
         raise errors.Invalid.field("token", INVALID)
     return account, email_hash, found
 
@@ -199,6 +212,8 @@ def accept(token: str) -> dict[str, Any]:
     """Accept the link's invitation: the new member and its first key (`key`: shown now
     only). 409 when another accept of it came first."""
     account, email_hash, found = _pending(token)
+    if len(members.live(account)) >= members.MAX_MEMBERS:  # filled since it was sent
+        raise errors.Invalid.field("token", FULL)
     member_id = stored.next_id(account.id)
     member = {
         "id": member_id,
