@@ -278,3 +278,21 @@ def test_another_account_s_website_is_404(analytics, other_analytics):
     assert reply.body == {"message": "Resource not found.", "status": 404}
     assert analytics.get("/api/v1/stats/999/realtime").status == 404
     assert analytics.get(f"/api/v1/stats/{theirs['id']}/realtime", key=None).status == 401
+
+
+@pytest.mark.parametrize("apart", [20, 80])  # seconds: in one minute, and in two
+def test_a_direct_visit_after_a_referred_one_shows_direct(analytics, monkeypatch, apart):
+    """A page without a referrer starts a new, direct visit: the visitor's source is its
+    latest visit's, whether its two landings fall in one minute or in two."""
+    site = analytics.post("/api/v1/websites", {"domain": "shop.example"}).data
+    page = "https://shop.example"
+    minute = (int(time.time()) // 60 - 3) * 60  # the first landing opens a whole minute
+
+    def ago(second: int) -> int:
+        return int(time.time()) - (minute + second)
+
+    google = "https://www.google.com/"
+    send(analytics, monkeypatch, "198.51.100.1", ago(1), page=f"{page}/", referrer=google)
+    send(analytics, monkeypatch, "198.51.100.1", ago(1 + apart), page=f"{page}/b", referrer="")
+    monkeypatch.undo()
+    assert realtime(analytics, site)["sources"] == [{"value": "Direct / None", "count": 1}]

@@ -212,7 +212,7 @@ def accept(token: str) -> dict[str, Any]:
     """Accept the link's invitation: the new member and its first key (`key`: shown now
     only). 409 when another accept of it came first."""
     account, email_hash, found = _pending(token)
-    if len(members.live(account)) >= members.MAX_MEMBERS:  # filled since it was sent
+    if len(members.stored_live(account.id)) >= members.MAX_MEMBERS:  # filled since it was sent
         raise errors.Invalid.field("token", FULL)
     member_id = stored.next_id(account.id)
     member = {

@@ -68,7 +68,13 @@ def show(entry: dict[str, Any]) -> dict[str, Any]:
 def live(account: Account) -> list[dict[str, Any]]:
     """The account's members (not removed ones), adopting its founder first."""
     adopt(account)
-    return [m for m in stored.of_account(account.id) if not m.get("removed_at")]
+    return stored_live(account.id)
+
+
+def stored_live(account_id: str) -> list[dict[str, Any]]:
+    """The account's members as stored (not removed ones), without adopting its founder:
+    for an account that has invited someone, whose founder is adopted already."""
+    return [m for m in stored.of_account(account_id) if not m.get("removed_at")]
 
 
 def list_page(account: Account, query: PageQuery) -> listing.Page:

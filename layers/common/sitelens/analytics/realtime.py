@@ -32,10 +32,12 @@ TOP = 10  # pages and sources listed
 def presence(hit: Hit) -> stored_realtime.Presence | None:
     """Who an accepted pageview or custom event shows on the site (None for an engagement:
     the page was left, it shows no one there). A visit's source is written by its landing;
-    a later page carries none, so the stored one stands."""
+    a later page carries none, so the stored one stands. A landing without a referrer is a
+    direct visit, whose source is named (not ""), so that it replaces the source of a visit
+    before it in the same minute, in DynamoDB as in ClickHouse's latest non-empty source."""
     if hit.engaged_ms is not None:
         return None
-    source = sources.source(hit.referrer) if hit.visit else None
+    source = (sources.source(hit.referrer) or sources.NONE) if hit.visit else None
     return stored_realtime.Presence(
         hit.website_id, hit.visitor, int(hit.at.timestamp()), hit.page, source
     )
