@@ -357,6 +357,18 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
     rows.append(
         _politeness_line(polite) if polite else Line("audit politeness", "not run", "", None)
     )
+    client = results.get("client_overhead_us")  # issue 47: tests/bench/test_client.py
+    if client:
+        rows += [
+            Line(
+                f"python client / raw urllib3 over make serve: {name}, a call",
+                f"{client[f'client_{name}'] / 1000:.1f} / {client[f'urllib3_{name}'] / 1000:.1f} "
+                f"ms = +{client[f'overhead_{name}'] / 1000:.1f} ms",
+                "",
+                None,
+            )
+            for name in ("get", "list")
+        ]
     found = results.get("usage")  # issue 47: tests/bench/test_usage.py
     if found:
         rows.append(_usage_line(found))
@@ -372,7 +384,7 @@ def lines(results: dict[str, Any], context: dict[str, Any]) -> list[Line]:
         "audit_politeness", "audit_checks_accuracy",
         "hostile_sitemaps",
         "audit_pdf", "audit_clusters", "audit_render", "exports", "imports", "mcp_tools",
-        "usage",
+        "usage", "client_overhead_us",
     }  # fmt: skip
     for key in sorted(set(results) - known):  # a measure this module has no rows for yet
         rows.append(Line(key, _compact(results[key]), "", None))
