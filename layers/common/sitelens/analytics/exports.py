@@ -21,7 +21,7 @@ from typing import Annotated, Any, Final, Literal
 from pydantic import BeforeValidator, Field
 
 from sitelens.analytics.warehouse import layout, schema
-from sitelens.core import clock, errors, metrics
+from sitelens.core import clock, errors, metrics, task_batches
 from sitelens.core.errors import FieldError
 from sitelens.core.log import logger
 from sitelens.data import customer_buckets, queues
@@ -177,16 +177,7 @@ def run_batch(records: list[dict[str, Any]]) -> list[str]:
     """Run the export tasks of a batch (SQS records); the message ids to deliver again.
     An export already done is not written again; one that fails for the customer's reason
     (too many rows, their role or bucket refused) is marked failed, not retried."""
-    failed = []
-    for message in records:
-        try:
-            account, export_id = queues.export_task(message)
-            run(account, export_id)
-        except Exception:
-            logger.exception("export failed", extra={"message_id": message.get("messageId")})
-            metrics.count("ExportsFailed", 1, reason="error")
-            failed.append(message["messageId"])
-    return failed
+    return task_batches.run_each(records, queues.export_task, run, "ExportsFailed", "export")
 
 
 def run(account: str, export_id: int) -> None:

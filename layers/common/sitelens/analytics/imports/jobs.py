@@ -21,7 +21,7 @@ from sitelens.analytics.exports import BUCKET_PATTERN, ROLE_ARN_PATTERN, externa
 from sitelens.analytics.imports import formats
 from sitelens.analytics.imports.events import Unreadable
 from sitelens.analytics.imports.tables import TABLES
-from sitelens.core import clock, errors, metrics
+from sitelens.core import clock, errors, metrics, task_batches
 from sitelens.core.log import logger
 from sitelens.data import customer_buckets, queues
 from sitelens.data import imports as stored_imports
@@ -143,16 +143,7 @@ def show(record: dict[str, Any]) -> dict[str, Any]:
 def run_batch(records: list[dict[str, Any]]) -> list[str]:
     """Run the import tasks of a batch (SQS records); the message ids to deliver again. An
     import whose file cannot be read is marked failed, saying why, and not retried."""
-    failed = []
-    for message in records:
-        try:
-            account, import_id = queues.import_task(message)
-            run(account, import_id)
-        except Exception:
-            logger.exception("import failed", extra={"message_id": message.get("messageId")})
-            metrics.count("ImportsFailed", 1, reason="error")
-            failed.append(message["messageId"])
-    return failed
+    return task_batches.run_each(records, queues.import_task, run, "ImportsFailed", "import")
 
 
 def run(account: str, import_id: int) -> None:

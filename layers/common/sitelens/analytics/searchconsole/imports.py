@@ -26,7 +26,7 @@ from datetime import date, datetime, timedelta
 from typing import Any, Final
 
 from sitelens.analytics.searchconsole import google
-from sitelens.core import clock, metrics
+from sitelens.core import clock, metrics, task_batches
 from sitelens.core.log import logger
 from sitelens.data import queues
 from sitelens.data import search_console as stored
@@ -50,16 +50,13 @@ def window(today: date) -> tuple[date, date]:
 
 def run_batch(records: list[dict[str, Any]]) -> list[str]:
     """Run the import tasks of a batch (SQS records); the message ids to deliver again."""
-    failed = []
-    for message in records:
-        try:
-            account, website_id = queues.search_console_task(message)
-            run(account, website_id)
-        except Exception:
-            logger.exception("search console import failed", extra={"id": message.get("messageId")})
-            metrics.count("SearchConsoleImportsFailed", 1, reason="error")
-            failed.append(message["messageId"])
-    return failed
+    return task_batches.run_each(
+        records,
+        queues.search_console_task,
+        run,
+        "SearchConsoleImportsFailed",
+        "search console import",
+    )
 
 
 def run(account: str, website_id: int, deadline: float | None = None) -> str:
