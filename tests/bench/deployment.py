@@ -155,6 +155,12 @@ class Deployment:
         return self.functions[function].memory_mb
 
 
+def snap_started(props: dict[str, Any]) -> bool:
+    """Whether a function's properties (SAM's or CloudFormation's) turn SnapStart on: its
+    init runs when a version is published, and new environments restore the snapshot."""
+    return (props.get("SnapStart") or {}).get("ApplyOn") == "PublishedVersions"
+
+
 def runs_a_month(expression: str) -> float:
     """Runs of an EventBridge schedule in a 730-hour month: rate(N unit) or cron(...)."""
     rate = re.fullmatch(r"rate\((\d+) (minute|hour|day)s?\)", expression)
@@ -186,7 +192,7 @@ def describe(resolved: dict[str, Any]) -> Deployment:
             architecture=(props.get("Architectures") or ["x86_64"])[0],
             traced=(props.get("TracingConfig") or {}).get("Mode") == "Active",
             system_log_level=(props.get("LoggingConfig") or {}).get("SystemLogLevel", "INFO"),
-            snap_start=(props.get("SnapStart") or {}).get("ApplyOn") == "PublishedVersions",
+            snap_start=snap_started(props),
             environment={
                 name: str(value)
                 for name, value in ((props.get("Environment") or {}).get("Variables") or {}).items()

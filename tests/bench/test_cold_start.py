@@ -92,8 +92,7 @@ def snapstarted(spec: dict) -> dict[str, list[str]]:
             name
             for name, resource in resolved.items()
             if resource.get("Type") == "AWS::Serverless::Function"
-            and (resource["Properties"].get("SnapStart") or {}).get("ApplyOn")
-            == "PublishedVersions"
+            and deployment.snap_started(resource["Properties"])
         )
     return found
 

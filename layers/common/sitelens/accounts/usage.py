@@ -88,13 +88,14 @@ def _used(websites: dict[str, list[int]], month: Month) -> dict[str, dict[str, i
         for name in ("pageviews", "event")
     ]
     found, _ = stats.many_counts(spans)
-    sums = iter(sum(count for _, _, count in counters) for counters in found)
+    counted = {
+        (span.website_id, span.name): sum(count for _, _, count in counters)
+        for span, counters in zip(spans, found, strict=True)
+    }
     used = {}
     for account_id, ids in websites.items():
-        pageviews = custom_events = 0
-        for _ in ids:
-            pageviews += next(sums)
-            custom_events += next(sums)
+        pageviews = sum(counted[(website_id, "pageviews")] for website_id in ids)
+        custom_events = sum(counted[(website_id, "event")] for website_id in ids)
         used[account_id] = {
             "websites": len(ids),
             "pageviews": pageviews,
